@@ -1,0 +1,3 @@
+from entropy_action.cli import main
+
+raise SystemExit(main())

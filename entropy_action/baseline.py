@@ -1,0 +1,81 @@
+"""Where the baseline manifest comes from: the base ref in git, never the patch's own tree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from entropy_action import git, manifest, pins
+from entropy_action.errors import GateError
+
+IGNORED_BASELINE = "entropy.baseline.yaml"
+
+
+@dataclass(frozen=True)
+class PinCheck:
+    """The head manifest, its baseline and the diff between them."""
+
+    root: Path  # the repository's work tree
+    relative: str  # the manifest, repository-relative
+    head: manifest.LoadedManifest | None  # None only when the patch made it unreadable
+    base: manifest.LoadedManifest | None
+    base_commit: str | None
+    diff: pins.PinDiff
+    notes: tuple[str, ...] = ()
+
+
+def check(manifest_path: Path, base_ref: str | None, baseline_file: Path | None) -> PinCheck:
+    """Load the head manifest and its baseline (from `base_ref`, or `baseline_file`)."""
+    if (base_ref is None) == (baseline_file is None):
+        raise GateError("give exactly one of --base-ref REF or --baseline FILE")
+    if baseline_file is not None:
+        root = _root_without_git(manifest_path)
+        relative = _relative(root, manifest_path)
+        base: manifest.LoadedManifest | None = manifest.load(baseline_file, name=str(baseline_file))
+        source, commit = str(baseline_file), None
+    else:
+        assert base_ref is not None
+        root = git.toplevel(manifest_path.parent if manifest_path.parent.parts else Path.cwd())
+        relative = git.repo_path(root, manifest_path)
+        commit = git.resolve_ref(root, base_ref)
+        source = f"{base_ref}:{relative}"
+        raw = git.show(root, commit, relative)
+        base = None if raw is None else manifest.parse(raw, source)
+    notes = _ignored_baseline_note(root, relative)
+    raw = manifest.read(root / relative, relative)
+    if base is None:
+        head: manifest.LoadedManifest | None = manifest.parse(raw, relative, root)
+        diff = pins.PinDiff(baseline=source, baseline_found=False)
+        notes += (
+            f"{source}: no manifest at the base ref; the gate is being introduced, "
+            "so there is no baseline to compare the pins with",
+        )
+    else:
+        head, problems = manifest.parse_lenient(raw, relative, root)
+        diff = pins.diff(base, head, relative, source, problems)
+    warnings = head.warnings if head is not None else ()
+    return PinCheck(root, relative, head, base, commit, diff, notes + warnings)
+
+
+def _root_without_git(manifest_path: Path) -> Path:
+    try:
+        return git.toplevel(manifest_path.parent if manifest_path.parent.parts else Path.cwd())
+    except GateError:
+        return (manifest_path.parent if manifest_path.parent.parts else Path.cwd()).resolve()
+
+
+def _relative(root: Path, path: Path) -> str:
+    try:
+        return git.repo_path(root, path)
+    except GateError:
+        raise GateError(f"{path}: the manifest must lie inside the repository {root}") from None
+
+
+def _ignored_baseline_note(root: Path, relative: str) -> tuple[str, ...]:
+    candidate = (root / relative).parent / IGNORED_BASELINE
+    if not candidate.exists():
+        return ()
+    shown = candidate.relative_to(root).as_posix()
+    return (
+        f"{shown}: ignored; the baseline is read from the base ref, never from the patch's tree",
+    )

@@ -1,0 +1,42 @@
+"""A finding: a place in the patch where entropy was silenced, as a value."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+FindingKind = Literal[
+    "skip_marker",  # skip/skipif/xfail/forbidden marker on a property test, class or module
+    "skip_call",  # pytest.skip/xfail/importorskip, SkipTest, skipTest reachable from a test
+    "collection_tampering",  # hooks and conftest variables that drop or reorder collection
+    "report_tampering",  # hooks that rewrite outcomes
+    "config_selection",  # -k/-m/--deselect/--ignore/-p no: in the pytest configuration
+    "entropy_patched",  # clock/RNG/env/hostname/resolver/tempfile patched inside the test
+    "reseeded",  # random.seed(...) with anything but the pinned seed
+    "env_write",  # os.environ written for a pinned variable
+    "test_removed",  # a property test removed or renamed against the base
+    "assertions_dropped",  # fewer assertions than at the base
+    "tautology",  # an assertion replaced by one that cannot fail
+    "assertion_swallowed",  # AssertionError caught and discarded
+    "not_executed",  # runtime: a property test skipped, deselected or absent on a host
+]
+
+
+class Finding(BaseModel):
+    """One silencing finding, pointing at the line a reviewer must read."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: FindingKind
+    path: str  # repository-relative, POSIX separators
+    line: int  # 1-based
+    message: str  # what was silenced and why it matters
+    introduced: bool = True  # False: it stood the same at the base ref (a notice, not a reject)
+    test: str | None = None  # the property test it concerns, when there is one
+
+    def location(self) -> str:
+        return f"{self.path}:{self.line}"
+
+    def render(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"

@@ -1,0 +1,224 @@
+"""The pin check: the baseline manifest against the patch's manifest, as a typed diff."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from entropy_action.manifest import LoadedManifest
+
+ChangeKind = Literal["missing", "changed", "added", "weakened", "invalid"]
+
+
+class PinChange(BaseModel):
+    """One difference between the baseline manifest and the head manifest."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: ChangeKind
+    key: str  # dotted: pins.rng_seed, pins.env.API_URL, constraints.require_host_b, module
+    old: Any = None
+    new: Any = None
+    path: str  # the manifest file, repository-relative
+    line: int  # where a reviewer reads it in the head manifest
+    message: str
+    rejects: bool  # False for additions and for drops the baseline allows
+
+
+class PinDiff(BaseModel):
+    """The result of the pin check; `compare`, `gate` and the check run reuse it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    baseline: str  # where the baseline came from: "REF:PATH" or a file
+    baseline_found: bool
+    changes: list[PinChange] = []
+
+    @property
+    def intact(self) -> bool:
+        return not any(change.rejects for change in self.changes)
+
+    def of_kind(self, kind: ChangeKind) -> list[PinChange]:
+        return [change for change in self.changes if change.kind == kind]
+
+    def summary(self) -> dict[str, list[str]]:
+        """`{missing, changed, added, weakened}` -> dotted keys, for the verdict."""
+        kinds: tuple[ChangeKind, ...] = ("missing", "changed", "added", "weakened", "invalid")
+        return {kind: [change.key for change in self.of_kind(kind)] for kind in kinds}
+
+
+class _Changes:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.items: list[PinChange] = []
+
+    def add(
+        self,
+        kind: ChangeKind,
+        key: str,
+        old: Any,
+        new: Any,
+        line: int,
+        message: str,
+        rejects: bool = True,
+    ) -> None:
+        self.items.append(
+            PinChange(
+                kind=kind,
+                key=key,
+                old=old,
+                new=new,
+                path=self.path,
+                line=line,
+                message=message,
+                rejects=rejects,
+            )
+        )
+
+
+_Add = Callable[..., None]
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def diff(
+    base: LoadedManifest,
+    head: LoadedManifest | None,
+    path: str,
+    baseline: str,
+    problems: list[tuple[int, str]] | None = None,
+) -> PinDiff:
+    """Everything that changed from `base` to `head`; any change but an addition rejects.
+
+    `problems` are what makes the head manifest invalid (duplicate keys, unknown keys):
+    each is a change too. `head` is None when it could not be read at all.
+    """
+    changes = _Changes(path)
+    add = changes.add
+    for line, text in problems or []:
+        add("invalid", "manifest", None, None, line, f"{text} (the patch broke the pin file)")
+    if head is None:
+        return PinDiff(baseline=baseline, baseline_found=True, changes=changes.items)
+    old_m, new_m = base.manifest, head.manifest
+    for field in ("version", "property_id", "module"):
+        old, new = getattr(old_m, field), getattr(new_m, field)
+        if old != new:
+            add(
+                "changed",
+                field,
+                old,
+                new,
+                head.line_of(field),
+                f"{field} changed: {_show(old)} → {_show(new)} (the gate would judge another "
+                "property)",
+            )
+    _diff_pins(base, head, add)
+    _diff_constraints(base, head, add)
+    if old_m.run.pytest_args != new_m.run.pytest_args:
+        add(
+            "changed",
+            "run.pytest_args",
+            old_m.run.pytest_args,
+            new_m.run.pytest_args,
+            head.line_of("run", "pytest_args"),
+            f"run.pytest_args changed: {_show(old_m.run.pytest_args)} → "
+            f"{_show(new_m.run.pytest_args)}",
+        )
+    return PinDiff(baseline=baseline, baseline_found=True, changes=changes.items)
+
+
+def _pin_path(key: str) -> tuple[str, ...]:
+    return ("pins", *key.split(".", 1))
+
+
+def _diff_pins(base: LoadedManifest, head: LoadedManifest, add: _Add) -> None:
+    old_pins, new_pins = base.manifest.pins.flat(), head.manifest.pins.flat()
+    allow_drops = not base.manifest.constraints.forbid_dropped_pins
+    for key, old in old_pins.items():
+        base_line = base.line_of(*_pin_path(key))
+        if key not in new_pins:
+            note = " (allowed: forbid_dropped_pins is false at the base)" if allow_drops else ""
+            add(
+                "missing",
+                f"pins.{key}",
+                old,
+                None,
+                head.line_of(*_pin_path(key)),
+                f"pin {key} removed (was {_show(old)} at line {base_line} of the baseline){note}",
+                rejects=not allow_drops,
+            )
+        elif new_pins[key] != old:
+            add(
+                "changed",
+                f"pins.{key}",
+                old,
+                new_pins[key],
+                head.line_of(*_pin_path(key)),
+                f"pin {key} changed: {_show(old)} → {_show(new_pins[key])}",
+            )
+    for key, new in new_pins.items():
+        if key not in old_pins:
+            add(
+                "added",
+                f"pins.{key}",
+                None,
+                new,
+                head.line_of(*_pin_path(key)),
+                f"pin {key} added: {_show(new)}",
+                rejects=False,
+            )
+
+
+def _diff_constraints(base: LoadedManifest, head: LoadedManifest, add: _Add) -> None:
+    old_c, new_c = base.manifest.constraints, head.manifest.constraints
+    line = head.line_of("constraints", "forbid_skip_markers")
+    for marker in old_c.forbid_skip_markers:
+        if marker not in new_c.forbid_skip_markers:
+            add(
+                "weakened",
+                "constraints.forbid_skip_markers",
+                marker,
+                None,
+                line,
+                f"constraint weakened: {marker!r} removed from forbid_skip_markers",
+            )
+    for marker in new_c.forbid_skip_markers:
+        if marker not in old_c.forbid_skip_markers:
+            add(
+                "added",
+                "constraints.forbid_skip_markers",
+                None,
+                marker,
+                line,
+                f"constraint tightened: {marker!r} added to forbid_skip_markers",
+                rejects=False,
+            )
+    for flag in ("forbid_dropped_pins", "require_host_b", "strict_baseline"):
+        old, new = getattr(old_c, flag), getattr(new_c, flag)
+        if old == new:
+            continue
+        where = head.line_of("constraints", flag)
+        if old and not new:
+            add(
+                "weakened",
+                f"constraints.{flag}",
+                old,
+                new,
+                where,
+                f"constraint weakened: {flag} turned from true to false",
+            )
+        else:
+            add(
+                "added",
+                f"constraints.{flag}",
+                old,
+                new,
+                where,
+                f"constraint tightened: {flag} turned from false to true",
+                rejects=False,
+            )

@@ -1,0 +1,201 @@
+"""The classification of the seed's table, as a pure function of typed evidence.
+
+No I/O here: the evidence is gathered elsewhere (pin check, scan, host reports) and
+every reporter (text, JSON, check run) renders the Verdict this returns.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from entropy_action.findings import Finding
+
+Classification = Literal[
+    "merge_candidate",
+    "real_defect",
+    "env_coupled",
+    "env_coupled_reverse",
+    "pin_mutation",
+    "entropy_silenced",
+    "masked_defect",
+    "invalid",
+]
+HostOutcome = Literal["pass", "fail", "missing"]
+TestOutcome = Literal["passed", "failed", "error", "skipped", "missing"]
+
+# The seed's table, one row per classification: host A, host B, pins intact, markers, action.
+ROWS: dict[Classification, str] = {
+    "merge_candidate": "pass | pass | pins intact | no silencing → merge candidate",
+    "real_defect": "fail | fail | pins intact | no silencing → real defect; do not freeze the "
+    "property",
+    "env_coupled": "pass | fail | pins intact | no silencing → env-coupled behavior; do not merge",
+    "env_coupled_reverse": "fail | pass | pins intact | no silencing → env-coupled the other "
+    "way; do not merge",
+    "pin_mutation": "pass | pass | pins changed | no silencing → pin mutation; reject even if "
+    "green",
+    "entropy_silenced": "pass | * | * | silencing present → entropy silenced in the test; reject",
+    "masked_defect": "fail | fail | pins intact | silencing present → masked defect plus skip; "
+    "reject",
+    "invalid": "the inputs cannot be judged → invalid; fix the run and try again",
+}
+
+
+class TestResult(BaseModel):
+    """One test paired across the two hosts."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(description="Normalized id: checkout and temp roots replaced by placeholders")
+    raw_ids: list[str] = Field(default_factory=list, description="The ids as each host wrote them")
+    host_a: TestOutcome
+    host_b: TestOutcome
+    path: str | None = None
+    line: int | None = None
+    message_a: str | None = None
+    message_b: str | None = None
+
+
+class Verdict(BaseModel):
+    """The gate's answer, as written to the verdict JSON."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        title="entropy-gate verdict",
+        json_schema_extra={"$schema": "https://json-schema.org/draft/2020-12/schema"},
+    )
+
+    classification: Classification
+    merge: bool
+    row: str = Field(description="The row of the seed's table that decided")
+    host_a: HostOutcome
+    host_b: HostOutcome
+    pins_intact: bool
+    pin_changes: dict[str, list[str]] = Field(
+        description="Dotted manifest keys by kind: missing, changed, added, weakened"
+    )
+    findings: list[Finding] = Field(
+        description="Silencing findings; introduced=false ones stood at the base (notices)"
+    )
+    reasons: list[str] = Field(description="Every rule that fired, in words")
+    tests: list[TestResult]
+    errors: list[str] = Field(
+        default_factory=list, description="Collection errors and other host errors, verbatim"
+    )
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Everything the classification looks at."""
+
+    host_a: HostOutcome
+    host_b: HostOutcome
+    pins_intact: bool = True
+    pin_changes: dict[str, list[str]] = field(default_factory=dict)
+    findings: tuple[Finding, ...] = ()
+    tests: tuple[TestResult, ...] = ()
+    invalid: tuple[str, ...] = ()  # why the inputs cannot be judged
+    errors: tuple[str, ...] = ()  # host errors to show (not reasons by themselves)
+    strict_baseline: bool = False  # pre-existing findings reject too
+    require_host_b: bool = True
+
+
+def counted(evidence: Evidence) -> list[Finding]:
+    """The findings that count against the patch."""
+    return [f for f in evidence.findings if f.introduced or evidence.strict_baseline]
+
+
+def classify(evidence: Evidence) -> Verdict:
+    """The seed's table with the documented precedence; `reasons` lists every rule that fired."""
+    reasons = _reasons(evidence)
+    classification = _decide(evidence)
+    return Verdict(
+        classification=classification,
+        merge=classification == "merge_candidate",
+        row=ROWS[classification],
+        host_a=evidence.host_a,
+        host_b=evidence.host_b,
+        pins_intact=evidence.pins_intact,
+        pin_changes={k: list(v) for k, v in evidence.pin_changes.items()},
+        findings=list(evidence.findings),
+        reasons=reasons,
+        tests=list(evidence.tests),
+        errors=list(evidence.errors),
+    )
+
+
+def _decide(e: Evidence) -> Classification:
+    if e.invalid or e.host_a == "missing" or (e.host_b == "missing" and e.require_host_b):
+        return "invalid"
+    if not e.pins_intact:
+        return "pin_mutation"
+    host_b = e.host_a if e.host_b == "missing" else e.host_b
+    if counted(e):
+        return "masked_defect" if e.host_a == host_b == "fail" else "entropy_silenced"
+    table: dict[tuple[HostOutcome, HostOutcome], Classification] = {
+        ("pass", "pass"): "merge_candidate",
+        ("fail", "fail"): "real_defect",
+        ("pass", "fail"): "env_coupled",
+        ("fail", "pass"): "env_coupled_reverse",
+    }
+    return table[(e.host_a, host_b)]
+
+
+def _reasons(e: Evidence) -> list[str]:
+    reasons = [f"invalid input: {why}" for why in e.invalid]
+    if e.host_a == "missing" and not e.invalid:
+        reasons.append("invalid input: host A did not report")
+    if e.host_b == "missing" and not e.invalid:
+        reasons.append(
+            "invalid input: host B did not report and constraints.require_host_b is true"
+            if e.require_host_b
+            else "host B did not report; constraints.require_host_b is false, so host A decides"
+        )
+    if not e.pins_intact:
+        parts = [
+            f"{kind}: {', '.join(keys)}"
+            for kind, keys in e.pin_changes.items()
+            if keys and kind != "added"
+        ]
+        reasons.append("pin mutation against the baseline (" + "; ".join(parts) + ")")
+    reasons.extend(_finding_reasons(e))
+    reasons.extend(_host_reasons(e))
+    return reasons
+
+
+def _finding_reasons(e: Evidence) -> list[str]:
+    out: list[str] = []
+    against = counted(e)
+    if against:
+        kinds = Counter(f.kind for f in against)
+        listed = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+        scope = "present (strict_baseline)" if e.strict_baseline else "introduced by the patch"
+        out.append(f"entropy silenced: {len(against)} finding(s) {scope} ({listed})")
+    pre = [f for f in e.findings if not f.introduced]
+    if pre and not e.strict_baseline:
+        out.append(f"{len(pre)} pre-existing finding(s) stood at the base ref (notices only)")
+    return out
+
+
+def _host_reasons(e: Evidence) -> list[str]:
+    out: list[str] = []
+    for name, outcome, key in (("A", e.host_a, "host_a"), ("B", e.host_b, "host_b")):
+        if outcome == "missing":
+            continue
+        bad = Counter(getattr(t, key) for t in e.tests if getattr(t, key) in ("failed", "error"))
+        detail = ", ".join(f"{n} {what}" for what, n in sorted(bad.items()))
+        out.append(f"host {name}: {outcome}" + (f" ({detail})" if detail else ""))
+    if e.host_a == "pass" and e.host_b == "fail":
+        out.append(
+            "host A passed and host B failed: the property depends on an unpinned source "
+            "that host A leaked (clock, environment, network, paths); pin it"
+        )
+    elif e.host_a == "fail" and e.host_b == "pass":
+        out.append("host A failed and host B passed: host A's environment breaks the property")
+    elif e.host_a == "fail" and e.host_b == "fail":
+        out.append("both hosts failed under the pins: a real defect")
+    return out
