@@ -29,7 +29,7 @@ def check(manifest_path: Path, base_ref: str | None, baseline_file: Path | None)
     if (base_ref is None) == (baseline_file is None):
         raise GateError("give exactly one of --base-ref REF or --baseline FILE")
     if baseline_file is not None:
-        root = _root_without_git(manifest_path)
+        root = repo_root(manifest_path)
         relative = _relative(root, manifest_path)
         base: manifest.LoadedManifest | None = manifest.load(baseline_file, name=str(baseline_file))
         source, commit = str(baseline_file), None
@@ -57,7 +57,8 @@ def check(manifest_path: Path, base_ref: str | None, baseline_file: Path | None)
     return PinCheck(root, relative, head, base, commit, diff, notes + warnings)
 
 
-def _root_without_git(manifest_path: Path) -> Path:
+def repo_root(manifest_path: Path) -> Path:
+    """The git work tree holding the manifest, or its folder when there is no git."""
     try:
         return git.toplevel(manifest_path.parent if manifest_path.parent.parts else Path.cwd())
     except GateError:

@@ -490,9 +490,18 @@ def _refuse_unquoted(located: safe_yaml.Located) -> None:
 def _problems(exc: ValidationError, located: safe_yaml.Located) -> list[tuple[int, str]]:
     found: list[tuple[int, str]] = []
     for error in exc.errors():
-        path = tuple(error["loc"])
+        if error["type"] == "none_required":
+            continue  # the `None` branch of an optional pin: None is refused before this
+        path = _without_union_tag(tuple(error["loc"]))
         found.append((located.line_of(path), _message(error, path)))
     return sorted(dict.fromkeys(found), key=lambda item: item[0])
+
+
+def _without_union_tag(path: tuple[str | int, ...]) -> tuple[str | int, ...]:
+    """Drop pydantic's union branch ('int', 'dict[str,str]') from the location of a pin."""
+    if len(path) >= 3 and path[0] == "pins" and path[1] in Pins.model_fields:
+        return path[:2] + path[3:]
+    return path
 
 
 def _message(error: Any, path: tuple[str | int, ...]) -> str:
