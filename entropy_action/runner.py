@@ -1,0 +1,417 @@
+"""One host run: the pinned environment, a fresh temp root, pytest in a subprocess, host.json.
+
+`run_host` runs the manifest's property module with pytest under the pins and writes
+`junit.xml`, `host.json` and `pytest.log` into the output directory. With `isolate` it is the
+local host B (see `isolate`). The test process loads `plugin.py`, copied alone into a private
+directory on PYTHONPATH, which reports what the process saw; `observed` turns that into
+`pins_applied`, `pins_mismatch` and the fingerprint.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+from entropy_action import __version__, isolate, observed, temproot
+from entropy_action.errors import ExitCode, GateError
+from entropy_action.host import HOST_JSON, JUNIT_XML, HostInfo
+from entropy_action.manifest import LoadedManifest
+
+PLUGIN_MODULE = "entropy_gate_plugin"
+NSINIT_FILE = "entropy_gate_nsinit.py"
+PLUGIN_ENV = "ENTROPY_GATE_PLUGIN"  # plugin.CONFIG_ENV; the plugin may not import us
+PYTEST_LOG = "pytest.log"
+DEFAULT_TIMEOUT = 1800.0
+# Caller variables that would change which tests run on host A only: run options belong in
+# run.pytest_args, where they are pinned and checked.
+DROPPED_ON_A = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
+NSINIT_FAILED = 125
+PYTEST_USAGE_ERROR = 4
+CONFTEST_NOTE = "a conftest failed to import: recorded as an error in junit.xml (see pytest.log)"
+_CONFTEST_FAILED = "ImportError while loading conftest"
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """One host run, as the `run` and `gate` commands ask for it."""
+
+    host: Literal["a", "b"]
+    out: Path  # DIR: junit.xml, host.json and pytest.log are written here
+    root: Path  # repository work tree to run in (copied elsewhere when isolated)
+    loaded: LoadedManifest  # the manifest; its raw bytes' sha256 goes into host.json
+    environ: Mapping[str, str]  # the caller's environment (host A inherits it)
+    isolate: bool = False
+    python: str | None = None  # interpreter for pytest; default sys.executable
+    progress: Callable[[str], None] | None = None  # one-line status updates
+    namespaces: bool = True  # False: never unshare (in-process network block, temp_root lock)
+    timeout: float = DEFAULT_TIMEOUT
+
+
+@dataclass
+class Launch:
+    """Everything the pytest subprocess is started with, decided before it starts."""
+
+    argv: list[str]
+    pytest_args: list[str]  # after `python -m pytest`
+    env: dict[str, str]
+    cwd: Path
+    umask: int  # -1: inherit
+    expected: list[tuple[str, str, str]]  # (pin, variable, value) the test process must see
+    temp_root: temproot.Claim | None
+    hostb: isolate.HostB | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def run_host(settings: RunSettings) -> HostInfo:
+    """Run the property module on one host; write out/junit.xml, out/host.json, out/pytest.log."""
+    started_iso, started = _utc_now(), time.time()
+    out = settings.out.absolute()
+    _prepare_out(out)
+    python = resolve_python(settings.python)
+    with tempfile.TemporaryDirectory(
+        prefix=f"entropy-gate-{settings.host}-",
+        dir=temproot.scratch_parent(settings.loaded.manifest.pins.temp_root),
+        ignore_cleanup_errors=True,
+    ) as tmp:
+        scratch = Path(tmp)
+        launch = _launch(settings, python, scratch, out)
+        _say(settings, f"running pytest on {settings.loaded.manifest.module}")
+        with temproot.claimed(launch.temp_root):
+            returncode = _execute(launch, settings, out / PYTEST_LOG)
+        report = observed.read_report(scratch / "report.json")
+        if returncode == NSINIT_FAILED and report is None:
+            raise GateError(f"host {settings.host}: {last_line(out / PYTEST_LOG)}")
+        if returncode == PYTEST_USAGE_ERROR and record_conftest_failure(out):
+            launch.notes.append(CONFTEST_NOTE)
+        info = _host_info(settings, launch, python, report, returncode, (started_iso, started))
+    (out / HOST_JSON).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    _say(settings, f"pytest exited {returncode} ({time.time() - started:.1f} s)")
+    return info
+
+
+def outcome(info: HostInfo) -> tuple[ExitCode, str]:
+    """The exit code of `run` for a finished host, and a one-line reason."""
+    host = f"host {info.host}"
+    if info.pins_mismatch:
+        return ExitCode.INVALID, f"{host}: pins did not take: {'; '.join(info.pins_mismatch)}"
+    code = info.returncode
+    if code == PYTEST_USAGE_ERROR and CONFTEST_NOTE in info.notes:
+        return ExitCode.REJECTED, f"{host}: {CONFTEST_NOTE}"
+    known = {
+        0: (ExitCode.OK, "properties passed"),
+        1: (ExitCode.REJECTED, "a property failed"),
+        2: (ExitCode.REJECTED, "collection failed or the run was interrupted (see junit.xml)"),
+        3: (ExitCode.REJECTED, "pytest stopped with an internal error (see pytest.log)"),
+        4: (
+            ExitCode.INVALID,
+            "pytest usage error (see pytest.log); an option in addopts may need a plugin this "
+            'interpreter lacks: set run.pytest_args, e.g. ["-o", "addopts="]',
+        ),
+        5: (ExitCode.REJECTED, "no tests were collected from the property module"),
+    }
+    status, words = known.get(code, (ExitCode.REJECTED, f"pytest exited {code}"))
+    return status, f"{host}: {words}"
+
+
+def resolve_python(python: str | None) -> str:
+    if python is None:
+        return sys.executable
+    found = python if os.sep in python or "/" in python else shutil.which(python)
+    if found is None or not os.path.isfile(found):
+        raise GateError(f"--python {python}: no such interpreter")
+    return os.path.abspath(found)  # not resolved: a venv's python is a symlink
+
+
+def check_cassette(loaded: LoadedManifest, root: Path) -> Path | None:
+    """The pinned cassette's path in `root`, after checking its bytes against the pin."""
+    pins = loaded.manifest.pins
+    if pins.cassette is None:
+        return None
+    where = f"{loaded.name}:{loaded.line_of('pins', 'cassette_sha256')}"
+    path = root / pins.cassette
+    try:
+        actual = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as exc:
+        raise GateError(f"{where}: cassette {pins.cassette}: cannot read: {exc.strerror}") from None
+    if actual != pins.cassette_sha256:
+        raise GateError(
+            f"{where}: cassette {pins.cassette} has sha256 {actual}, the pin says "
+            f"{pins.cassette_sha256}: cassette changed without rotating cassette_sha256"
+        )
+    return path.absolute()
+
+
+# --- preparing the launch ------------------------------------------------------------------
+
+
+def _launch(settings: RunSettings, python: str, scratch: Path, out: Path) -> Launch:
+    pins = settings.loaded.manifest.pins
+    check_cassette(settings.loaded, settings.root)
+    plugin_dir = _install_plugin(scratch)
+    spaces = isolate.namespaces(settings.namespaces)
+    # Host A uses a namespace only to give a pinned temp_root its private stand-in, and only
+    # as root: a user namespace would change the uid host A's tests see.
+    unshare = spaces.usable and (settings.isolate or (spaces.as_root and bool(pins.temp_root)))
+    claim = temproot.plan(pins.temp_root, scratch / "tmp" if unshare else None)
+    hostb, cwd, notes = None, settings.root.absolute(), _dropped_notes(settings)
+    if settings.isolate:
+        env, hostb = isolate.prepare(
+            settings.root.absolute(),
+            settings.environ,
+            python,
+            scratch,
+            spaces,
+            pins,
+            private_tmp=claim is not None,
+            exclude=(settings.out,),
+            module=settings.loaded.manifest.module,
+        )
+        cwd, notes = hostb.tree, []
+    else:
+        env = {k: v for k, v in settings.environ.items() if k not in (*DROPPED_ON_A, PLUGIN_ENV)}
+        isolate.inspect_interpreter(python, env)
+    cassette = str(cwd / pins.cassette) if pins.cassette else None
+    expected = observed.pinned_environ(pins, None if claim is None else str(claim.target), cassette)
+    env.update({name: value for _, name, value in expected})
+    env.update(_unpinned_b(hostb))
+    old_path = env.get("PYTHONPATH") if hostb is None else None
+    env["PYTHONPATH"] = os.pathsep.join([str(plugin_dir), *([old_path] if old_path else [])])
+    env[PLUGIN_ENV] = str(_plugin_config(settings, scratch, hostb, unshare, expected))
+    pytest = _pytest_argv(settings, python, out)
+    argv = _unshare_argv(spaces, python, plugin_dir, claim, hostb, pytest) if unshare else pytest
+    umask = int(pins.umask, 8) if pins.umask else -1
+    if hostb is not None and hostb.umask is not None:
+        umask = hostb.umask
+    return Launch(argv, pytest[3:], env, cwd, umask, expected, claim, hostb, notes)
+
+
+def _dropped_notes(settings: RunSettings) -> list[str]:
+    return [
+        f"{name} from the caller's environment ignored: run options belong in run.pytest_args"
+        for name in DROPPED_ON_A
+        if settings.environ.get(name)
+    ]
+
+
+def _unpinned_b(hostb: isolate.HostB | None) -> dict[str, str]:
+    """Host B's own values for what the manifest leaves unpinned."""
+    env: dict[str, str] = {}
+    if hostb is None:
+        return env
+    if hostb.tmpdir:
+        env.update(dict.fromkeys(("TMPDIR", "TEMP", "TMP"), hostb.tmpdir))
+    if hostb.tz:
+        env["TZ"] = hostb.tz
+    env.update(hostb.clock.environ)
+    return env
+
+
+def _install_plugin(scratch: Path) -> Path:
+    """plugin.py and nsinit.py alone in a private directory: the gate's site stays out."""
+    folder = scratch / "plugin"
+    folder.mkdir()
+    here = Path(__file__).parent
+    shutil.copyfile(here / "plugin.py", folder / f"{PLUGIN_MODULE}.py")
+    shutil.copyfile(here / "nsinit.py", folder / NSINIT_FILE)
+    return folder
+
+
+def _plugin_config(
+    settings: RunSettings,
+    scratch: Path,
+    hostb: isolate.HostB | None,
+    unshare: bool,
+    expected: list[tuple[str, str, str]],
+) -> Path:
+    in_process = hostb is not None and not unshare
+    config = {
+        "host": settings.host,
+        "report": str(scratch / "report.json"),
+        "env_names": sorted({name for _, name, _ in expected} | {"TZ", "LANG", "LC_ALL"}),
+        "clock_shift_seconds": hostb.clock.plugin_shift if hostb else None,
+        "block_network": in_process,
+        "hostname": hostb.hostname if hostb and in_process else None,
+        "check_loopback": hostb is not None,
+    }
+    path = scratch / "plugin.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    return path
+
+
+def _pytest_argv(settings: RunSettings, python: str, out: Path) -> list[str]:
+    """The gate's --junitxml comes last so it wins over one in the project's addopts."""
+    manifest = settings.loaded.manifest
+    return [
+        python, "-m", "pytest", manifest.module, *manifest.run.pytest_args,
+        "-p", PLUGIN_MODULE, "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
+        f"--junitxml={out / JUNIT_XML}",
+    ]  # fmt: skip
+
+
+def _unshare_argv(
+    spaces: isolate.Namespaces,
+    python: str,
+    plugin_dir: Path,
+    claim: temproot.Claim | None,
+    hostb: isolate.HostB | None,
+    pytest: list[str],
+) -> list[str]:
+    """unshare, then nsinit (lo up, hostname, private temp root), which execs pytest."""
+    bind = claim is not None and claim.private is not None
+    spec = {
+        "loopback": hostb is not None,
+        "hostname": hostb.hostname if hostb else None,
+        "bind": [str(claim.private), str(claim.target)] if claim and bind else None,
+    }
+    nsinit = [python, "-I", "-S", str(plugin_dir / NSINIT_FILE), json.dumps(spec), "--"]
+    return [*spaces.prefix(network=hostb is not None), *nsinit, *pytest]
+
+
+# --- running -------------------------------------------------------------------------------
+
+
+def _execute(launch: Launch, settings: RunSettings, log_path: Path) -> int:
+    """Run pytest to the end, or kill its process group after the timeout."""
+    with open(log_path, "wb") as log:
+        try:
+            proc = subprocess.Popen(
+                launch.argv,
+                cwd=launch.cwd,
+                env=launch.env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                umask=launch.umask,
+            )
+        except OSError as exc:
+            raise GateError(f"host {settings.host}: cannot start {launch.argv[0]}: {exc}") from None
+        try:
+            return proc.wait(timeout=settings.timeout)
+        except subprocess.TimeoutExpired:
+            raise GateError(
+                f"host {settings.host}: pytest did not finish within {settings.timeout:.0f} s "
+                f"and was killed (a hanging test? see {log_path})"
+            ) from None
+        finally:
+            if proc.poll() is None:
+                _kill(proc)
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        if hasattr(os, "killpg"):
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.kill()
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+def record_conftest_failure(out: Path) -> bool:
+    """A conftest that fails to import stops pytest (exit 4) before it writes JUnit XML: write
+    one error case, so the host counts as failed like a module that fails at import."""
+    log, junit = out / PYTEST_LOG, out / JUNIT_XML
+    try:
+        text = log.read_bytes()[-16384:].decode("utf-8", "replace")
+    except OSError:
+        return False
+    start = text.find(_CONFTEST_FAILED)
+    if start < 0 or junit.exists():
+        return False
+    first = text[start:].splitlines()[0]
+    suite = ET.Element("testsuite", name="pytest", errors="1", failures="0", skipped="0", tests="1")
+    case = ET.SubElement(suite, "testcase", classname="", name="conftest", time="0")
+    ET.SubElement(case, "error", message=first).text = text[start:]
+    root = ET.Element("testsuites")
+    root.append(suite)
+    ET.ElementTree(root).write(junit, encoding="utf-8", xml_declaration=True)
+    return True
+
+
+def last_line(path: Path, limit: int = 65536) -> str:
+    """The last non-empty line of a log, for one-line messages."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(max(0, path.stat().st_size - limit))
+            lines = handle.read().decode("utf-8", "replace").strip().splitlines()
+    except OSError:
+        return "no output"
+    return lines[-1].strip() if lines else "no output"
+
+
+def _host_info(
+    settings: RunSettings,
+    launch: Launch,
+    python: str,
+    report: dict[str, Any] | None,
+    returncode: int,
+    started: tuple[str, float],
+) -> HostInfo:
+    manifest = settings.loaded.manifest
+    claim = launch.temp_root
+    applied, mismatch = observed.verify_pins(
+        manifest.pins, launch.expected, report, None if claim is None else claim.target
+    )
+    if report is None and returncode not in (0, 1, 2, 5):
+        mismatch = []  # pytest did not get far enough to report: `outcome` says why
+    isolation: list[str] = []
+    notes = list(launch.notes)
+    if launch.hostb is not None:
+        isolation, more = observed.effects(launch.hostb, report, started[1])
+        notes += more
+    temp_root = report.get("gettempdir") if report else None
+    return HostInfo(
+        host=settings.host,
+        gate_version=__version__,
+        property_id=manifest.property_id,
+        module=manifest.module,
+        manifest_sha256=settings.loaded.sha256,
+        returncode=returncode,
+        fingerprint=observed.fingerprint(report, settings.environ, isolated=settings.isolate),
+        pins_applied=applied,
+        pins_mismatch=mismatch,
+        started_at=started[0],
+        finished_at=_utc_now(),
+        isolated=settings.isolate,
+        isolation=isolation,
+        notes=notes,
+        root=str(report["cwd"])
+        if report and isinstance(report.get("cwd"), str)
+        else str(launch.cwd),
+        temp_root=str(temp_root) if temp_root else (str(claim.target) if claim else None),
+        pytest_args=launch.pytest_args,
+        python=python,
+    )
+
+
+def _prepare_out(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for name in (JUNIT_XML, HOST_JSON, PYTEST_LOG):
+            (out / name).unlink(missing_ok=True)
+    except OSError as exc:
+        raise GateError(f"--out {out}: cannot write there: {exc.strerror}") from None
+
+
+def _utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _say(settings: RunSettings, message: str) -> None:
+    if settings.progress is not None:
+        settings.progress(message)
