@@ -1,4 +1,4 @@
-"""`entropy-gate schema`: the JSON Schema of entropy.yaml, generated from the model."""
+"""`entropy-gate schema`: the JSON Schemas of entropy.yaml and of the verdict, from the models."""
 
 from __future__ import annotations
 
@@ -6,20 +6,30 @@ import argparse
 import json
 
 from entropy_action.manifest import Manifest
+from entropy_action.verdict import Verdict
 
 NAME = "schema"
-HELP = "print the JSON Schema of entropy.yaml (for editors; committed as schema/)"
+HELP = "print the JSON Schema of entropy.yaml, or of the verdict JSON (committed as schema/)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    del parser
+    parser.add_argument(
+        "--verdict",
+        action="store_true",
+        help="print the schema of the verdict JSON (compare/gate --json) instead",
+    )
 
 
 def manifest_schema() -> str:
     return json.dumps(Manifest.model_json_schema(), indent=2, sort_keys=True) + "\n"
 
 
+def verdict_schema() -> str:
+    """The verdict JSON as written: every field is always present."""
+    schema = Verdict.model_json_schema(mode="serialization")
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
+
+
 def run(args: argparse.Namespace) -> int:
-    del args
-    print(manifest_schema(), end="")
+    print(verdict_schema() if args.verdict else manifest_schema(), end="")
     return 0

@@ -1,0 +1,145 @@
+"""`entropy-gate compare`: two host reports in, a verdict out (text on stdout, JSON to a file)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from entropy_action import baseline, compare, manifest, scan, summary
+from entropy_action.baseline import PinCheck
+from entropy_action.errors import GateError
+from entropy_action.findings import Finding
+from entropy_action.manifest import MANIFEST_NAME, LoadedManifest
+from entropy_action.pins import PinDiff
+from entropy_action.verdict import Verdict, exit_code
+
+NAME = "compare"
+HELP = (
+    "compare the reports of host A and host B (DIR/host.json + DIR/junit.xml), classify, "
+    "write the verdict JSON; exit 0 merge candidate, 1 rejected, 2 invalid"
+)
+NO_SCAN = "no silencing scan ran (no --base-ref): findings were not looked for"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host-a", type=Path, required=True, metavar="DIR", help="host A's report")
+    parser.add_argument(
+        "--host-b",
+        type=Path,
+        metavar="DIR",
+        help="host B's report (may be left out only when constraints.require_host_b is false)",
+    )
+    parser.add_argument(
+        "--base-ref",
+        metavar="REF",
+        help="git ref of the PR's base: also run the pin check and the silencing scan",
+    )
+    parser.add_argument(
+        "--manifest",
+        type=Path,
+        metavar="PATH",
+        help=f"the pin file the hosts must have run (default: {MANIFEST_NAME} when it exists)",
+    )
+    parser.add_argument(
+        "--json", type=Path, required=True, metavar="FILE", help="write the verdict JSON here"
+    )
+
+
+@dataclass
+class Judged:
+    """What the checks around the reports contribute to the verdict."""
+
+    loaded: LoadedManifest | None = None
+    pin_diff: PinDiff | None = None
+    findings: Sequence[Finding] = ()
+    runtime: compare.RuntimeFindings | None = None
+    strict_baseline: bool = False
+    require_host_b: bool = True
+    notes: list[str] = field(default_factory=list)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        judged = _judge(args.manifest, args.base_ref)
+    except GateError as exc:  # the manifest or the base ref: nothing can be judged
+        verdict = compare.invalid_verdict(exc.message)
+    else:
+        verdict = _evaluate(args, judged)
+    print(summary.render_text(verdict), end="")
+    _write(args.json, summary.render_json(verdict))
+    return exit_code(verdict)
+
+
+def _evaluate(args: argparse.Namespace, judged: Judged) -> Verdict:
+    return compare.evaluate(
+        args.host_a,
+        args.host_b,
+        loaded=judged.loaded,
+        pin_diff=judged.pin_diff,
+        findings=judged.findings,
+        runtime_findings=judged.runtime,
+        strict_baseline=judged.strict_baseline,
+        require_host_b=judged.require_host_b,
+        notes=judged.notes,
+    )
+
+
+def _judge(manifest_path: Path | None, base_ref: str | None) -> Judged:
+    if base_ref is None:
+        return _without_base(manifest_path)
+    check = baseline.check(manifest_path or Path(MANIFEST_NAME), base_ref, None)
+    for note in check.notes:
+        print(note, file=sys.stderr)
+    constraints_from = check.base or check.head
+    constraints = constraints_from.manifest.constraints if constraints_from else None
+    findings, runtime, notes = _scan(check)
+    return Judged(
+        loaded=check.head,
+        pin_diff=check.diff,
+        findings=findings,
+        runtime=runtime,
+        strict_baseline=constraints.strict_baseline if constraints else False,
+        require_host_b=constraints.require_host_b if constraints else True,
+        notes=notes,
+    )
+
+
+def _without_base(manifest_path: Path | None) -> Judged:
+    notes = [NO_SCAN]
+    path = manifest_path or Path(MANIFEST_NAME)
+    if manifest_path is None and not path.exists():
+        notes.append(
+            f"no {MANIFEST_NAME} here and no --manifest: the hosts' manifest_sha256 were "
+            "compared with each other only"
+        )
+        return Judged(notes=notes)
+    loaded = manifest.load(path, name=str(path))
+    constraints = loaded.manifest.constraints
+    return Judged(
+        loaded=loaded,
+        strict_baseline=constraints.strict_baseline,
+        require_host_b=constraints.require_host_b,
+        notes=notes,
+    )
+
+
+def _scan(check: PinCheck) -> tuple[Sequence[Finding], compare.RuntimeFindings, list[str]]:
+    """The silencing scan's static findings, and its runtime rule over the paired tests.
+
+    compare does not run the base's module, so a test that did not execute is attributed
+    statically: a pre-existing finding that concerns it makes it pre-existing.
+    """
+    scanned = scan.scan(check)
+    notes = [f"silencing scan incomplete: {error}" for error in scanned.errors]
+    return scanned.findings, scan.runtime_rule(scanned, None), [*notes, *scanned.notes]
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise GateError(f"{path}: cannot write the verdict JSON: {exc.strerror}") from None

@@ -1,0 +1,113 @@
+"""Reporters over a Verdict: the readable text summary and the verdict JSON.
+
+Rendering only; every decision was made by `verdict.classify`.
+"""
+
+from __future__ import annotations
+
+from entropy_action.findings import Finding
+from entropy_action.verdict import TestResult, Verdict
+
+MAX_SHOWN_MESSAGE = 160  # characters of a test's message on its summary line
+
+_ACTIONS = {
+    "merge_candidate": "merge candidate",
+    "invalid": "invalid input; nothing was judged",
+}
+
+
+def render_json(verdict: Verdict) -> str:
+    """The verdict JSON, as `--json FILE` writes it (schema/verdict.schema.json)."""
+    return verdict.model_dump_json(indent=2) + "\n"
+
+
+def render_text(verdict: Verdict) -> str:
+    """The readable summary: classification, its table row, hosts, tests, pins, findings, why."""
+    sections = [
+        _headline(verdict),
+        _tests(verdict.tests),
+        _pin_changes(verdict),
+        _findings(verdict.findings, verdict.strict_baseline),
+        _bullets("reasons", verdict.reasons),
+        _errors(verdict.errors),
+    ]
+    return "\n".join(line for section in sections for line in section) + "\n"
+
+
+def _headline(verdict: Verdict) -> list[str]:
+    action = _ACTIONS.get(verdict.classification, "do not merge")
+    return [
+        f"entropy-gate verdict: {verdict.classification} ({action})",
+        f"  table row: {verdict.row}",
+        f"  host A: {verdict.host_a}, host B: {verdict.host_b}, "
+        f"pins {'intact' if verdict.pins_intact else 'changed'}",
+    ]
+
+
+def _tests(tests: list[TestResult]) -> list[str]:
+    if not tests:
+        return ["tests: none reported"]
+    shown = [t for t in tests if _noteworthy(t)]
+    agreed = len(tests) - len(shown)
+    lines = [f"tests: {len(tests)}; {agreed} passed on both hosts"]
+    if shown:
+        lines[0] += f"; {len(shown)} differ between hosts or did not pass:"
+    for test in shown:
+        lines.append(f"  A {test.host_a:<7}  B {test.host_b:<7}  {_display_id(test)}")
+        for host, message in (("A", test.message_a), ("B", test.message_b)):
+            if message:
+                lines.append(f"      {host}: {_first_line(message)}")
+    return lines
+
+
+def _noteworthy(test: TestResult) -> bool:
+    return not (test.host_a == test.host_b == "passed")
+
+
+def _display_id(test: TestResult) -> str:
+    """The id as the hosts wrote it when they agree, else the normalized id."""
+    return test.raw_ids[0] if len(test.raw_ids) == 1 else test.id
+
+
+def _first_line(message: str) -> str:
+    line = message.strip().split("\n", 1)[0]
+    return line if len(line) <= MAX_SHOWN_MESSAGE else line[: MAX_SHOWN_MESSAGE - 1] + "…"
+
+
+def _pin_changes(verdict: Verdict) -> list[str]:
+    if verdict.pin_diff:
+        return ["pin changes:"] + [
+            f"  {c.path}:{c.line}: {c.message}" + ("" if c.rejects else " (does not reject)")
+            for c in verdict.pin_diff
+        ]
+    keys = [f"  {kind}: {', '.join(k)}" for kind, k in verdict.pin_changes.items() if k]
+    return ["pin changes:", *keys] if keys else []
+
+
+def _findings(findings: list[Finding], strict: bool) -> list[str]:
+    if not findings:
+        return []
+    return ["findings:"] + [f"  {_finding(f, strict)}" for f in findings]
+
+
+def _finding(finding: Finding, strict: bool) -> str:
+    if finding.introduced:
+        return finding.render()
+    if strict:
+        return f"{finding.location()}: pre-existing, counts (strict_baseline) — {finding.message}"
+    return f"{finding.location()}: notice: pre-existing — {finding.message}"
+
+
+def _bullets(title: str, items: list[str]) -> list[str]:
+    return [f"{title}:"] + [f"  - {item}" for item in items] if items else []
+
+
+def _errors(errors: list[str]) -> list[str]:
+    if not errors:
+        return []
+    lines = ["host errors:"]
+    for error in errors:
+        first, *rest = error.split("\n")
+        lines.append(f"  - {first}")
+        lines.extend(f"      {line}" for line in rest)
+    return lines
