@@ -1,0 +1,81 @@
+"""The silencing scan: find where a patch silenced entropy instead of fixing a defect.
+
+Static rules (ast, never substring matching) over the property module, its conftests, the
+repository modules they reach and pytest's configuration — read at the head (the work tree)
+and at the base ref (with `git show`, never checked out), so that a finding that stood the
+same at the base is pre-existing (`introduced=False`): a notice, not a rejection. The
+runtime rule (`not_executed`) reads both hosts' results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+
+from entropy_action.baseline import PinCheck
+from entropy_action.errors import GateError
+from entropy_action.findings import Finding
+from entropy_action.scan.engine import analyze, match
+from entropy_action.scan.model import Rules
+from entropy_action.scan.runtime import DefinedTest, not_executed
+from entropy_action.scan.source import CommitTree, WorkTree
+from entropy_action.scan.weakening import compare
+from entropy_action.verdict import TestResult
+
+__all__ = ["DefinedTest", "ScanResult", "not_executed", "runtime_rule", "scan"]
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    findings: tuple[Finding, ...]  # static findings, `introduced` set against the base
+    tests: tuple[DefinedTest, ...]  # the property tests the module defines at the head
+    base_tests: tuple[DefinedTest, ...] = ()  # ... and at the base (for not_executed)
+    errors: tuple[str, ...] = ()  # "path:line: cannot parse: ..." — the scan is incomplete
+    notes: tuple[str, ...] = ()
+
+
+def scan(check: PinCheck) -> ScanResult:
+    """Scan the head work tree, and the base ref's tree to tell pre-existing findings apart."""
+    if check.head is None:
+        raise GateError(
+            f"{check.relative}: cannot be read at the head, so the scan has no property module"
+        )
+    head_manifest = check.head.manifest
+    base_manifest = check.base.manifest if check.base is not None else None
+    rules = Rules.of(head_manifest, base_manifest)
+    head = analyze(WorkTree(check.root), head_manifest.module, rules)
+    errors = head.errors
+    if not head.module_found:
+        errors += (f"{head_manifest.module}: the property module does not exist at the head",)
+    if check.base_commit is None:
+        findings = match(head.hits, None, {})
+        return ScanResult(tuple(findings), head.tests, (), errors, head.notes)
+    base_module = (base_manifest or head_manifest).module
+    base = analyze(CommitTree(check.root, check.base_commit), base_module, rules)
+    findings = match(head.hits, base.hits, {base_module: head_manifest.module})
+    findings += compare(base.counted, head.counted) if head.module_parsed else []
+    findings.sort(key=lambda f: (f.path, f.line, f.kind))
+    return ScanResult(tuple(findings), head.tests, base.tests, errors, head.notes)
+
+
+def runtime_rule(
+    scanned: ScanResult, executed_at_base: set[str] | None
+) -> Callable[[Sequence[TestResult], Collection[str]], list[Finding]]:
+    """Rule 6 bound to a scan: (paired results, hosts that failed to collect) -> findings.
+
+    `executed_at_base`: names that executed in a run of the base's module (None: the caller
+    did not run it, so skips are attributed statically).
+    """
+    existed = {test.name for test in scanned.base_tests} if executed_at_base is not None else None
+
+    def rule(results: Sequence[TestResult], broken_hosts: Collection[str]) -> list[Finding]:
+        return not_executed(
+            scanned.tests,
+            results,
+            executed_at_base,
+            scanned.findings,
+            existed_at_base=existed,
+            broken_hosts=broken_hosts,
+        )
+
+    return rule

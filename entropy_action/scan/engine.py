@@ -1,0 +1,95 @@
+"""One revision analysed end to end, and the head's hits matched against the base's."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from entropy_action.findings import Finding
+from entropy_action.scan import config, markers, patching, skipcalls, tampering, weakening
+from entropy_action.scan.collect import Collector, PropertyTest, Reach
+from entropy_action.scan.model import Context, Hit, Rules, module_functions
+from entropy_action.scan.names import ModuleIndex
+from entropy_action.scan.runtime import DefinedTest
+from entropy_action.scan.scope import Scope
+from entropy_action.scan.source import Tree
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What one revision shows: its hits, its property tests, and what it could not read."""
+
+    hits: tuple[Hit, ...]
+    tests: tuple[DefinedTest, ...]
+    counted: weakening.Counted
+    module_found: bool
+    module_parsed: bool
+    errors: tuple[str, ...]  # the property module or a conftest cannot be parsed
+    notes: tuple[str, ...]
+
+
+def analyze(tree: Tree, module_path: str, rules: Rules) -> Analysis:
+    scope = Scope(tree, module_path, config.locate(tree, module_path))
+    module = scope.module(module_path)
+    ctx = Context(scope=scope, rules=rules, module=module)
+    ctx.conftests = [m for p in scope.conftests() if (m := scope.module(p)) is not None]
+    conftest_paths = {m.path for m in ctx.conftests}
+    ctx.plugins = [
+        m for p in scope.plugins() if p not in conftest_paths and (m := scope.module(p)) is not None
+    ]
+    ctx.hooks = [
+        f
+        for index in (*ctx.conftests, *ctx.plugins)
+        for f in module_functions(index)
+        if f.node.name.startswith("pytest_")
+    ]
+    shadowed = _collect(ctx, module) if module is not None else []
+    hits = [
+        *markers.find(ctx),
+        *skipcalls.find(ctx),
+        *tampering.find(ctx),
+        *patching.find(ctx),
+        *weakening.find(ctx, shadowed),
+    ]
+    tests = tuple(DefinedTest(t.name, module_path, t.func.node.lineno) for t in ctx.tests)
+    fatal = {module_path, *scope.conftests()}
+    errors = tuple(e for p, e in scope.errors.items() if p in fatal)
+    notes = (*scope.notes, *(e for p, e in scope.errors.items() if p not in fatal))
+    found = module is not None or module_path in scope.errors
+    counted = weakening.count(ctx)
+    return Analysis(tuple(hits), tests, counted, found, module is not None, errors, notes)
+
+
+def _collect(ctx: Context, module: ModuleIndex) -> list[PropertyTest]:
+    """Fill in the property tests and what each reaches; return the shadowed definitions."""
+    collector = Collector(ctx.scope, module)
+    everything = collector.tests()
+    last = {t.name: t for t in everything}
+    ctx.collector = collector
+    ctx.tests = [t for t in everything if last[t.name] is t]
+    nearest_first = list(reversed(ctx.conftests))
+    ctx.reach = Reach.build(ctx.scope, collector, [module, *nearest_first, *ctx.plugins])
+    ctx.reach.requesters = {t.func.key for t in ctx.tests}
+    for test in ctx.tests:
+        ctx.reached[test.name] = ctx.reach.from_roots(ctx.reach.roots(test))
+    return [t for t in everything if last[t.name] is not t]
+
+
+def match(
+    head: tuple[Hit, ...], base: tuple[Hit, ...] | None, rename: dict[str, str]
+) -> list[Finding]:
+    """The head's findings, `introduced=False` for each that stood the same at the base.
+
+    Identity is (kind, path, test, message, normalized source) — never the line — and
+    counted: a second identical skip where the base had one is introduced.
+    """
+    standing = Counter(h.identity(rename) for h in base or ())
+    out: list[Finding] = []
+    for item in sorted(head, key=lambda h: (h.finding.path, h.finding.line)):
+        identity = item.identity({})
+        if standing[identity] > 0:
+            standing[identity] -= 1
+            out.append(item.finding.model_copy(update={"introduced": False}))
+        else:
+            out.append(item.finding)
+    return out

@@ -1,0 +1,243 @@
+"""The values every rule family shares: the rules in force, the analysed revision, a hit."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from entropy_action.findings import Finding, FindingKind
+from entropy_action.manifest import REPORTING_PLUGINS, Manifest
+from entropy_action.scan.collect import Collector, Func, Key, PropertyTest, Reach
+from entropy_action.scan.names import ModuleIndex
+from entropy_action.scan.scope import Scope
+
+# Variables the runner always pins, whatever the manifest says.
+ALWAYS_PINNED = frozenset({"PYTHONHASHSEED"})
+PIN_VARIABLES: dict[str, tuple[str, ...]] = {
+    "tz": ("TZ",),
+    "lang": ("LANG", "LC_ALL"),
+    "clock_unix": ("ENTROPY_CLOCK_UNIX",),
+    "rng_seed": ("ENTROPY_RNG_SEED",),
+    "temp_root": ("TMPDIR", "TEMP", "TMP"),
+    "cassette_sha256": ("ENTROPY_CASSETTE_SHA256",),
+}
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What the scan enforces, from the head manifest and (when there is one) the base's."""
+
+    forbidden: frozenset[str] = frozenset()  # constraints.forbid_skip_markers (head ∪ base)
+    rng_seed: int | None = None
+    pinned_env: frozenset[str] = ALWAYS_PINNED
+    run_args: tuple[str, ...] = ()
+    reporting_plugins: frozenset[str] = REPORTING_PLUGINS
+
+    @classmethod
+    def of(cls, head: Manifest, base: Manifest | None) -> Rules:
+        manifests = [head] if base is None else [head, base]
+        forbidden: set[str] = set()
+        env: set[str] = set(ALWAYS_PINNED)
+        for manifest in manifests:
+            forbidden.update(manifest.constraints.forbid_skip_markers)
+            pins = manifest.pins.flat()
+            for pin, names in PIN_VARIABLES.items():
+                env.update(names if pin in pins else ())
+            env.update(manifest.pins.env or {})
+        return cls(
+            forbidden=frozenset(forbidden),
+            rng_seed=head.pins.rng_seed,
+            pinned_env=frozenset(env),
+            run_args=tuple(head.run.pytest_args),
+        )
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A finding as one revision sees it, with what must match at the base besides its
+    kind, path, test and message (the normalized source of the offending code)."""
+
+    finding: Finding
+    key: str = ""
+
+    def identity(self, rename: dict[str, str]) -> tuple[str, str, str | None, str, str]:
+        f = self.finding
+        return (f.kind, rename.get(f.path, f.path), f.test, f.message, self.key)
+
+
+def hit(
+    kind: FindingKind,
+    path: str,
+    line: int,
+    message: str,
+    test: str | None = None,
+    node: ast.AST | None = None,
+) -> Hit:
+    finding = Finding(kind=kind, path=path, line=max(1, line), message=message, test=test)
+    try:
+        key = ast.dump(node) if node is not None else ""
+    except RecursionError:
+        key = f"{type(node).__name__}:{line}"
+    return Hit(finding, key)
+
+
+@dataclass
+class Context:
+    """One revision, analysed: the scope, the property tests and what each of them reaches."""
+
+    scope: Scope
+    rules: Rules
+    module: ModuleIndex | None  # the property module (None when absent or unparseable)
+    collector: Collector | None = None
+    tests: list[PropertyTest] = field(default_factory=list)  # redefinitions included
+    reach: Reach | None = None
+    reached: dict[str, dict[Key, Func]] = field(default_factory=dict)  # test -> functions
+    conftests: list[ModuleIndex] = field(default_factory=list)
+    plugins: list[ModuleIndex] = field(default_factory=list)
+    hooks: list[Func] = field(default_factory=list)  # pytest_* in conftests and plugins
+    _units: dict[tuple[bool, bool], list[Unit]] = field(default_factory=dict)
+    _test_names: dict[Key, str] | None = None
+    counts: dict[Key, int] = field(default_factory=dict)  # assertions per function
+
+    def nodes(self, func: Func) -> tuple[ast.AST, ...]:
+        """Every node of a function (decorators and nested functions included), once."""
+        return self.scope.walk(func.node)
+
+    def test_name(self, func: Func) -> str | None:
+        if self._test_names is None:
+            self._test_names = {t.func.key: t.name for t in self.tests}
+        return self._test_names.get(func.key)
+
+    def dotted(self, expr: ast.expr, module: ModuleIndex) -> str | None:
+        return self.scope.dotted(expr, module)
+
+    def tests_reaching(self) -> dict[Key, list[str]]:
+        """For each reached function, the property tests that reach it (source order)."""
+        out: dict[Key, list[str]] = {}
+        for name, funcs in self.reached.items():
+            for key in funcs:
+                out.setdefault(key, []).append(name)
+        return out
+
+    def reached_funcs(self) -> dict[Key, Func]:
+        out: dict[Key, Func] = {}
+        for funcs in self.reached.values():
+            out.update(funcs)
+        return out
+
+
+def attribution(tests: list[str]) -> tuple[str | None, str]:
+    """The `test` of a finding reached from `tests`, and words naming them for its message."""
+    unique = list(dict.fromkeys(tests))
+    if not unique:
+        return None, "module import (every property in it)"
+    if len(unique) == 1:
+        return unique[0], f"property {unique[0]}"
+    shown = ", ".join(unique[:3]) + (", …" if len(unique) > 3 else "")
+    return None, f"{len(unique)} properties ({shown})"
+
+
+def import_time(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements that run when a module is imported (not function bodies)."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        if isinstance(stmt, ast.ClassDef):
+            out.extend(import_time(stmt.body))
+        elif not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.append(stmt)
+    return out
+
+
+def walk(nodes: list[ast.stmt]) -> list[ast.AST]:
+    return [node for stmt in nodes for node in ast.walk(stmt)]
+
+
+def place(ctx: Context, func: Func) -> str:
+    """How a message names a reached function: property, fixture, hook, helper or method."""
+    name = func.node.name
+    if ctx.reach is not None and func.key in ctx.reach.fixtures:
+        return f"fixture '{ctx.reach.fixtures[func.key].name}'"
+    if name.startswith("pytest_"):
+        return f"hook {name}"
+    test = ctx.test_name(func)
+    if test is not None:
+        return f"property {test}"
+    owner = f"{func.classes[-1].name}." if func.classes else ""
+    return f"helper {owner}{name}"
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A stretch of code a rule reads, with who runs it (for the finding's test and words)."""
+
+    module: ModuleIndex
+    nodes: tuple[ast.AST, ...]
+    place: str  # "property test_x", "fixture 'db' (tests/conftest.py)", ...
+    test: str | None
+    whom: str | None  # "property test_x", "3 properties (...)", "every property", None
+
+    def where(self) -> str:
+        if self.whom is None or self.place == self.whom:
+            return self.place
+        return f"{self.place}, reached from {self.whom}"
+
+
+def units(ctx: Context, *, production: bool, whole_module: bool) -> list[Unit]:
+    """What the properties reach (in production modules only when asked), the import-time
+    code of the property module and its conftests, conftest and plugin hooks, and with
+    `whole_module` every function of the property module, reached or not."""
+    cached = ctx._units.get((production, whole_module))
+    if cached is None:
+        cached = ctx._units[(production, whole_module)] = _units(ctx, production, whole_module)
+    return cached
+
+
+def _units(ctx: Context, production: bool, whole_module: bool) -> list[Unit]:
+    out: dict[object, Unit] = {}
+    reaching = ctx.tests_reaching()
+
+    def allowed(func: Func) -> bool:
+        return production or ctx.scope.is_support(func.module.path)
+
+    for key, func in ctx.reached_funcs().items():
+        if allowed(func):
+            test, whom = attribution(reaching[key])
+            out[key] = Unit(func.module, ctx.nodes(func), place(ctx, func), test, whom)
+    if ctx.module is not None and whole_module:
+        for func in module_functions(ctx.module):
+            if func.key not in out:
+                nodes = ctx.nodes(func)
+                out[func.key] = Unit(func.module, nodes, place(ctx, func), None, None)
+    for index in [m for m in (ctx.module, *ctx.conftests) if m is not None]:
+        nodes = tuple(walk(import_time(index.tree.body)))
+        where = "module-level code"
+        out[index.path] = Unit(index, nodes, where, None, "every property (it runs at import)")
+    for hook in ctx.hooks if ctx.reach is not None else ():
+        for key, func in ctx.reach.from_roots([hook]).items() if ctx.reach else ():
+            if key not in out and allowed(func):
+                out[key] = _hook_unit(ctx, hook, func)
+    return list(out.values())
+
+
+def _hook_unit(ctx: Context, hook: Func, func: Func) -> Unit:
+    """A conftest or plugin hook, or a function it reaches: it runs for every property."""
+    if func.key == hook.key:
+        where = f"hook {hook.node.name} (it runs for every property)"
+        return Unit(func.module, ctx.nodes(func), where, None, None)
+    whom = f"hook {hook.node.name} (every property)"
+    return Unit(func.module, ctx.nodes(func), place(ctx, func), None, whom)
+
+
+def module_functions(module: ModuleIndex) -> list[Func]:
+    """Top-level functions and methods (of classes at any depth) of a module."""
+    found: list[Func] = []
+
+    def visit(body: list[ast.stmt], classes: tuple[ast.ClassDef, ...]) -> None:
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.append(Func(module, stmt, classes))
+            elif isinstance(stmt, ast.ClassDef):
+                visit(stmt.body, (*classes, stmt))
+
+    visit(module.tree.body, ())
+    return found

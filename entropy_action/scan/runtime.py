@@ -1,0 +1,117 @@
+"""Rule 6: runtime evidence — every property the module defines must have executed on both
+hosts. Skipped, xfailed, xpassed, deselected or absent is a finding, whatever hid it."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from entropy_action.findings import Finding
+from entropy_action.verdict import TestResult
+
+EXECUTED = frozenset({"passed", "failed", "error"})
+# Static findings that can keep a test from running; a pre-existing one explains a skip.
+RUN_AFFECTING = frozenset(
+    {
+        "skip_marker",
+        "skip_call",
+        "collection_tampering",
+        "report_tampering",
+        "config_selection",
+    }
+)
+
+
+@dataclass(frozen=True)
+class DefinedTest:
+    """A property test the module defines (statically)."""
+
+    name: str  # "test_total" or "TestInvoice::test_total" (class-qualified, no params)
+    path: str  # repository-relative module path, POSIX
+    line: int  # 1-based line of the def
+
+
+def bare_id(test_id: str) -> str:
+    """A pytest node id without its parametrization: `path::Class::name`."""
+    if test_id.endswith("]") and "[" in test_id:
+        return test_id[: test_id.index("[")]
+    return test_id
+
+
+def not_executed(
+    defined: Sequence[DefinedTest],
+    results: Sequence[TestResult],
+    executed_at_base: set[str] | None,
+    static: Sequence[Finding] = (),
+    *,
+    existed_at_base: Collection[str] | None = None,
+    broken_hosts: Collection[str] = (),
+) -> list[Finding]:
+    """One `not_executed` finding per defined property that ran on neither or one host.
+
+    `introduced`: with `executed_at_base` (names that executed in a run of the base's module
+    on host A), a test counts against the patch when it executed at the base or did not
+    exist there (`existed_at_base`: names the base's module defined; when not given, every
+    name is taken to have existed). With None, a pre-existing static finding that concerns
+    the test makes it pre-existing. `broken_hosts` ("A", "B") failed to collect the module
+    at all: a test absent there is explained by that failure (the host fails anyway), so it
+    is not a finding.
+    """
+    outcomes: dict[str, dict[str, list[str]]] = {}
+    for result in results:
+        per_host = outcomes.setdefault(bare_id(result.id), {"A": [], "B": []})
+        per_host["A"].append(result.host_a)
+        per_host["B"].append(result.host_b)
+    found: list[Finding] = []
+    for test in defined:
+        seen = outcomes.get(f"{test.path}::{test.name}", {"A": [], "B": []})
+        missed = {
+            host: _why(states)
+            for host, states in seen.items()
+            if not EXECUTED & set(states) and not (host in broken_hosts and not states)
+        }
+        if not missed:
+            continue
+        introduced = _introduced(test, executed_at_base, existed_at_base, static)
+        found.append(
+            Finding(
+                kind="not_executed",
+                path=test.path,
+                line=test.line,
+                message=f"property {test.name} did not execute on {_hosts(missed)} — a "
+                "property that does not run proves nothing",
+                introduced=introduced,
+                test=test.name,
+            )
+        )
+    return found
+
+
+def _why(states: list[str]) -> str:
+    return "skipped" if "skipped" in states else "absent"
+
+
+def _hosts(missed: dict[str, str]) -> str:
+    parts = [f"host {host} ({why})" for host, why in sorted(missed.items())]
+    return " and ".join(parts)
+
+
+def _introduced(
+    test: DefinedTest,
+    executed_at_base: set[str] | None,
+    existed_at_base: Collection[str] | None,
+    static: Sequence[Finding],
+) -> bool:
+    if executed_at_base is not None:
+        existed = existed_at_base is None or test.name in existed_at_base
+        return test.name in executed_at_base or not existed
+    return not any(not f.introduced and concerns(f, test.name) for f in static)
+
+
+def concerns(finding: Finding, name: str) -> bool:
+    """Whether a static finding bears on the test `name` (module-wide ones bear on all)."""
+    if finding.kind not in RUN_AFFECTING:
+        return False
+    if finding.test is None:
+        return True
+    return finding.test == name or name.startswith(finding.test + "::")

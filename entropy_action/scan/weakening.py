@@ -1,0 +1,280 @@
+"""Rule 5: weakening — tautologies, swallowed assertions, shadowed tests, and (against the
+base ref) removed or renamed properties and properties that check less than they did."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from entropy_action.findings import Finding
+from entropy_action.scan.collect import Func, PropertyTest
+from entropy_action.scan.model import Context, Hit, Unit, hit, units
+from entropy_action.scan.names import short
+
+ASSERTING = frozenset(
+    {"pytest.raises", "pytest.warns", "pytest.deprecated_call", "pytest.approx", "pytest.fail"}
+)
+SAME_SIDES = (ast.Eq, ast.Is)
+UNITTEST_SAME = frozenset(
+    {
+        "assertEqual",
+        "assertEquals",
+        "assertIs",
+        "assertGreaterEqual",
+        "assertLessEqual",
+        "assertAlmostEqual",
+        "assertCountEqual",
+        "assertListEqual",
+        "assertDictEqual",
+    }
+)
+BROAD = frozenset({"Exception", "BaseException"})
+
+
+@dataclass(frozen=True)
+class Counted:
+    """What the weakening comparison needs from one revision's property module."""
+
+    path: str
+    lines: int  # the module's number of lines
+    tests: dict[str, tuple[int, int]]  # name -> (def line, end line), source order
+    assertions: dict[str, int]  # name -> assertions in the test and its helpers
+
+
+def count(ctx: Context) -> Counted:
+    module = ctx.module
+    if module is None:
+        return Counted(ctx.scope.property_path, 0, {}, {})
+    tests = {
+        t.name: (t.func.node.lineno, t.func.node.end_lineno or t.func.node.lineno)
+        for t in ctx.tests
+    }
+    assertions = {t.name: _assertions(ctx, t) for t in ctx.tests}
+    lines = max((getattr(n, "end_lineno", 0) or 0 for n in module.tree.body), default=0)
+    return Counted(module.path, lines, tests, assertions)
+
+
+def _assertions(ctx: Context, test: PropertyTest) -> int:
+    funcs = ctx.reached.get(test.name, {test.func.key: test.func})
+    total = 0
+    for func in funcs.values():
+        if ctx.scope.is_support(func.module.path):
+            if func.key not in ctx.counts:
+                ctx.counts[func.key] = _in(ctx, func)
+            total += ctx.counts[func.key]
+    return total
+
+
+def _in(ctx: Context, func: Func) -> int:
+    total = 0
+    for node in ctx.nodes(func):
+        if isinstance(node, ast.Assert):
+            total += 1
+        elif isinstance(node, ast.Call):
+            name = _terminal(node.func)
+            dotted = ctx.dotted(node.func, func.module)
+            total += bool(dotted in ASSERTING or (name or "").lower().startswith("assert"))
+    return total
+
+
+def _terminal(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else None
+
+
+def compare(base: Counted, head: Counted) -> list[Finding]:
+    """Properties removed or renamed, and properties that check less than at the base."""
+    found: list[Finding] = []
+    for name, (line, _) in base.tests.items():
+        if name not in head.tests:
+            found.append(
+                Finding(
+                    kind="test_removed",
+                    path=head.path,
+                    line=_where_it_was(base, head, name),
+                    message=f"property {name} (line {line} at the base) was removed or renamed "
+                    "— what it checked is no longer checked",
+                    test=name,
+                )
+            )
+        elif head.assertions.get(name, 0) < base.assertions.get(name, 0):
+            found.append(
+                Finding(
+                    kind="assertions_dropped",
+                    path=head.path,
+                    line=head.tests[name][0],
+                    message=f"property {name} checks {head.assertions[name]} assertion(s), "
+                    f"{base.assertions[name]} at the base — a dropped assertion no longer "
+                    "fails when its condition breaks",
+                    test=name,
+                )
+            )
+    return found
+
+
+def _where_it_was(base: Counted, head: Counted, name: str) -> int:
+    """The head line where a removed test stood: after the surviving test before it."""
+    order = list(base.tests)
+    before = [n for n in order[: order.index(name)] if n in head.tests]
+    if before:
+        return min(head.tests[before[-1]][1] + 1, max(head.lines, 1))
+    after = [n for n in order[order.index(name) + 1 :] if n in head.tests]
+    return head.tests[after[0]][0] if after else 1
+
+
+def find(ctx: Context, shadowed: Sequence[PropertyTest]) -> list[Hit]:
+    hits: list[Hit] = []
+    for unit in units(ctx, production=False, whole_module=True):
+        for node in unit.nodes:
+            if (isinstance(node, ast.Assert) and _always_true(node.test)) or (
+                isinstance(node, ast.Call) and _unittest_tautology(node)
+            ):
+                hits.append(_tautology(unit, node, short(node)))
+            elif isinstance(node, ast.Try):
+                hits += _swallowed(ctx, unit, node)
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                hits += _suppressed(ctx, unit, node)
+    for test in shadowed:
+        message = (
+            f"property {test.name} is defined again further down, so this definition never "
+            "runs — a redefinition silences the first"
+        )
+        hits.append(
+            hit(
+                "test_removed",
+                test.func.module.path,
+                test.func.node.lineno,
+                message,
+                test.name,
+                test.func.node,
+            )
+        )
+    return hits
+
+
+def _tautology(unit: Unit, node: ast.stmt | ast.expr, shown: str) -> Hit:
+    message = f"assertion in {unit.where()} cannot fail: {shown} — it checks nothing"
+    return hit("tautology", unit.module.path, node.lineno, message, unit.test, node)
+
+
+def _call_free(node: ast.expr) -> bool:
+    return not any(
+        isinstance(n, (ast.Call, ast.Await, ast.Yield, ast.NamedExpr)) for n in ast.walk(node)
+    )
+
+
+def _same(left: ast.expr, right: ast.expr) -> bool:
+    return _call_free(left) and ast.dump(left) == ast.dump(right)
+
+
+def _always_true(expr: ast.expr) -> bool:
+    if isinstance(expr, ast.Constant):
+        return bool(expr.value)
+    if isinstance(expr, (ast.Tuple, ast.List, ast.Set)):
+        return bool(expr.elts)
+    if isinstance(expr, ast.Dict):
+        return bool(expr.keys)
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        return _always_false(expr.operand)
+    if isinstance(expr, ast.BoolOp):
+        if isinstance(expr.op, ast.Or):
+            return any(_always_true(v) for v in expr.values)
+        return all(_always_true(v) for v in expr.values)
+    if isinstance(expr, ast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], SAME_SIDES):
+        return _same(expr.left, expr.comparators[0])
+    return False
+
+
+def _always_false(expr: ast.expr) -> bool:
+    if isinstance(expr, ast.Constant):
+        return not expr.value
+    if isinstance(expr, (ast.Tuple, ast.List, ast.Set)):
+        return not expr.elts
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        return _always_true(expr.operand)
+    return False
+
+
+def _unittest_tautology(call: ast.Call) -> bool:
+    func = call.func
+    if not (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "self"
+    ):
+        return False
+    args = call.args
+    if func.attr in ("assertTrue", "assert_") and args:
+        return _always_true(args[0])
+    if func.attr == "assertFalse" and args:
+        return _always_false(args[0])
+    return func.attr in UNITTEST_SAME and len(args) >= 2 and _same(args[0], args[1])
+
+
+def _swallowed(ctx: Context, unit: Unit, node: ast.Try) -> list[Hit]:
+    asserts = any(isinstance(n, ast.Assert) for stmt in node.body for n in ast.walk(stmt))
+    hits: list[Hit] = []
+    for handler in node.handlers:
+        caught = _caught(handler.type)
+        if caught is None or _reraises(ctx, unit, handler):
+            continue
+        if caught != "AssertionError" and not asserts:
+            continue
+        message = (
+            f"AssertionError caught and discarded in {unit.where()} "
+            f"({short(handler.type) if handler.type else 'bare except'}) — the assertions in "
+            "the try block can never fail the property"
+        )
+        hits.append(
+            hit("assertion_swallowed", unit.module.path, handler.lineno, message, unit.test, node)
+        )
+    return hits
+
+
+def _suppressed(ctx: Context, unit: Unit, node: ast.With | ast.AsyncWith) -> list[Hit]:
+    """`with contextlib.suppress(AssertionError): assert ...`."""
+    asserts = any(isinstance(n, ast.Assert) for stmt in node.body for n in ast.walk(stmt))
+    for item in node.items:
+        call = item.context_expr
+        if not isinstance(call, ast.Call) or ctx.dotted(call.func, unit.module) != (
+            "contextlib.suppress"
+        ):
+            continue
+        caught = {_caught(arg) for arg in call.args}
+        if "AssertionError" in caught or ("broad" in caught and asserts):
+            message = (
+                f"AssertionError suppressed in {unit.where()} ({short(call)}) — the assertions "
+                "in the block can never fail the property"
+            )
+            return [
+                hit("assertion_swallowed", unit.module.path, node.lineno, message, unit.test, node)
+            ]
+    return []
+
+
+def _caught(expr: ast.expr | None) -> str | None:
+    """ "AssertionError", "broad" or None (the handler does not catch assertion failures)."""
+    if expr is None:
+        return "broad"
+    names = expr.elts if isinstance(expr, ast.Tuple) else [expr]
+    ids = {
+        n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else ""
+        for n in names
+    }
+    if "AssertionError" in ids:
+        return "AssertionError"
+    return "broad" if ids & BROAD else None
+
+
+def _reraises(ctx: Context, unit: Unit, handler: ast.ExceptHandler) -> bool:
+    for node in (n for stmt in handler.body for n in ast.walk(stmt)):
+        if isinstance(node, ast.Raise):
+            return True
+        if isinstance(node, ast.Call):
+            dotted = ctx.dotted(node.func, unit.module) or ""
+            name = _terminal(node.func) or ""
+            if dotted in ("pytest.fail", "pytest.skip", "pytest.xfail") or name == "fail":
+                return True
+    return False

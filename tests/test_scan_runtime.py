@@ -1,0 +1,94 @@
+"""Rule 6: every defined property must have executed on both hosts (a pure function)."""
+
+from __future__ import annotations
+
+from entropy_action import verdict
+from entropy_action.findings import Finding
+from entropy_action.scan import DefinedTest, not_executed
+
+P = "tests/properties/test_x.py"
+TOTAL = DefinedTest("test_total", P, 4)
+METHOD = DefinedTest("TestA::test_b", P, 10)
+PARAM = DefinedTest("test_param", P, 15)
+
+
+def result(test_id: str, a: str, b: str) -> verdict.TestResult:
+    return verdict.TestResult(id=test_id, raw_ids=[test_id], host_a=a, host_b=b)
+
+
+RESULTS = [
+    result(f"{P}::test_total", "passed", "skipped"),
+    result(f"{P}::test_param[1-2]", "skipped", "skipped"),
+    result(f"{P}::test_param[a::b[c]]", "failed", "error"),
+    result(f"{P}::TestA::test_other", "passed", "passed"),
+]
+
+
+def test_a_test_that_ran_on_one_host_only_or_on_none_is_a_finding() -> None:
+    found = not_executed([TOTAL, METHOD, PARAM], RESULTS, None)
+    assert [(f.kind, f.path, f.line, f.test) for f in found] == [
+        ("not_executed", P, 4, "test_total"),
+        ("not_executed", P, 10, "TestA::test_b"),
+    ]
+    assert found[0].message == (
+        "property test_total did not execute on host B (skipped) — a property that does not "
+        "run proves nothing"
+    )
+    assert found[1].message.startswith(
+        "property TestA::test_b did not execute on host A (absent) and host B (absent)"
+    )
+    assert all(f.introduced for f in found)
+
+
+def test_one_executed_parameter_case_is_enough() -> None:
+    assert not_executed([PARAM], RESULTS, None) == []
+
+
+def test_xfail_reported_as_skipped_on_both_hosts_is_a_finding() -> None:
+    found = not_executed([PARAM], [result(f"{P}::test_param[0]", "skipped", "skipped")], None)
+    assert [f.message.split(" — ")[0] for f in found] == [
+        "property test_param did not execute on host A (skipped) and host B (skipped)"
+    ]
+
+
+def test_attribution_by_the_base_run() -> None:
+    new = DefinedTest("test_new", P, 20)
+    found = not_executed(
+        [TOTAL, METHOD, new],
+        RESULTS,
+        executed_at_base={"test_total"},
+        existed_at_base={"test_total", "TestA::test_b"},
+    )
+    assert [(f.test, f.introduced) for f in found] == [
+        ("test_total", True),  # it ran at the base: the patch stopped it
+        ("TestA::test_b", False),  # it existed at the base and did not run there either
+        ("test_new", True),  # the patch added a property that does not run
+    ]
+
+
+def test_without_the_base_tests_every_name_is_taken_to_have_existed() -> None:
+    found = not_executed([METHOD], RESULTS, executed_at_base=set())
+    assert [(f.test, f.introduced) for f in found] == [("TestA::test_b", False)]
+
+
+def finding(kind: str, test: str | None, introduced: bool) -> Finding:
+    return Finding(kind=kind, path=P, line=1, message="m", test=test, introduced=introduced)
+
+
+def test_static_attribution_when_the_base_run_is_skipped() -> None:
+    static = [
+        finding("skip_marker", "TestA", False),  # a class marker stood at the base
+        finding("skip_call", "test_total", True),  # introduced: does not excuse
+        finding("entropy_patched", None, False),  # cannot keep a test from running
+    ]
+    found = not_executed([TOTAL, METHOD], RESULTS, None, static)
+    assert [(f.test, f.introduced) for f in found] == [
+        ("test_total", True),
+        ("TestA::test_b", False),
+    ]
+
+
+def test_a_pre_existing_module_wide_finding_concerns_every_test() -> None:
+    static = [finding("config_selection", None, False)]
+    found = not_executed([TOTAL, METHOD], RESULTS, None, static)
+    assert [f.introduced for f in found] == [False, False]

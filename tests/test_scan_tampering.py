@@ -1,0 +1,148 @@
+"""Rule 3: collection and report tampering in conftests, plugins and pytest's configuration."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import Repo
+from tests.test_scan_helpers import MANIFEST, base, scan, write
+
+MODIFYITEMS = """\
+import pytest
+
+
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: item.name)
+"""
+
+
+def test_a_hook_the_patch_adds_is_introduced(repo: Repo) -> None:
+    base(repo)
+    write(
+        repo,
+        tests__conftest_dot_py="""\
+        def pytest_collection_modifyitems(config, items):
+            items[:] = [i for i in items if "total" not in i.name]
+
+
+        def pytest_runtest_makereport(item, call):
+            return None
+        """,
+    )
+    scanned = scan(repo)
+    assert scanned.code == 1
+    assert scanned.located == [
+        ("collection_tampering", "tests/conftest.py", 1, True),
+        ("report_tampering", "tests/conftest.py", 5, True),
+    ]
+    assert scanned.findings[0]["message"] == (
+        "hook pytest_collection_modifyitems in tests/conftest.py can drop, deselect, reorder "
+        "or re-mark property tests"
+    )
+
+
+def test_an_unchanged_hook_is_a_notice_and_a_changed_one_counts(repo: Repo) -> None:
+    base(repo, tests__conftest_dot_py=MODIFYITEMS)
+    write(repo, README_dot_md="docs only\n")
+    unchanged = scan(repo)
+    assert unchanged.code == 0
+    assert unchanged.located == [("collection_tampering", "tests/conftest.py", 4, False)]
+    assert unchanged.result.out.splitlines()[0] == (
+        "tests/conftest.py:4: notice: pre-existing — hook pytest_collection_modifyitems in "
+        "tests/conftest.py can drop, deselect, reorder or re-mark property tests "
+        "(consider removing it)"
+    )
+    write(repo, tests__conftest_dot_py="\n\n" + MODIFYITEMS.replace("item.name", "item.nodeid"))
+    changed = scan(repo)
+    assert changed.code == 1
+    assert changed.located == [("collection_tampering", "tests/conftest.py", 6, True)]
+
+
+def test_collect_ignore_and_a_repository_plugin(repo: Repo) -> None:
+    base(repo)
+    write(
+        repo,
+        conftest_dot_py="""\
+        pytest_plugins = ["tests.plugins.outcomes"]
+
+        collect_ignore = ["tests/properties/test_invoice.py"]
+        """,
+        tests__plugins__outcomes_dot_py="""\
+        import pytest
+
+
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_report_teststatus(report, config):
+            yield
+        """,
+    )
+    scanned = scan(repo)
+    assert scanned.located == [
+        ("collection_tampering", "conftest.py", 3, True),
+        ("report_tampering", "tests/plugins/outcomes.py", 5, True),
+    ]
+    assert "drops files from collection" in scanned.findings[0]["message"]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line", "shown"),
+    [
+        (
+            "pyproject.toml",
+            '[project]\nname = "x"\n\n[tool.pytest.ini_options]\n'
+            "addopts = \"-ra -k 'not total'\"\n",
+            5,
+            "-k not total",
+        ),
+        ("pytest.ini", "[pytest]\naddopts =\n    -ra\n    -m 'not network'\n", 4, "-m not network"),
+        (
+            "setup.cfg",
+            "[metadata]\nname = x\n[tool:pytest]\naddopts = --deselect=a::b\n",
+            4,
+            "--deselect a::b",
+        ),
+        ("tox.ini", "[tox]\n[pytest]\naddopts = -p no:randomly\n", 3, "-p no:randomly"),
+    ],
+)
+def test_selection_in_addopts(repo: Repo, name: str, text: str, line: int, shown: str) -> None:
+    base(repo)
+    (repo.path / name).write_text(text, encoding="utf-8")
+    scanned = scan(repo)
+    assert scanned.located == [("config_selection", name, line, True)]
+    assert f"passes '{shown}'" in scanned.findings[0]["message"]
+
+
+def test_ordinary_conftests_and_config_stay_quiet(repo: Repo) -> None:
+    base(repo)
+    write(
+        repo,
+        pyproject_dot_toml="""\
+        [tool.pytest.ini_options]
+        addopts = ["-ra", "--strict-markers", "-p", "no:cacheprovider", "--cov=invoice_lib"]
+        markers = ["slow: slow tests"]
+        """,
+        tests__conftest_dot_py="""\
+        import pytest
+
+        collect_ignore = []
+
+
+        def pytest_configure(config):
+            config.addinivalue_line("markers", "network: needs the network")
+
+
+        @pytest.fixture
+        def amounts():
+            return [1, 2, 3]
+        """,
+    )
+    scanned = scan(repo)
+    assert (scanned.code, scanned.findings) == (0, [])
+
+
+def test_run_pytest_args_that_replace_addopts_silence_the_config_rule(repo: Repo) -> None:
+    manifest = MANIFEST + 'run:\n  pytest_args: ["-o", "addopts="]\n'
+    base(repo, manifest=manifest)
+    write(repo, pytest_dot_ini="[pytest]\naddopts = -k total\n")
+    scanned = scan(repo)
+    assert (scanned.code, scanned.findings) == (0, [])
