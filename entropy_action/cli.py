@@ -10,10 +10,28 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from entropy_action import __version__
-from entropy_action.commands import check_pins, schema, validate
+from entropy_action.commands import (
+    check_pins,
+    compare,
+    demo,
+    gate,
+    run,
+    scan,
+    schema,
+    validate,
+)
 from entropy_action.errors import ExitCode, GateError
 
-COMMANDS: tuple[ModuleType, ...] = (validate, check_pins, schema)
+COMMANDS: tuple[ModuleType, ...] = (
+    demo,
+    gate,
+    check_pins,
+    scan,
+    run,
+    compare,
+    validate,
+    schema,
+)
 
 EPILOG = """\
 exit codes:

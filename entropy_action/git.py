@@ -102,3 +102,16 @@ def add_worktree(root: Path, commit: str, dest: Path) -> None:
 def remove_worktree(root: Path, dest: Path) -> None:
     _git(["worktree", "remove", "--force", str(dest)], root, check=False)
     _git(["worktree", "prune"], root, check=False)
+
+
+def init(root: Path) -> None:
+    """A new repository at `root` (branch main)."""
+    _git(["init", "-q", "-b", "main"], root)
+
+
+def commit_all(root: Path, message: str) -> str:
+    """Commit everything in the work tree as the gate's own author; the new commit id."""
+    _git(["add", "-A"], root)
+    identity = ["-c", "user.name=entropy-gate", "-c", "user.email=entropy-gate@localhost.invalid"]
+    _git([*identity, "commit", "-q", "--no-verify", "-m", message], root)
+    return _git(["rev-parse", "HEAD"], root).stdout.decode().strip()

@@ -388,14 +388,15 @@ def parse(raw: bytes, name: str, repo_root: Path | None = None) -> LoadedManifes
 
 
 def parse_lenient(
-    raw: bytes, name: str, repo_root: Path | None = None
+    raw: bytes, name: str, repo_root: Path | None = None, fallback: Manifest | None = None
 ) -> tuple[LoadedManifest | None, list[tuple[int, str]]]:
     """Read a manifest the way plain YAML would, and list every problem with it.
 
     For the head manifest of a patch: a duplicate key or a renamed pin is a change to
     report line by line (a pin mutation), not just an invalid file. Returns the manifest
-    with the last of duplicate keys and without unknown keys, or None when even that
-    does not validate, and the problems as (line, message).
+    with the last of duplicate keys, without unknown keys and with each invalid value
+    replaced by the `fallback`'s (the baseline's) or dropped — or None when even that
+    does not validate — and the problems as (line, message).
     """
     try:
         return parse(raw, name, repo_root), []
@@ -416,11 +417,42 @@ def parse_lenient(
     except ValidationError as exc:
         problems.extend(_problems(exc, located))
     unique = sorted(dict.fromkeys(problems), key=lambda item: item[0])
-    try:
-        manifest = Manifest.model_validate(_known_keys(located.data, Manifest))
-    except ValidationError:
-        return None, unique
-    return LoadedManifest(manifest=manifest, located=located, raw=raw), unique
+    data = _known_keys(located.data, Manifest)
+    spare = fallback.model_dump() if fallback is not None else {}
+    for _attempt in range(8):
+        try:
+            manifest = Manifest.model_validate(data)
+        except ValidationError as exc:
+            if not all(_repair(data, tuple(e["loc"]), spare) for e in exc.errors()):
+                return None, unique
+            continue
+        return LoadedManifest(manifest=manifest, located=located, raw=raw), unique
+    return None, unique
+
+
+def _repair(data: dict[str, Any], loc: tuple[str | int, ...], spare: dict[str, Any]) -> bool:
+    """Put the baseline's value where `loc` is invalid (or drop the key); False if stuck."""
+    path = _without_union_tag(loc)
+    cut = next((i for i, part in enumerate(path) if not isinstance(part, str)), len(path))
+    keys = [str(part) for part in path[:cut]]
+    if not keys:
+        return False
+    parent: Any = data
+    known: Any = spare
+    for key in keys[:-1]:
+        parent, known = parent.get(key), known.get(key) if isinstance(known, dict) else None
+        if not isinstance(parent, dict):
+            return False
+    last = keys[-1]
+    if isinstance(known, dict) and known.get(last) is not None:
+        if parent.get(last) == known[last]:
+            return False
+        parent[last] = known[last]
+    elif last in parent:
+        del parent[last]
+    else:
+        return False
+    return True
 
 
 def _known_keys(data: Any, model: type[BaseModel]) -> Any:

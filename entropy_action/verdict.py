@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from entropy_action.findings import Finding
+from entropy_action.pins import PinChange
 
 Classification = Literal[
     "merge_candidate",
@@ -48,6 +49,7 @@ class TestResult(BaseModel):
     """One test paired across the two hosts."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+    __test__: ClassVar[bool] = False  # not a pytest test class
 
     id: str = Field(description="Normalized id: checkout and temp roots replaced by placeholders")
     raw_ids: list[str] = Field(default_factory=list, description="The ids as each host wrote them")
@@ -76,7 +78,14 @@ class Verdict(BaseModel):
     host_b: HostOutcome
     pins_intact: bool
     pin_changes: dict[str, list[str]] = Field(
-        description="Dotted manifest keys by kind: missing, changed, added, weakened"
+        description="Dotted manifest keys by kind: missing, changed, added, weakened, invalid"
+    )
+    pin_diff: list[PinChange] = Field(
+        default_factory=list,
+        description="Each pin change with the line of entropy.yaml a reviewer reads",
+    )
+    strict_baseline: bool = Field(
+        False, description="Pre-existing findings counted against the patch too"
     )
     findings: list[Finding] = Field(
         description="Silencing findings; introduced=false ones stood at the base (notices)"
@@ -96,12 +105,14 @@ class Evidence:
     host_b: HostOutcome
     pins_intact: bool = True
     pin_changes: dict[str, list[str]] = field(default_factory=dict)
+    pin_diff: tuple[PinChange, ...] = ()
     findings: tuple[Finding, ...] = ()
     tests: tuple[TestResult, ...] = ()
     invalid: tuple[str, ...] = ()  # why the inputs cannot be judged
     errors: tuple[str, ...] = ()  # host errors to show (not reasons by themselves)
     strict_baseline: bool = False  # pre-existing findings reject too
     require_host_b: bool = True
+    notes: tuple[str, ...] = ()  # appended to the reasons as they are
 
 
 def counted(evidence: Evidence) -> list[Finding]:
@@ -121,6 +132,8 @@ def classify(evidence: Evidence) -> Verdict:
         host_b=evidence.host_b,
         pins_intact=evidence.pins_intact,
         pin_changes={k: list(v) for k, v in evidence.pin_changes.items()},
+        pin_diff=list(evidence.pin_diff),
+        strict_baseline=evidence.strict_baseline,
         findings=list(evidence.findings),
         reasons=reasons,
         tests=list(evidence.tests),
@@ -164,6 +177,7 @@ def _reasons(e: Evidence) -> list[str]:
         reasons.append("pin mutation against the baseline (" + "; ".join(parts) + ")")
     reasons.extend(_finding_reasons(e))
     reasons.extend(_host_reasons(e))
+    reasons.extend(e.notes)
     return reasons
 
 
@@ -199,3 +213,10 @@ def _host_reasons(e: Evidence) -> list[str]:
     elif e.host_a == "fail" and e.host_b == "fail":
         out.append("both hosts failed under the pins: a real defect")
     return out
+
+
+def exit_code(verdict: Verdict) -> int:
+    """0 merge candidate, 2 invalid, 1 any other rejection (compare and gate)."""
+    if verdict.classification == "merge_candidate":
+        return 0
+    return 2 if verdict.classification == "invalid" else 1

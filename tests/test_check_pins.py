@@ -35,6 +35,16 @@ def _check(repo: Repo, base_sha: str) -> tuple[int, str]:
 # (id, base text or None for the seed, old, new, the exact report)
 MUTATIONS = [
     (
+        "tz-invalid",
+        None,
+        "tz: UTC",
+        "tz: Nowhere",
+        [
+            "entropy.yaml:8: pins.tz: unknown time zone 'Nowhere' (use an IANA name such as UTC) "
+            "(the patch broke the pin file)"
+        ],
+    ),
+    (
         "reseeded",
         None,
         "rng_seed: 9173",
