@@ -34,6 +34,7 @@ class GateSettings:
     out: Path | None = None  # where the host reports go; default: a temporary directory
     python: str | None = None  # host B's interpreter
     base_run: bool = True  # run the base's module once to attribute non-executed tests
+    namespaces: bool = True  # False: keep every run out of Linux namespaces
     progress: Callable[[str], None] = field(default=lambda line: None)
 
 
@@ -142,6 +143,7 @@ def _host(
         environ=settings.environ,
         isolate=isolated,
         python=settings.python if isolated else None,
+        namespaces=settings.namespaces,
         progress=_labelled(settings.progress, f"host {host.upper()}"),
     )
 
@@ -165,6 +167,7 @@ def _run_base(settings: GateSettings, check: baseline.PinCheck, out: Path) -> No
                 root=tree,
                 loaded=check.base,
                 environ=settings.environ,
+                namespaces=settings.namespaces,
                 progress=_labelled(settings.progress, f"base run ({settings.base_ref})"),
             )
         )

@@ -51,7 +51,8 @@ def _tests(tests: list[TestResult]) -> list[str]:
     agreed = len(tests) - len(shown)
     lines = [f"tests: {len(tests)}; {agreed} passed on both hosts"]
     if shown:
-        lines[0] += f"; {len(shown)} differ between hosts or did not pass:"
+        verb = "differs" if len(shown) == 1 else "differ"
+        lines[0] += f"; {len(shown)} {verb} between hosts or did not pass:"
     for test in shown:
         lines.append(f"  A {test.host_a:<7}  B {test.host_b:<7}  {_display_id(test)}")
         for host, message in (("A", test.message_a), ("B", test.message_b)):

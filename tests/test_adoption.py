@@ -58,7 +58,7 @@ def test_title_case():
     assert greet("ada") == "Hello, Ada!"
 
 
-@pytest.mark.parametrize("folder", [DATA, DATA / "nested"])
+@pytest.mark.parametrize("folder", [DATA, DATA / "nested"], ids=str)
 def test_folders_are_absolute(folder):
     assert folder.is_absolute()
 
@@ -158,7 +158,7 @@ def test_an_honest_docs_only_patch_is_a_merge_candidate(real_shaped: tuple[Repo,
     assert "notice: pre-existing" in out
     ids = {t["id"]: (t["host_a"], t["host_b"]) for t in verdict["tests"]}
     # The checkout's absolute path is normalized out, so host B's copy pairs with host A.
-    assert ids["tests/test_greetings.py::test_folders_are_absolute[folder0]"] == (
+    assert ids["tests/test_greetings.py::test_folders_are_absolute[<root>/tests/data]"] == (
         "passed",
         "passed",
     )
@@ -169,10 +169,7 @@ def test_an_honest_docs_only_patch_is_a_merge_candidate(real_shaped: tuple[Repo,
 
 def test_path_bearing_parametrize_ids_pair_across_hosts(real_shaped: tuple[Repo, str]) -> None:
     repo, base = real_shaped
-    repo.write(
-        "tests/test_greetings.py",
-        PROPERTIES.replace('[DATA, DATA / "nested"])', '[DATA, DATA / "nested"], ids=str)'),
-    )
+    repo.write("README.md", "# mylib\n\nmore docs\n")
     code, verdict, _ = _gate(repo, base)
     paired = [t for t in verdict["tests"] if "test_folders_are_absolute" in t["id"]]
     assert [t["id"] for t in paired] == [
@@ -181,6 +178,7 @@ def test_path_bearing_parametrize_ids_pair_across_hosts(real_shaped: tuple[Repo,
     ]
     assert all((t["host_a"], t["host_b"]) == ("passed", "passed") for t in paired)
     assert all(len(t["raw_ids"]) == 2 for t in paired)  # each host ran from its own directory
+    assert all(str(repo.path) in t["raw_ids"][0] for t in paired)
     assert (code, verdict["classification"]) == (0, "merge_candidate")
 
 

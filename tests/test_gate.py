@@ -41,6 +41,24 @@ def test_each_row_of_the_table_through_the_gate_command(
     assert out.startswith(f"entropy-gate verdict: {patch.expected} ")
 
 
+def test_without_namespaces_host_b_still_differs_and_says_how(
+    tmp_path: Path, repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A laptop without root: no namespaces, the network blocked in-process, and a note."""
+    base = demo.build_base(
+        repo.path, clock_unix=int(time.time()) // 86400 * 86400, temp_root=tmp_path / "pins-tmp"
+    )
+    demo.apply_patch(repo.path, PATCHES["live-clock"])
+    monkeypatch.setenv("ENTROPY_GATE_NO_NAMESPACES", "1")
+    result = repo.cli("gate", "--base-ref", base)
+    assert result.code == 1
+    assert result.out.startswith("entropy-gate verdict: env_coupled ")
+    assert (
+        "host B: no network/UTS namespace (namespaces turned off by the caller): non-loopback "
+        "sockets are refused in-process"
+    ) in result.err
+
+
 def test_the_demo_prints_all_seven_rows_matching(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["demo"])
     out = capsys.readouterr().out

@@ -45,6 +45,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help="do not run the base's module; attribute skipped tests statically",
     )
+    parser.epilog = (
+        f"{options.NO_NAMESPACES_ENV}=1 keeps every run out of Linux namespaces; host B then "
+        "blocks the network in-process and says so.\n\n" + (parser.epilog or "")
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -62,6 +66,7 @@ def _gate(args: argparse.Namespace, out: Path) -> int:
         out=out,
         python=args.python,
         base_run=args.base_run,
+        namespaces=options.namespaces_allowed(args.environ),
         progress=_progress,
     )
     result = gate.run_gate(settings)

@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from pathlib import Path
 
 from entropy_action.manifest import MANIFEST_NAME
+
+# Set to 1 to keep runs out of Linux namespaces (host B then blocks the network in-process).
+NO_NAMESPACES_ENV = "ENTROPY_GATE_NO_NAMESPACES"
+
+
+def namespaces_allowed(environ: Mapping[str, str]) -> bool:
+    return environ.get(NO_NAMESPACES_ENV, "") in ("", "0")
 
 
 def add_manifest(parser: argparse.ArgumentParser) -> None:

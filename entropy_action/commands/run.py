@@ -16,8 +16,6 @@ HELP = (
     "DIR/host.json and DIR/pytest.log; exit 0 passed, 1 failed or nothing collected, "
     "2 invalid (pins that did not take)"
 )
-# Set to 1 to keep runs out of Linux namespaces (host B then blocks the network in-process).
-NO_NAMESPACES_ENV = "ENTROPY_GATE_NO_NAMESPACES"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,8 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--python", metavar="PATH", help="the interpreter that runs pytest (default: this one)"
     )
     parser.epilog = (
-        f"{NO_NAMESPACES_ENV}=1 keeps the run out of Linux namespaces; the degraded isolation "
-        "is noted in host.json.\n\n" + (parser.epilog or "")
+        f"{options.NO_NAMESPACES_ENV}=1 keeps the run out of Linux namespaces; the degraded "
+        "isolation is noted in host.json.\n\n" + (parser.epilog or "")
     )
 
 
@@ -56,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         isolate=args.isolate,
         python=args.python,
         progress=lambda message: print(message, file=sys.stderr, flush=True),
-        namespaces=args.environ.get(NO_NAMESPACES_ENV, "") in ("", "0"),
+        namespaces=options.namespaces_allowed(args.environ),
     )
     info = runner.run_host(settings)
     _show_log(args.out / runner.PYTEST_LOG)
