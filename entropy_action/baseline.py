@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from entropy_action import git, manifest, pins
+from entropy_action import git, lenient, manifest, pins
 from entropy_action.errors import GateError
 
 IGNORED_BASELINE = "entropy.baseline.yaml"
@@ -51,7 +51,7 @@ def check(manifest_path: Path, base_ref: str | None, baseline_file: Path | None)
             "so there is no baseline to compare the pins with",
         )
     else:
-        head, problems = manifest.parse_lenient(raw, relative, root, fallback=base.manifest)
+        head, problems = lenient.parse_lenient(raw, relative, root, fallback=base.manifest)
         diff = pins.diff(base, head, relative, source, problems)
     warnings = head.warnings if head is not None else ()
     return PinCheck(root, relative, head, base, commit, diff, notes + warnings)

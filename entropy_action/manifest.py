@@ -15,6 +15,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from entropy_action import safe_yaml
 from entropy_action.errors import GateError
+from entropy_action.run_options import RunOptions
 
 MANIFEST_NAME = "entropy.yaml"
 
@@ -206,112 +207,6 @@ class Constraints(BaseModel):
         return value
 
 
-# `-p no:NAME` is allowed only for plugins that report or measure, never select or retry.
-REPORTING_PLUGINS = frozenset(
-    {
-        "cov",
-        "cacheprovider",
-        "html",
-        "sugar",
-        "instafail",
-        "benchmark",
-        "pretty",
-        "clarity",
-        "rerunfailures",
-        "flaky",
-        "metadata",
-        "json-report",
-        "timer",
-        "emoji",
-        "codspeed",
-    }
-)
-_SELECTING = (
-    "-k",
-    "-m",
-    "--deselect",
-    "--ignore",
-    "--ignore-glob",
-    "--lf",
-    "--last-failed",
-    "--ff",
-    "--failed-first",
-    "--sw",
-    "--stepwise",
-    "--stepwise-skip",
-    "--nf",
-    "--new-first",
-    "-x",
-    "--exitfirst",
-    "--maxfail",
-    "--co",
-    "--collect-only",
-    "--junitxml",
-    "--junit-xml",
-    "--pyargs",
-    "--trace-config",
-)
-_TAKES_VALUE = (
-    "-o",
-    "--override-ini",
-    "-p",
-    "-c",
-    "--rootdir",
-    "--confcutdir",
-    "-W",
-    "--pythonwarnings",
-    "--basetemp",
-    "--tb",
-    "-r",
-    "--import-mode",
-    "--durations",
-    "--log-level",
-    "--cov",
-    "--cov-report",
-    "--cov-config",
-)
-
-
-def refused_pytest_arg(args: list[str]) -> str | None:
-    """Why one of `args` may not stand in `run.pytest_args`, or None when all may."""
-    index = 0
-    while index < len(args):
-        arg = args[index]
-        option, has_value, value = arg.partition("=")
-        if not arg.startswith("--") and arg.startswith("-") and len(arg) > 2:
-            option, has_value, value = arg[:2], "=", arg[2:]  # -kEXPR, -pno:cov, -ra
-        if option in _SELECTING:
-            return f"{arg!r} selects, stops or reroutes tests; the gate runs the whole module"
-        if option in _TAKES_VALUE and not has_value:
-            index += 1
-            value = args[index] if index < len(args) else ""
-        if option == "-p" and value.startswith("no:") and value[3:] not in REPORTING_PLUGINS:
-            return f"'-p {value}' disables a plugin that can change which tests run"
-        if not arg.startswith("-"):
-            return f"{arg!r} is a test path or id; the gate runs the manifest's module only"
-        index += 1
-    return None
-
-
-class RunOptions(BaseModel):
-    """How the property module is run, on both hosts. Pinned like the pins."""
-
-    model_config = _STRICT
-
-    pytest_args: list[str] = Field(
-        default_factory=list,
-        description='Extra pytest arguments, e.g. ["-o", "addopts=", "-p", "no:cov"].',
-    )
-
-    @field_validator("pytest_args")
-    @classmethod
-    def _no_selection(cls, value: list[str]) -> list[str]:
-        why = refused_pytest_arg(value)
-        if why:
-            raise ValueError(why)
-        return value
-
-
 class Manifest(BaseModel):
     """entropy.yaml, version 1."""
 
@@ -374,99 +269,17 @@ def parse(raw: bytes, name: str, repo_root: Path | None = None) -> LoadedManifes
         raise safe_yaml.problem(
             name, 1, "the manifest must be a mapping of keys (version, pins, ...)"
         )
-    _refuse_unquoted(located)
+    refuse_unquoted(located)
     try:
         manifest = Manifest.model_validate(located.data)
     except ValidationError as exc:
-        raise safe_yaml.LocatedError(located.name, _problems(exc, located)) from None
+        raise safe_yaml.LocatedError(located.name, problems(exc, located)) from None
     loaded = LoadedManifest(
         manifest=manifest, located=located, raw=raw, warnings=_warnings(manifest, located)
     )
     if repo_root is not None:
         _check_files(loaded, repo_root)
     return loaded
-
-
-def parse_lenient(
-    raw: bytes, name: str, repo_root: Path | None = None, fallback: Manifest | None = None
-) -> tuple[LoadedManifest | None, list[tuple[int, str]]]:
-    """Read a manifest the way plain YAML would, and list every problem with it.
-
-    For the head manifest of a patch: a duplicate key or a renamed pin is a change to
-    report line by line (a pin mutation), not just an invalid file. Returns the manifest
-    with the last of duplicate keys, without unknown keys and with each invalid value
-    replaced by the `fallback`'s (the baseline's) or dropped — or None when even that
-    does not validate — and the problems as (line, message).
-    """
-    try:
-        return parse(raw, name, repo_root), []
-    except safe_yaml.LocatedError as exc:
-        problems = list(exc.problems)
-    try:
-        located = safe_yaml.load(raw, name, keep_last_duplicate=True)
-    except safe_yaml.LocatedError:
-        return None, problems
-    problems.extend(located.duplicates)
-    if not isinstance(located.data, dict):
-        return None, problems
-    try:
-        _refuse_unquoted(located)
-        Manifest.model_validate(located.data)
-    except safe_yaml.LocatedError as exc:
-        problems.extend(exc.problems)
-    except ValidationError as exc:
-        problems.extend(_problems(exc, located))
-    unique = sorted(dict.fromkeys(problems), key=lambda item: item[0])
-    data = _known_keys(located.data, Manifest)
-    spare = fallback.model_dump() if fallback is not None else {}
-    for _attempt in range(8):
-        try:
-            manifest = Manifest.model_validate(data)
-        except ValidationError as exc:
-            if not all(_repair(data, tuple(e["loc"]), spare) for e in exc.errors()):
-                return None, unique
-            continue
-        return LoadedManifest(manifest=manifest, located=located, raw=raw), unique
-    return None, unique
-
-
-def _repair(data: dict[str, Any], loc: tuple[str | int, ...], spare: dict[str, Any]) -> bool:
-    """Put the baseline's value where `loc` is invalid (or drop the key); False if stuck."""
-    path = _without_union_tag(loc)
-    cut = next((i for i, part in enumerate(path) if not isinstance(part, str)), len(path))
-    keys = [str(part) for part in path[:cut]]
-    if not keys:
-        return False
-    parent: Any = data
-    known: Any = spare
-    for key in keys[:-1]:
-        parent, known = parent.get(key), known.get(key) if isinstance(known, dict) else None
-        if not isinstance(parent, dict):
-            return False
-    last = keys[-1]
-    if isinstance(known, dict) and known.get(last) is not None:
-        if parent.get(last) == known[last]:
-            return False
-        parent[last] = known[last]
-    elif last in parent:
-        del parent[last]
-    else:
-        return False
-    return True
-
-
-def _known_keys(data: Any, model: type[BaseModel]) -> Any:
-    if not isinstance(data, dict):
-        return data
-    out = {}
-    for key, value in data.items():
-        field = model.model_fields.get(key)
-        if field is None:
-            continue
-        annotation = field.annotation
-        nested = isinstance(annotation, type) and issubclass(annotation, BaseModel)
-        out[key] = _known_keys(value, annotation) if nested else value  # type: ignore[arg-type]
-    return out
 
 
 def read(path: Path, name: str | None = None) -> bytes:
@@ -506,7 +319,7 @@ def _warnings(manifest: Manifest, located: safe_yaml.Located) -> tuple[str, ...]
     return ()
 
 
-def _refuse_unquoted(located: safe_yaml.Located) -> None:
+def refuse_unquoted(located: safe_yaml.Located) -> None:
     data = located.data
     pins = data.get("pins")
     if isinstance(pins, dict) and isinstance(pins.get("umask"), int):
@@ -519,17 +332,17 @@ def _refuse_unquoted(located: safe_yaml.Located) -> None:
         )
 
 
-def _problems(exc: ValidationError, located: safe_yaml.Located) -> list[tuple[int, str]]:
+def problems(exc: ValidationError, located: safe_yaml.Located) -> list[tuple[int, str]]:
     found: list[tuple[int, str]] = []
     for error in exc.errors():
         if error["type"] == "none_required":
             continue  # the `None` branch of an optional pin: None is refused before this
-        path = _without_union_tag(tuple(error["loc"]))
+        path = without_union_tag(tuple(error["loc"]))
         found.append((located.line_of(path), _message(error, path)))
     return sorted(dict.fromkeys(found), key=lambda item: item[0])
 
 
-def _without_union_tag(path: tuple[str | int, ...]) -> tuple[str | int, ...]:
+def without_union_tag(path: tuple[str | int, ...]) -> tuple[str | int, ...]:
     """Drop pydantic's union branch ('int', 'dict[str,str]') from the location of a pin."""
     if len(path) >= 3 and path[0] == "pins" and path[1] in Pins.model_fields:
         return path[:2] + path[3:]

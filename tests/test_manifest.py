@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from entropy_action import manifest
+from entropy_action import manifest, run_options
 from entropy_action.commands.schema import manifest_schema
 from tests.helpers import SEED_MANIFEST, Repo
 
@@ -387,7 +387,7 @@ def test_a_cassette_with_its_digest_validates(seed_repo: Repo) -> None:
 
 def test_run_options_that_only_report_are_allowed() -> None:
     args = ["-o", "addopts=", "-p", "no:cov", "-pno:cacheprovider", "-ra", "--tb=short", "-q"]
-    assert manifest.refused_pytest_arg(args) is None
+    assert run_options.refused_pytest_arg(args) is None
 
 
 @pytest.mark.parametrize(
@@ -405,7 +405,7 @@ def test_run_options_that_only_report_are_allowed() -> None:
     ],
 )
 def test_run_options_that_select_or_stop_tests_are_refused(args: list[str]) -> None:
-    assert manifest.refused_pytest_arg(args) is not None
+    assert run_options.refused_pytest_arg(args) is not None
 
 
 def test_the_committed_schema_is_the_models() -> None:

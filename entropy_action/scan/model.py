@@ -6,7 +6,8 @@ import ast
 from dataclasses import dataclass, field
 
 from entropy_action.findings import Finding, FindingKind
-from entropy_action.manifest import REPORTING_PLUGINS, Manifest
+from entropy_action.manifest import Manifest
+from entropy_action.run_options import REPORTING_PLUGINS
 from entropy_action.scan.collect import Collector, Func, Key, PropertyTest, Reach
 from entropy_action.scan.names import ModuleIndex
 from entropy_action.scan.scope import Scope
