@@ -19,7 +19,15 @@ from entropy_action.host import HOST_JSON
 from entropy_action.manifest import LoadedManifest
 from entropy_action.pins import PinDiff
 from entropy_action.reports import HostReport
-from entropy_action.verdict import Evidence, HostOutcome, TestOutcome, TestResult, Verdict, classify
+from entropy_action.verdict import (
+    FAILING,
+    Evidence,
+    HostOutcome,
+    TestOutcome,
+    TestResult,
+    Verdict,
+    classify,
+)
 
 # (paired results, hosts "A"/"B" whose collection failed) -> runtime findings
 RuntimeFindings = Callable[[Sequence[TestResult], Collection[str]], Sequence[Finding]]
@@ -38,13 +46,17 @@ def evaluate(
     require_host_b: bool = True,
     invalid: Sequence[str] = (),
     notes: Sequence[str] = (),
+    base_a: Path | None = None,
+    base_b: Path | None = None,
 ) -> Verdict:
     """The verdict on two host report directories; bad host input makes it `invalid`.
 
     `pin_diff` None means no pin check ran (pins count as intact, and the reasons say so);
     `runtime_findings` turns the paired tests into findings (the scan's not_executed);
     `invalid` are reasons found by the caller why the inputs cannot be judged (a host run
-    that could not start); `notes` are appended to the reasons as they are.
+    that could not start); `notes` are appended to the reasons as they are. `base_a` and
+    `base_b` are reports of the base ref's module on each host: a test that fails the same
+    way there is a pre-existing failure, which does not fail the host (unless strict).
     """
     report_a, problems = _read("a", host_a)
     report_b: HostReport | None = None
@@ -52,12 +64,15 @@ def evaluate(
         report_b, problems_b = _read("b", host_b)
         problems += problems_b
     problems = [*invalid, *problems, *_cross_checks(report_a, report_b, loaded, require_host_b)]
-    tests = pair(report_a, report_b)
+    base_notes: list[str] = []
+    old_a = _read_base("a", base_a, base_notes)
+    old_b = _read_base("b", base_b, base_notes)
+    tests = with_baseline(pair(report_a, report_b), old_a, old_b)
     broken = [name for name, r in (("A", report_a), ("B", report_b)) if r and r.errors]
     runtime = list(runtime_findings(tests, broken)) if runtime_findings and report_a else []
     evidence = Evidence(
-        host_a=_outcome(report_a),
-        host_b=_outcome(report_b),
+        host_a=_outcome(report_a, tests, "a", strict_baseline),
+        host_b=_outcome(report_b, tests, "b", strict_baseline),
         pins_intact=pin_diff.intact if pin_diff is not None else True,
         pin_changes=(pin_diff or _NO_PIN_DIFF).summary(),
         pin_diff=tuple(pin_diff.changes) if pin_diff is not None else (),
@@ -67,9 +82,41 @@ def evaluate(
         errors=(*_host_errors("A", report_a), *_host_errors("B", report_b)),
         strict_baseline=strict_baseline,
         require_host_b=require_host_b,
-        notes=(*([] if pin_diff is not None else [NO_PIN_CHECK]), *notes),
+        notes=(*([] if pin_diff is not None else [NO_PIN_CHECK]), *base_notes, *notes),
     )
     return classify(evidence)
+
+
+def _read_base(label: Label, dir: Path | None, notes: list[str]) -> HostReport | None:
+    if dir is None:
+        return None
+    try:
+        return reports.read_host(dir)
+    except GateError as exc:
+        notes.append(
+            f"the base run on host {label.upper()} is unusable ({exc.message}); "
+            "failures there cannot be told pre-existing"
+        )
+        return None
+
+
+def with_baseline(
+    results: list[TestResult], base_a: HostReport | None, base_b: HostReport | None
+) -> list[TestResult]:
+    """Each result with its outcome in the base ref's run on each host that had one."""
+    if base_a is None and base_b is None:
+        return results
+    by_a = reports.merge(base_a.tests) if base_a else None
+    by_b = reports.merge(base_b.tests) if base_b else None
+    return [
+        result.model_copy(
+            update={
+                "base_a": None if by_a is None else _test_outcome(by_a.get(result.id)),
+                "base_b": None if by_b is None else _test_outcome(by_b.get(result.id)),
+            }
+        )
+        for result in results
+    ]
 
 
 _NO_PIN_DIFF = PinDiff(baseline="(no pin check)", baseline_found=False)
@@ -152,8 +199,20 @@ def _test_outcome(test: reports.TestCase | None) -> TestOutcome:
     return test.outcome if test is not None else "missing"
 
 
-def _outcome(report: HostReport | None) -> HostOutcome:
-    return report.outcome if report is not None else "missing"
+def _outcome(
+    report: HostReport | None, tests: Sequence[TestResult], host: Label, strict: bool
+) -> HostOutcome:
+    """A host fails on a failing test, unless every failing test failed at the base too."""
+    if report is None:
+        return "missing"
+    if report.errors or not report.tests:
+        return "fail"
+    failing = [t for t in tests if t.outcome(host) in FAILING]
+    if not failing:
+        return report.outcome  # a nonzero exit without a failing test still fails
+    if strict:
+        return "fail"
+    return "fail" if any(not t.failed_before(host) for t in failing) else "pass"
 
 
 def _host_errors(name: str, report: HostReport | None) -> list[str]:

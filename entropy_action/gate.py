@@ -18,10 +18,9 @@ from pathlib import Path
 
 from entropy_action import baseline, compare, git, reports, runner, scan
 from entropy_action.errors import ExitCode, GateError
-from entropy_action.verdict import Evidence, Verdict, classify
+from entropy_action.verdict import FAILING, Evidence, Verdict, classify
 
 HEARTBEAT_SECONDS = 10.0
-EXECUTED = frozenset({"passed", "failed", "error"})
 
 
 @dataclass(frozen=True)
@@ -55,22 +54,23 @@ def run_gate(settings: GateSettings) -> GateResult:
         return GateResult(_unreadable_head(check), check, out, check.notes)
     settings.progress("scanning the property module for silenced entropy…")
     scanned = scan.scan(check)
-    errors, executed_at_base, notes = _run_hosts(settings, check, out)
+    runs = _run_hosts(settings, check, out)
     constraints = (check.base or check.head).manifest.constraints
-
     verdict = compare.evaluate(
         out / "host-a",
         out / "host-b",
         loaded=check.head,
         pin_diff=check.diff,
         findings=scanned.findings,
-        runtime_findings=scan.runtime_rule(scanned, executed_at_base),
+        runtime_findings=scan.runtime_rule(scanned, runs.base_cases),
         strict_baseline=constraints.strict_baseline,
         require_host_b=constraints.require_host_b,
-        invalid=errors,
+        invalid=runs.errors,
         notes=[f"silencing scan incomplete: {error}" for error in scanned.errors],
+        base_a=runs.base_a,
+        base_b=runs.base_b,
     )
-    return GateResult(verdict, check, out, check.notes + scanned.notes + notes)
+    return GateResult(verdict, check, out, check.notes + scanned.notes + runs.notes)
 
 
 def _unreadable_head(check: baseline.PinCheck) -> Verdict:
@@ -85,11 +85,21 @@ def _unreadable_head(check: baseline.PinCheck) -> Verdict:
     )
 
 
-def _run_hosts(
-    settings: GateSettings, check: baseline.PinCheck, out: Path
-) -> tuple[tuple[str, ...], set[str] | None, tuple[str, ...]]:
-    """Host A, host B and the base run, concurrently when there are cores for it."""
-    assert check.head is not None
+@dataclass(frozen=True)
+class Runs:
+    """What the host runs left for the comparison."""
+
+    errors: tuple[str, ...]  # a host that could not run, in words (the verdict is invalid)
+    base_cases: dict[str, str] | None  # case id -> outcome in the base's run on host A
+    base_a: Path | None  # the base's reports on host A and (when host B failed) on host B
+    base_b: Path | None
+    notes: tuple[str, ...]
+
+
+def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> Runs:
+    """Host A, host B and the base's module on host A, concurrently when there are cores;
+    then, only when host B failed a test, the base's module on host B too, so a failure
+    that stood at the base is told from one the patch brought."""
     host_notes: list[str] = []
     jobs: dict[str, Callable[[], object]] = {
         "host A": lambda: _run_host(_host(settings, check, out, "a"), host_notes),
@@ -97,17 +107,25 @@ def _run_hosts(
     }
     want_base = settings.base_run and check.base is not None and check.base_commit is not None
     if want_base:
-        jobs["base run"] = lambda: _run_base(settings, check, out)
-    workers = max(1, min(len(jobs), os.cpu_count() or 1))
-    failures = _execute(jobs, workers, settings.progress)
+        jobs["base run"] = lambda: _run_base(settings, check, out, "a")
+    failures = _execute(jobs, settings.progress)
     errors = tuple(f"{name}: {failures[name]}" for name in ("host A", "host B") if name in failures)
     notes = tuple(sorted(host_notes))
-    executed: set[str] | None = None
-    if want_base and "base run" not in failures:
-        executed = _executed_names(out / "base", check.base.manifest.module if check.base else "")
-    elif want_base:
+    if not want_base:
+        return Runs(errors, None, None, None, notes)
+    if "base run" in failures:
         notes += (f"base run failed ({failures['base run']}); attributing skips statically",)
-    return errors, executed, notes
+        return Runs(errors, None, None, None, notes)
+    base_b: Path | None = None
+    if _has_failures(out / "host-b"):
+        more = _execute(
+            {"base run on host B": lambda: _run_base(settings, check, out, "b")}, settings.progress
+        )
+        base_b = None if more else out / "base-b"
+        notes += tuple(
+            f"{name} failed ({why}); host B's failures all count" for name, why in more.items()
+        )
+    return Runs(errors, _cases(out / "base-a"), out / "base-a", base_b, notes)
 
 
 def _run_host(settings: runner.RunSettings, notes: list[str]) -> None:
@@ -152,23 +170,26 @@ def _labelled(progress: Callable[[str], None], label: str) -> Callable[[str], No
     return lambda line: progress(f"{label}: {line}")
 
 
-def _run_base(settings: GateSettings, check: baseline.PinCheck, out: Path) -> None:
+def _run_base(settings: GateSettings, check: baseline.PinCheck, out: Path, host: str) -> None:
+    """The base ref's module in a temporary git worktree, under the base's manifest."""
     assert check.base is not None
     assert check.base_commit is not None
-    tree = out / "base-tree"
+    tree = out / f"base-tree-{host}"
     if tree.exists():
         shutil.rmtree(tree)
     git.add_worktree(check.root, check.base_commit, tree)
     try:
         runner.run_host(
             runner.RunSettings(
-                host="a",
-                out=out / "base",
+                host="b" if host == "b" else "a",
+                out=out / f"base-{host}",
                 root=tree,
                 loaded=check.base,
                 environ=settings.environ,
+                isolate=host == "b",
+                python=settings.python if host == "b" else None,
                 namespaces=settings.namespaces,
-                progress=_labelled(settings.progress, f"base run ({settings.base_ref})"),
+                progress=_labelled(settings.progress, f"base run on host {host.upper()}"),
             )
         )
     finally:
@@ -176,9 +197,10 @@ def _run_base(settings: GateSettings, check: baseline.PinCheck, out: Path) -> No
 
 
 def _execute(
-    jobs: Mapping[str, Callable[[], object]], workers: int, progress: Callable[[str], None]
+    jobs: Mapping[str, Callable[[], object]], progress: Callable[[str], None]
 ) -> dict[str, str]:
-    """Run the jobs; the GateError message of each job that failed, by name."""
+    """Run the jobs, as many at once as there are cores; the GateError of each that failed."""
+    workers = max(1, min(len(jobs), os.cpu_count() or 1))
     failures: dict[str, str] = {}
     started = time.monotonic()
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="entropy-gate") as pool:
@@ -200,15 +222,18 @@ def _execute(
     return failures
 
 
-def _executed_names(base_dir: Path, module: str) -> set[str] | None:
-    """Names (Class::test) of the base module's tests that executed in the base run."""
+def _cases(base_dir: Path) -> dict[str, str] | None:
+    """Normalized case id -> outcome in a base run (None when its report is unusable)."""
     try:
         report = reports.read_host(base_dir)
     except GateError:
         return None
-    prefix = f"{module}::"
-    names: set[str] = set()
-    for case in report.tests:
-        if case.outcome in EXECUTED and case.id.startswith(prefix):
-            names.add(case.id[len(prefix) :].split("[", 1)[0])
-    return names
+    return {case.id: case.outcome for case in reports.merge(report.tests).values()}
+
+
+def _has_failures(host_dir: Path) -> bool:
+    try:
+        report = reports.read_host(host_dir)
+    except GateError:
+        return False
+    return any(case.outcome in FAILING for case in report.tests)

@@ -94,7 +94,7 @@ def read_host(dir: Path) -> HostReport:
     info = read_info(dir / HOST_JSON)
     junit = dir / JUNIT_XML
     data = read_capped(junit, MAX_JUNIT_XML)
-    tests, errors = parse_junit(data, str(junit), normalizer(placeholders(info)))
+    tests, errors = parse_junit(data, str(junit), normalizer(placeholders(info)), info.module)
     return HostReport(dir=dir, info=info, tests=tests, errors=errors)
 
 
@@ -180,15 +180,19 @@ def normalizer(pairs: list[tuple[str, str]]) -> Callable[[str], str]:
 
 
 def parse_junit(
-    data: bytes, name: str, normalize: Callable[[str], str] = str
+    data: bytes, name: str, normalize: Callable[[str], str] = str, module: str | None = None
 ) -> tuple[tuple[TestCase, ...], tuple[str, ...]]:
-    """The test cases and collection errors of a pytest JUnit XML document."""
+    """The test cases and collection errors of a pytest JUnit XML document.
+
+    `module` is the property module the run collected: a test it inherits from a class defined
+    in another file carries that file in `file`, but belongs to `module` (see `node_id`).
+    """
     document = _JUnit.fromroot(_xml_root(data, name))
     tests: list[TestCase] = []
     errors: list[str] = []
     try:
         for case in _cases(document):
-            _add_case(case, normalize, tests, errors)
+            _add_case(case, normalize, tests, errors, module)
     except RecursionError:
         raise GateError(f"{name}: test suites nested too deeply; not a pytest report") from None
     return tuple(tests), tuple(errors)
@@ -242,7 +246,11 @@ def _cases(document: Any) -> Iterator[Any]:
 
 
 def _add_case(
-    case: Any, normalize: Callable[[str], str], tests: list[TestCase], errors: list[str]
+    case: Any,
+    normalize: Callable[[str], str],
+    tests: list[TestCase],
+    errors: list[str],
+    module: str | None,
 ) -> None:
     classname = _one_line(case.classname)
     file = _one_line(case.file) or None
@@ -251,7 +259,7 @@ def _add_case(
     if not classname and outcome in ("failed", "error"):  # a module that failed to collect
         errors.append(_collection_error(file or name, message, text))
         return
-    raw = node_id(file, classname, name)
+    raw = node_id(file, classname, name, module)
     tests.append(
         TestCase(
             id=normalize(raw),
@@ -295,16 +303,21 @@ def _collection_error(where: str, message: str | None, text: str | None) -> str:
     return f"{message or 'collection failure'} in {where}" + (f":\n{body}" if body else "")
 
 
-def node_id(file: str | None, classname: str, name: str) -> str:
-    """pytest's node id "<module path>::<Class>::<name>[params]" from xunit1 attributes."""
+def node_id(file: str | None, classname: str, name: str, module: str | None = None) -> str:
+    """pytest's node id "<module path>::<Class>::<name>[params]" from xunit1 attributes.
+
+    The collecting `module` is tried first: `file` names where the test function is defined,
+    which for a test inherited from a base class in another file is not where it ran.
+    """
     if not classname:
         return file or name
-    if file:
-        module = _dotted(file)
-        if classname == module:
-            return f"{file}::{name}"
-        if classname.startswith(module + "."):
-            return "::".join([file, *classname[len(module) + 1 :].split("."), name])
+    for path in (module, file):
+        if path:
+            dotted = _dotted(path)
+            if classname == dotted:
+                return f"{path}::{name}"
+            if classname.startswith(dotted + "."):
+                return "::".join([path, *classname[len(dotted) + 1 :].split("."), name])
     return f"{classname}::{name}"
 
 

@@ -252,12 +252,16 @@ def _plugin_config(
 
 
 def _pytest_argv(settings: RunSettings, python: str, out: Path) -> list[str]:
-    """The gate's --junitxml comes last so it wins over one in the project's addopts."""
+    """The gate's --junitxml comes last so it wins over one in the project's addopts.
+
+    `--rootdir=.` (the tree root is the working directory) keeps test ids relative to the
+    repository root even when the nearest pytest.ini sits deeper, so they match the scan's.
+    """
     manifest = settings.loaded.manifest
     return [
         python, "-m", "pytest", manifest.module, *manifest.run.pytest_args,
         "-p", PLUGIN_MODULE, "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
-        f"--junitxml={out / JUNIT_XML}",
+        "--rootdir=.", f"--junitxml={out / JUNIT_XML}",
     ]  # fmt: skip
 
 

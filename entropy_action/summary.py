@@ -5,6 +5,8 @@ Rendering only; every decision was made by `verdict.classify`.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from entropy_action.findings import Finding
 from entropy_action.verdict import TestResult, Verdict
 
@@ -44,6 +46,9 @@ def _headline(verdict: Verdict) -> list[str]:
     ]
 
 
+_HOSTS: tuple[tuple[str, Literal["a", "b"]], ...] = (("A", "a"), ("B", "b"))
+
+
 def _tests(tests: list[TestResult]) -> list[str]:
     if not tests:
         return ["tests: none reported"]
@@ -54,7 +59,9 @@ def _tests(tests: list[TestResult]) -> list[str]:
         verb = "differs" if len(shown) == 1 else "differ"
         lines[0] += f"; {len(shown)} {verb} between hosts or did not pass:"
     for test in shown:
-        lines.append(f"  A {test.host_a:<7}  B {test.host_b:<7}  {_display_id(test)}")
+        before = [name for name, key in _HOSTS if test.failed_before(key)]
+        note = f"  (failed at the base too on host {' and '.join(before)})" if before else ""
+        lines.append(f"  A {test.host_a:<7}  B {test.host_b:<7}  {_display_id(test)}{note}")
         for host, message in (("A", test.message_a), ("B", test.message_b)):
             if message:
                 lines.append(f"      {host}: {_first_line(message)}")

@@ -27,6 +27,7 @@ Classification = Literal[
 ]
 HostOutcome = Literal["pass", "fail", "missing"]
 TestOutcome = Literal["passed", "failed", "error", "skipped", "missing"]
+FAILING = frozenset({"failed", "error"})
 
 # The seed's table, one row per classification: host A, host B, pins intact, markers, action.
 ROWS: dict[Classification, str] = {
@@ -59,6 +60,20 @@ class TestResult(BaseModel):
     line: int | None = None
     message_a: str | None = None
     message_b: str | None = None
+    base_a: TestOutcome | None = Field(
+        None, description="The outcome in the base ref's run on host A (None: no such run)"
+    )
+    base_b: TestOutcome | None = Field(
+        None, description="The outcome in the base ref's run on host B (None: no such run)"
+    )
+
+    def outcome(self, host: Literal["a", "b"]) -> TestOutcome:
+        return self.host_a if host == "a" else self.host_b
+
+    def failed_before(self, host: Literal["a", "b"]) -> bool:
+        """Whether this test failed on `host` and already failed there at the base ref."""
+        base = self.base_a if host == "a" else self.base_b
+        return self.outcome(host) in FAILING and base in FAILING
 
 
 class Verdict(BaseModel):
@@ -197,12 +212,21 @@ def _finding_reasons(e: Evidence) -> list[str]:
 
 def _host_reasons(e: Evidence) -> list[str]:
     out: list[str] = []
-    for name, outcome, key in (("A", e.host_a, "host_a"), ("B", e.host_b, "host_b")):
+    hosts: tuple[tuple[str, HostOutcome, Literal["a", "b"]], ...] = (
+        ("A", e.host_a, "a"),
+        ("B", e.host_b, "b"),
+    )
+    for name, outcome, key in hosts:
         if outcome == "missing":
             continue
-        bad = Counter(getattr(t, key) for t in e.tests if getattr(t, key) in ("failed", "error"))
-        detail = ", ".join(f"{n} {what}" for what, n in sorted(bad.items()))
-        out.append(f"host {name}: {outcome}" + (f" ({detail})" if detail else ""))
+        failing = [t for t in e.tests if t.outcome(key) in FAILING]
+        before = [t for t in failing if t.failed_before(key)]
+        counted = failing if e.strict_baseline else [t for t in failing if t not in before]
+        bad = Counter(t.outcome(key) for t in counted)
+        details = [f"{n} {what}" for what, n in sorted(bad.items())]
+        if before and not e.strict_baseline:
+            details.append(f"{len(before)} failed at the base too, not counted")
+        out.append(f"host {name}: {outcome}" + (f" ({', '.join(details)})" if details else ""))
     if e.host_a == "pass" and e.host_b == "fail":
         out.append(
             "host A passed and host B failed: the property depends on an unpinned source "

@@ -204,6 +204,7 @@ def test_host_a_runs_under_the_pins_and_reports_them(tmp_path: Path) -> None:
         "no:cacheprovider",
         "-o",
         "junit_family=xunit1",
+        "--rootdir=.",
         f"--junitxml={out / JUNIT_XML}",
     ]
     fingerprint = data["fingerprint"]

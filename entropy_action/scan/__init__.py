@@ -9,7 +9,7 @@ runtime rule (`not_executed`) reads both hosts' results.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from entropy_action.baseline import PinCheck
@@ -17,7 +17,12 @@ from entropy_action.errors import GateError
 from entropy_action.findings import Finding
 from entropy_action.scan.engine import analyze, match
 from entropy_action.scan.model import Rules
-from entropy_action.scan.runtime import DefinedTest, not_executed
+from entropy_action.scan.runtime import (
+    DefinedTest,
+    cases_not_executed,
+    executed_names,
+    not_executed,
+)
 from entropy_action.scan.source import CommitTree, WorkTree
 from entropy_action.scan.weakening import compare
 from entropy_action.verdict import TestResult
@@ -59,23 +64,27 @@ def scan(check: PinCheck) -> ScanResult:
 
 
 def runtime_rule(
-    scanned: ScanResult, executed_at_base: set[str] | None
+    scanned: ScanResult, base_cases: Mapping[str, str] | None
 ) -> Callable[[Sequence[TestResult], Collection[str]], list[Finding]]:
     """Rule 6 bound to a scan: (paired results, hosts that failed to collect) -> findings.
 
-    `executed_at_base`: names that executed in a run of the base's module (None: the caller
-    did not run it, so skips are attributed statically).
+    `base_cases`: normalized case id -> outcome in a run of the base's module on host A
+    (None: the caller did not run it, so skips are attributed statically).
     """
-    existed = {test.name for test in scanned.base_tests} if executed_at_base is not None else None
+    executed = None if base_cases is None else executed_names(base_cases)
+    existed = {test.name for test in scanned.base_tests} if base_cases is not None else None
 
     def rule(results: Sequence[TestResult], broken_hosts: Collection[str]) -> list[Finding]:
-        return not_executed(
+        found = not_executed(
             scanned.tests,
             results,
-            executed_at_base,
+            executed,
             scanned.findings,
             existed_at_base=existed,
             broken_hosts=broken_hosts,
         )
+        if base_cases is not None:
+            found += cases_not_executed(scanned.tests, results, base_cases, broken_hosts)
+        return found
 
     return rule

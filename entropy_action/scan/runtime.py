@@ -3,7 +3,7 @@ hosts. Skipped, xfailed, xpassed, deselected or absent is a finding, whatever hi
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from entropy_action.findings import Finding
@@ -115,3 +115,84 @@ def concerns(finding: Finding, name: str) -> bool:
     if finding.test is None:
         return True
     return finding.test == name or name.startswith(finding.test + "::")
+
+
+def executed_names(base_cases: Mapping[str, str]) -> set[str]:
+    """`Class::test` names of the tests that executed, from case ids and their outcomes."""
+    names: set[str] = set()
+    for test_id, outcome in base_cases.items():
+        bare = bare_id(test_id)
+        if outcome in EXECUTED and "::" in bare:
+            names.add(bare.split("::", 1)[1])
+    return names
+
+
+def cases_not_executed(
+    defined: Sequence[DefinedTest],
+    results: Sequence[TestResult],
+    base_cases: Mapping[str, str],
+    broken_hosts: Collection[str] = (),
+) -> list[Finding]:
+    """Cases that executed in the base's run on host A, and fewer of them at the head.
+
+    The function-level rule misses a single parametrized case skipped or dropped, and tests a
+    class inherits from another file; this compares, per test function, how many cases ran
+    at the base and at the head on each host (by count, so ids that merely changed do not
+    count) and names the missing ones.
+    """
+    before = _executed_by_function(base_cases.items())
+    now = {
+        "A": _executed_by_function((r.id, r.host_a) for r in results),
+        "B": _executed_by_function((r.id, r.host_b) for r in results),
+    }
+    defs = {f"{test.path}::{test.name}": test for test in defined}
+    sites = {bare_id(r.id): r for r in results}
+    found = []
+    for function, cases in before.items():
+        short = {
+            host: sorted(cases - ran.get(function, set()))
+            for host, ran in now.items()
+            if host not in broken_hosts
+            and len(ran.get(function, set())) < len(cases)
+            and (ran.get(function) or function not in defs)  # none ran: the rule above says so
+        }
+        if short:
+            found.append(_case_finding(function, len(cases), short, defs, sites))
+    return found
+
+
+def _executed_by_function(cases: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
+    grouped: dict[str, set[str]] = {}
+    for test_id, outcome in cases:
+        if outcome in EXECUTED:
+            grouped.setdefault(bare_id(test_id), set()).add(test_id)
+    return grouped
+
+
+def _case_finding(
+    function: str,
+    total: int,
+    short: dict[str, list[str]],
+    defs: Mapping[str, DefinedTest],
+    sites: Mapping[str, TestResult],
+) -> Finding:
+    name = function.split("::", 1)[-1]
+    where = defs.get(function)
+    site = sites.get(function)
+    path = (
+        where.path if where else (site.path if site and site.path else function.split("::", 1)[0])
+    )
+    line = where.line if where else (site.line if site and site.line else 1)
+    parts = []
+    for host, missing in sorted(short.items()):
+        shown = ", ".join(case[len(function) :] or case for case in missing[:3])
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        parts.append(f"host {host} ({len(missing)} of {total}: {shown}{more})")
+    return Finding(
+        kind="not_executed",
+        path=path,
+        line=line,
+        message=f"property {name}: cases that executed at the base did not execute on "
+        f"{' and '.join(parts)} — a case that does not run proves nothing",
+        test=name,
+    )
