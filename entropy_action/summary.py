@@ -27,7 +27,7 @@ def render_text(verdict: Verdict) -> str:
     """The readable summary: classification, its table row, hosts, tests, pins, findings, why."""
     sections = [
         _headline(verdict),
-        _tests(verdict.tests),
+        _tests(verdict.tests, verdict.findings),
         _pin_changes(verdict),
         _findings(verdict.findings, verdict.strict_baseline),
         _bullets("reasons", verdict.reasons),
@@ -49,12 +49,18 @@ def _headline(verdict: Verdict) -> list[str]:
 _HOSTS: tuple[tuple[str, Literal["a", "b"]], ...] = (("A", "a"), ("B", "b"))
 
 
-def _tests(tests: list[TestResult]) -> list[str]:
+def _tests(tests: list[TestResult], findings: list[Finding]) -> list[str]:
+    """The tests that differ or did not pass; those skipped on both hosts only when the
+    patch is blamed for them (the rest were skipped at the base as well: a count)."""
+    flagged = {f.test.split("::")[-1] for f in findings if f.introduced and f.test}
     if not tests:
         return ["tests: none reported"]
-    shown = [t for t in tests if _noteworthy(t)]
-    agreed = len(tests) - len(shown)
+    shown = [t for t in tests if _noteworthy(t, flagged)]
+    skipped = sum(t.host_a == t.host_b == "skipped" and t not in shown for t in tests)
+    agreed = len(tests) - len(shown) - skipped
     lines = [f"tests: {len(tests)}; {agreed} passed on both hosts"]
+    if skipped:  # each one that counts is a not_executed finding below
+        lines[0] += f"; {skipped} skipped on both"
     if shown:
         verb = "differs" if len(shown) == 1 else "differ"
         lines[0] += f"; {len(shown)} {verb} between hosts or did not pass:"
@@ -68,8 +74,10 @@ def _tests(tests: list[TestResult]) -> list[str]:
     return lines
 
 
-def _noteworthy(test: TestResult) -> bool:
-    return not (test.host_a == test.host_b == "passed")
+def _noteworthy(test: TestResult, flagged: set[str]) -> bool:
+    if test.host_a == test.host_b == "skipped":
+        return test.id.split("::")[-1].split("[", 1)[0] in flagged
+    return not test.host_a == test.host_b == "passed"
 
 
 def _display_id(test: TestResult) -> str:
