@@ -168,3 +168,12 @@ def test_a_pytest_ini_below_the_root_keeps_ids_relative_to_the_repository(
     code, verdict, _ = _gate(repo, base)
     assert [t["id"] for t in verdict["tests"]] == ["tests/test_years.py::test_a"]
     assert (code, verdict["classification"], verdict["findings"]) == (0, "merge_candidate", [])
+
+
+def test_a_renamed_property_is_one_finding_at_its_new_def(years: tuple[Repo, str]) -> None:
+    repo, base = years
+    repo.write("tests/test_years.py", COUPLED_AT_BASE.replace("def test_squares", "def test_sq"))
+    code, verdict, _ = _gate(repo, base)
+    assert (code, verdict["classification"]) == (1, "entropy_silenced")
+    introduced = [(f["kind"], f["line"]) for f in verdict["findings"] if f["introduced"]]
+    assert introduced == [("test_removed", 11)]

@@ -24,8 +24,8 @@ def test_skipif_true_on_a_property_is_found_at_its_decorator(repo: Repo) -> None
     assert scanned.located == [("skip_marker", PROPERTY, 4, True)]
     assert scanned.result.out == (
         f"{PROPERTY}:4: skip marker 'skipif' on property test_total: "
-        "pytest.mark.skipif(True, reason='stable') — the property does not run when it "
-        "applies, whatever its condition says under the pins\n"
+        "pytest.mark.skipif(True, reason='stable') — it skips the property when True "
+        "(counted whatever the condition is under the pins)\n"
         "scan: 1 finding(s) introduced by the patch, 0 pre-existing (notices)\n"
     )
 
@@ -233,3 +233,55 @@ def test_a_skip_in_another_test_module_is_not_the_propertys(repo: Repo) -> None:
     )
     scanned = scan(repo)
     assert (scanned.code, scanned.findings) == (0, [])
+
+
+def test_marker_messages_say_what_the_marker_does_not_that_tests_did_not_run(
+    repo: Repo,
+) -> None:
+    base(repo, "import sys\n")
+    write(
+        repo,
+        tests__properties__test_invoice_dot_py="""\
+        import sys
+        import unittest
+
+        import pytest
+
+        IS_WIN = sys.platform.startswith("win")
+
+
+        @pytest.mark.skipif(IS_WIN, reason="Windows does not use TZ var")
+        class TestTZVar:
+            def test_total(self):
+                assert 1 < 2
+
+
+        class TestCase(unittest.TestCase):
+            @unittest.skipUnless(sys.platform == "linux", "linux only")
+            def test_linux(self):
+                self.assertEqual(sum([1]), 1)
+
+            @unittest.skip("later")
+            def test_later(self):
+                self.assertEqual(sum([2]), 2)
+
+
+        @pytest.mark.parametrize("n", [1, pytest.param(2, marks=pytest.mark.skip)])
+        def test_cases(n):
+            assert n > 0
+        """,
+    )
+    scanned = scan(repo)
+    assert [f["message"] for f in scanned.findings] == [
+        "skip marker 'skipif' on class TestTZVar (every property in it): "
+        "pytest.mark.skipif(IS_WIN, reason='Windows does not use TZ var') — it skips every "
+        "property in it when IS_WIN (counted whatever the condition is under the pins)",
+        "skip marker 'unittest.skipUnless' on property TestCase::test_linux: "
+        "unittest.skipUnless(sys.platform == 'linux', 'linux only') — it skips the property "
+        "unless sys.platform == 'linux' (counted whatever the condition is under the pins)",
+        "skip marker 'unittest.skip' on property TestCase::test_later: "
+        "unittest.skip('later') — it skips the property unconditionally",
+        "skip marker 'skip' on a parameter case of property test_cases: pytest.mark.skip — it "
+        "skips that case unconditionally",
+    ]
+    assert [f["line"] for f in scanned.findings] == [9, 16, 20, 25]

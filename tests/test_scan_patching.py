@@ -278,3 +278,96 @@ def test_clearing_the_environment_counts_unless_it_restores_a_saved_copy(repo: R
     scanned = scan(repo)
     assert scanned.introduced == [("env_write", PROPERTY, 20)]
     assert scanned.findings[0]["message"].startswith("every pinned variable written in property")
+
+
+def test_hypothesis_derandomized_by_a_decorator_and_by_a_conftest_profile(repo: Repo) -> None:
+    base(repo)
+    write(
+        repo,
+        tests__conftest_dot_py="""\
+        from hypothesis import settings
+
+        settings.register_profile("ci", max_examples=50, derandomize=True)
+
+
+        def pytest_configure(config):
+            settings.load_profile("ci")
+        """,
+        tests__properties__test_invoice_dot_py="""\
+        from hypothesis import given, settings, strategies as st
+
+        from invoice_lib import total_for
+
+
+        @settings(derandomize=True)
+        @given(st.lists(st.integers()))
+        def test_total(amounts):
+            assert total_for(amounts) == sum(amounts)
+        """,
+    )
+    scanned = scan(repo)
+    assert scanned.code == 1
+    assert scanned.introduced == [
+        ("reseeded", "tests/conftest.py", 3),
+        ("reseeded", "tests/conftest.py", 7),
+        ("reseeded", PROPERTY, 6),
+    ]
+    assert scanned.findings[2]["message"] == (
+        "settings(derandomize=True) in property test_total derandomizes hypothesis — it "
+        "explores a fixed set of examples derived from the test instead of fresh ones each "
+        "run, so a property that fails only on some inputs stays green"
+    )
+    assert scanned.findings[1]["message"].startswith(
+        "settings.load_profile('ci') in hook pytest_configure (it runs for every property) "
+        "loads the derandomized hypothesis profile 'ci' — "
+    )
+
+
+def test_a_profile_derandomized_through_its_parent_settings(repo: Repo) -> None:
+    base(repo)
+    write(
+        repo,
+        conftest_dot_py="""\
+        import hypothesis
+
+        hypothesis.settings.register_profile(
+            "fixed", hypothesis.settings(derandomize=True, deadline=None)
+        )
+        hypothesis.settings.load_profile("fixed")
+        """,
+    )
+    scanned = scan(repo)
+    assert scanned.introduced == [("reseeded", "conftest.py", 4), ("reseeded", "conftest.py", 6)]
+
+
+def test_ordinary_hypothesis_settings_and_profiles_stay_quiet(repo: Repo) -> None:
+    base(repo)
+    write(
+        repo,
+        tests__conftest_dot_py="""\
+        from datetime import timedelta
+
+        from hypothesis import HealthCheck, settings
+
+        settings.register_profile(
+            "patience",
+            settings(suppress_health_check=[HealthCheck.too_slow], deadline=timedelta(1)),
+        )
+        settings.register_profile("fast", max_examples=5, derandomize=False)
+        settings.load_profile("patience")
+        """,
+        tests__properties__test_invoice_dot_py="""\
+        from hypothesis import given, seed, settings, strategies as st
+
+        from invoice_lib import total_for
+
+
+        @seed(9173)
+        @settings(max_examples=20, derandomize=False)
+        @given(st.lists(st.integers()))
+        def test_total(amounts):
+            assert total_for(amounts) == sum(amounts)
+        """,
+    )
+    scanned = scan(repo)
+    assert (scanned.code, scanned.findings) == (0, [])

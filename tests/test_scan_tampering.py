@@ -81,7 +81,11 @@ def test_collect_ignore_and_a_repository_plugin(repo: Repo) -> None:
         ("collection_tampering", "conftest.py", 3, True),
         ("report_tampering", "tests/plugins/outcomes.py", 5, True),
     ]
-    assert "drops files from collection" in scanned.findings[0]["message"]
+    assert scanned.findings[0]["message"] == (
+        "collect_ignore in conftest.py (collect_ignore = ['tests/properties/test_invoice.py']) "
+        "drops the property module tests/properties/test_invoice.py from collection — its "
+        "properties never run"
+    )
 
 
 @pytest.mark.parametrize(
@@ -94,12 +98,13 @@ def test_collect_ignore_and_a_repository_plugin(repo: Repo) -> None:
             5,
             "-k not total",
         ),
-        ("pytest.ini", "[pytest]\naddopts =\n    -ra\n    -m 'not network'\n", 4, "-m not network"),
+        ("pytest.ini", "[pytest]\naddopts =\n    -ra\n    -m 'smoke'\n", 4, "-m smoke"),
         (
             "setup.cfg",
-            "[metadata]\nname = x\n[tool:pytest]\naddopts = --deselect=a::b\n",
+            "[metadata]\nname = x\n[tool:pytest]\n"
+            "addopts = --deselect=tests/properties/test_invoice.py::test_total\n",
             4,
-            "--deselect a::b",
+            "--deselect tests/properties/test_invoice.py::test_total",
         ),
         ("tox.ini", "[tox]\n[pytest]\naddopts = -p no:randomly\n", 3, "-p no:randomly"),
     ],
@@ -146,3 +151,137 @@ def test_run_pytest_args_that_replace_addopts_silence_the_config_rule(repo: Repo
     write(repo, pytest_dot_ini="[pytest]\naddopts = -k total\n")
     scanned = scan(repo)
     assert (scanned.code, scanned.findings) == (0, [])
+
+
+@pytest.mark.parametrize(
+    ("addopts", "shown"),
+    [
+        ('"--hypothesis-seed=1234"', "--hypothesis-seed 1234"),
+        ('"--hypothesis-seed 77"', "--hypothesis-seed 77"),
+    ],
+)
+def test_a_hypothesis_seed_in_addopts(repo: Repo, addopts: str, shown: str) -> None:
+    base(repo)
+    write(repo, pyproject_dot_toml=f"[tool.pytest.ini_options]\naddopts = {addopts}\n")
+    scanned = scan(repo)
+    assert scanned.located == [("config_selection", "pyproject.toml", 2, True)]
+    assert scanned.findings[0]["message"] == (
+        f"addopts in pyproject.toml passes '{shown}' — hypothesis explores the examples of one "
+        "fixed seed instead of fresh ones each run, so a property that fails only on some "
+        "inputs stays green"
+    )
+
+
+def test_a_derandomized_profile_selected_in_addopts(repo: Repo) -> None:
+    base(
+        repo,
+        tests__conftest_dot_py=(
+            'from hypothesis import settings\n\nsettings.register_profile("ci", derandomize=True)\n'
+        ),
+    )
+    write(repo, pytest_dot_ini="[pytest]\naddopts = --hypothesis-profile=ci\n")
+    scanned = scan(repo)
+    assert scanned.located == [
+        ("config_selection", "pytest.ini", 2, True),
+        ("reseeded", "tests/conftest.py", 3, False),
+    ]
+
+
+def test_the_pinned_hypothesis_seed_and_an_ordinary_profile_stay_quiet(repo: Repo) -> None:
+    base(repo)
+    write(
+        repo,
+        pytest_dot_ini="[pytest]\naddopts = --hypothesis-seed=9173 --hypothesis-profile=dev\n",
+        tests__conftest_dot_py=(
+            'from hypothesis import settings\n\nsettings.register_profile("dev", max_examples=5)\n'
+        ),
+    )
+    scanned = scan(repo)
+    assert (scanned.code, scanned.findings) == (0, [])
+
+
+def test_ignores_and_deselections_of_other_files_stay_quiet(repo: Repo) -> None:
+    base(repo)
+    write(
+        repo,
+        pytest_dot_ini="""\
+        [pytest]
+        addopts =
+            -m "not stress"
+            --ignore=tests/test_pattern_matching.py
+            --ignore-glob=*_py2.py
+            --deselect tests/test_other.py::test_x
+        """,
+        tests__conftest_dot_py="""\
+        import sys
+
+        collect_ignore = ["setup.py"]
+        collect_ignore_glob = ["*_windows.py", "properties/test_other*.py"]
+        if sys.version_info < (3, 10):
+            collect_ignore.extend(["test_pattern_matching.py"])
+            collect_ignore.append("properties/test_invoice_helpers.py")
+        """,
+    )
+    scanned = scan(repo)
+    assert (scanned.code, scanned.findings) == (0, [])
+
+
+def test_ignores_that_match_the_property_module_or_cannot_be_read(repo: Repo) -> None:
+    base(repo)
+    write(
+        repo,
+        pytest_dot_ini="[pytest]\naddopts = --ignore=tests/properties/\n",
+        tests__conftest_dot_py="""\
+        import os
+
+        collect_ignore_glob = ["prop*/test_inv*.py"]
+        collect_ignore = [os.path.join("properties", "x.py")]
+        """,
+    )
+    scanned = scan(repo)
+    assert scanned.located == [
+        ("config_selection", "pytest.ini", 2, True),
+        ("collection_tampering", "tests/conftest.py", 3, True),
+        ("collection_tampering", "tests/conftest.py", 4, True),
+    ]
+    assert (
+        "drops the property module tests/properties/test_invoice.py"
+        in (scanned.findings[1]["message"])
+    )
+    assert (
+        "drops files from collection that the scan cannot name" in (scanned.findings[2]["message"])
+    )
+
+
+def test_a_marker_expression_counts_once_a_property_carries_its_marker(repo: Repo) -> None:
+    base(
+        repo,
+        "def test_total():\n    assert 1 < 2\n",
+        pyproject_dot_toml="[tool.pytest.ini_options]\naddopts = \"-m 'not stress'\"\n",
+    )
+    write(repo, README_dot_md="docs\n")
+    assert scan(repo).findings == []
+    write(
+        repo,
+        tests__properties__test_invoice_dot_py="""\
+        import pytest
+
+        heavy = pytest.mark.stress
+
+
+        @heavy
+        class TestInvoice:
+            def test_total(self):
+                assert 1 < 2
+
+
+        def test_total():
+            assert 1 < 2
+        """,
+    )
+    scanned = scan(repo)
+    assert scanned.located == [("config_selection", "pyproject.toml", 2, True)]
+    assert scanned.findings[0]["message"] == (
+        "addopts in pyproject.toml passes '-m not stress' — it deselects tests by marker, so a "
+        "property can stop running unnoticed"
+    )

@@ -43,14 +43,14 @@ def test_a_removed_and_a_renamed_property(repo: Repo) -> None:
     scanned = scan(repo)
     assert scanned.code == 1
     assert scanned.located == [
-        ("test_removed", PROPERTY, 7, True),
-        ("test_removed", PROPERTY, 7, True),
+        ("test_removed", PROPERTY, 4, True),
+        ("test_removed", PROPERTY, 9, True),
     ]
     assert [f["message"] for f in scanned.findings] == [
         "property test_rounding (line 9 at the base) was removed or renamed — what it checked "
         "is no longer checked",
-        "property test_currency (line 13 at the base) was removed or renamed — what it checked "
-        "is no longer checked",
+        "property renamed from test_currency to test_currency_renamed (line 13 at the base) — "
+        "it still runs, but history, ignore lists and reports keyed on its name lose it",
     ]
 
 
@@ -174,3 +174,81 @@ def test_an_assertion_inside_contextlib_suppress(repo: Repo) -> None:
         "(contextlib.suppress(AssertionError)) — the assertions in the block can never fail "
         "the property"
     )
+
+
+CLASS_TESTS = """\
+import pytest
+
+
+def test_aliases():
+    assert isinstance(1, int)
+
+
+class TestAbstract:
+    def test_number(self):
+        with pytest.raises(TypeError):
+            int("x")
+
+    def test_mapping(self):
+        with pytest.raises(TypeError):
+            dict(1)
+
+    def test_subclass(self):
+        assert issubclass(bool, int)
+"""
+
+
+def test_tests_merged_into_one_point_at_the_nearest_neighbour_of_their_class(
+    repo: Repo,
+) -> None:
+    base(repo, CLASS_TESTS)
+    write(
+        repo,
+        tests__properties__test_invoice_dot_py="""\
+        import pytest
+
+
+        def test_aliases():
+            assert isinstance(1, int)
+
+
+        class TestAbstract:
+            @pytest.mark.parametrize("make", [lambda: int("x"), lambda: dict(1)])
+            def test_cannot_build(self, make):
+                with pytest.raises(TypeError):
+                    make()
+
+            def test_subclass(self):
+                assert issubclass(bool, int)
+        """,
+    )
+    scanned = scan(repo)
+    assert scanned.located == [
+        ("test_removed", PROPERTY, 14, True),
+        ("test_removed", PROPERTY, 14, True),
+    ]
+    assert scanned.findings[0]["message"] == (
+        "property TestAbstract::test_number (line 9 at the base) was removed or renamed — what "
+        "it checked is no longer checked"
+    )
+
+
+def test_a_rename_that_also_changes_the_body_is_a_removal(repo: Repo) -> None:
+    base(repo, THREE_TESTS)
+    write(
+        repo,
+        tests__properties__test_invoice_dot_py=THREE_TESTS.replace(
+            "def test_currency():\n    assert total_for([5]) == 5",
+            "def test_currency_sum():\n    assert total_for([6]) == 6",
+        ),
+    )
+    scanned = scan(repo)
+    assert scanned.located == [("test_removed", PROPERTY, 9, True)]
+    assert scanned.findings[0]["message"].startswith("property test_currency (line 13 at the base)")
+
+
+def test_when_no_old_test_survives_the_first_new_one_is_pointed_at(repo: Repo) -> None:
+    base(repo, THREE_TESTS)
+    write(repo, tests__properties__test_invoice_dot_py="\n\n\ndef test_new():\n    assert 7 > 6\n")
+    scanned = scan(repo)
+    assert scanned.located == [("test_removed", PROPERTY, 4, True)] * 3

@@ -84,7 +84,9 @@ def runtime_rule(
             broken_hosts=broken_hosts,
         )
         if base_cases is not None:
-            found += cases_not_executed(scanned.tests, results, base_cases, broken_hosts)
+            found += cases_not_executed(
+                scanned.tests, results, base_cases, broken_hosts, scanned.findings
+            )
         return found
 
     return rule

@@ -1,53 +1,51 @@
-"""The property tests a module defines, the fixtures they can request, and what they reach.
+"""The property tests a module defines and the fixtures they can request.
 
 Collection follows pytest's defaults (python_functions / python_classes from the config,
-unittest.TestCase subclasses, `__test__ = False`); reachability follows calls, decorators,
-fixtures (by parameter, usefixtures, autouse, getfixturevalue) and setup methods.
+unittest.TestCase subclasses, `__test__ = False`); what they reach is reach.py's.
 """
 
 from __future__ import annotations
 
 import ast
 import fnmatch
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import cached_property
 
-from entropy_action.scan.names import FunctionNode, ModuleIndex, const_str, function_params, keyword
+from entropy_action.scan.names import FunctionNode, ModuleIndex, const_str, keyword
 from entropy_action.scan.scope import Scope
 
-MAX_REACH = 600  # functions reached from one test
-MAX_HOPS = 8  # calls followed from a test
 FIXTURE_DECORATORS = frozenset(
     {"pytest.fixture", "pytest.yield_fixture", "pytest_asyncio.fixture", "_pytest.fixtures.fixture"}
 )
-SETUP_METHODS = (
-    "setup_method",
-    "setup_class",
-    "setUp",
-    "setUpClass",
-    "asyncSetUp",
-    "setup",
-    "teardown_method",
-    "tearDown",
-)
-MODULE_SETUP = ("setup_module", "setUpModule", "setup_function", "setup")
-
 
 Key = tuple[str, int, int]
 
 
 @dataclass(frozen=True)
 class Func:
-    """A function the analysis can reach, with the classes around it (for `self.x()`)."""
+    """A function the analysis can reach, with the classes of the instance it runs on (for
+    `self.x()`: the last is the class whose methods `self` dispatches to, which may inherit
+    the function from a base class in another module)."""
 
-    module: ModuleIndex
+    module: ModuleIndex  # the module that defines the function
     node: FunctionNode
     classes: tuple[ast.ClassDef, ...] = ()
+    home: ModuleIndex | None = None  # the module of classes[-1], when not `module`
 
     @cached_property
     def key(self) -> Key:
         return (self.module.path, self.node.lineno, self.node.col_offset)
+
+    @property
+    def class_module(self) -> ModuleIndex:
+        return self.home or self.module
+
+    @property
+    def visit(self) -> tuple[Key, int]:
+        """The function on the instance it runs on: one node reached through two classes is
+        followed twice (its `self.x()` calls lead to different methods)."""
+        return (self.key, id(self.classes[-1]) if self.classes else 0)
 
 
 @dataclass(frozen=True)
@@ -228,152 +226,3 @@ def usefixtures(scope: Scope, module: ModuleIndex, marks: list[ast.expr]) -> lis
         ):
             names.extend(s for arg in mark.args if (s := const_str(arg)))
     return names
-
-
-@dataclass
-class Reach:
-    """Everything reachable from property tests: fixtures, helpers, decorators, setups."""
-
-    scope: Scope
-    collector: Collector
-    table: list[Fixture] = field(default_factory=list)  # module, conftests (near first), plugins
-    fixtures: dict[Key, Fixture] = field(default_factory=dict)
-    requesters: set[Key] = field(default_factory=set)  # tests: their parameters are fixtures
-    _next: dict[Key, list[Func]] = field(default_factory=dict)
-    _in_classes: dict[tuple[int, ...], list[Fixture]] = field(default_factory=dict)
-
-    @classmethod
-    def build(cls, scope: Scope, collector: Collector, sources: list[ModuleIndex]) -> Reach:
-        reach = cls(scope, collector)
-        for index in sources:
-            reach.table.extend(module_fixtures(scope, index))
-        reach.fixtures = {f.func.key: f for f in reach.table}
-        return reach
-
-    def lookup(
-        self, name: str, classes: tuple[ast.ClassDef, ...], overriding: Key | None = None
-    ) -> Fixture | None:
-        """The fixture `name` resolves to (class, module, conftests near first, plugins);
-        for a fixture that requests its own name, the one it overrides."""
-        candidates = [f for f in self._class_fixtures(classes) if f.name == name]
-        candidates += [f for f in self.table if f.name == name]
-        keys = [f.func.key for f in candidates]
-        start = keys.index(overriding) + 1 if overriding in keys else 0
-        return candidates[start] if start < len(candidates) else None
-
-    def _class_fixtures(self, classes: tuple[ast.ClassDef, ...]) -> list[Fixture]:
-        key = tuple(id(c) for c in classes)
-        if key not in self._in_classes:
-            self._in_classes[key] = self._find_class_fixtures(classes)
-        return self._in_classes[key]
-
-    def _find_class_fixtures(self, classes: tuple[ast.ClassDef, ...]) -> list[Fixture]:
-        found: list[Fixture] = []
-        for cls in reversed(classes):
-            for klass in self.collector.bases(cls):
-                for stmt in klass.body:
-                    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                        fixture = fixture_of(self.scope, Func(self.collector.module, stmt, classes))
-                        found += [fixture] if fixture is not None else []
-        return found
-
-    def roots(self, test: PropertyTest) -> list[Func]:
-        """The test, the autouse and used fixtures and the setup methods pytest runs around it."""
-        func = test.func
-        found = [func]
-        found += [f.func for f in self.table if f.autouse]
-        module = self.collector.module
-        marks = list(self.collector.marks(module.tree))
-        for cls in func.classes:
-            for klass in self.collector.bases(cls):
-                marks += self.collector.marks(klass)
-        for name in usefixtures(self.scope, module, marks):
-            fixture = self.lookup(name, func.classes)
-            found += [fixture.func] if fixture else []
-        for cls in func.classes:
-            methods = self.collector.methods(cls)
-            found += [
-                Func(func.module, methods[m], func.classes) for m in SETUP_METHODS if m in methods
-            ]
-            for node in methods.values():
-                fixture = fixture_of(self.scope, Func(func.module, node, func.classes))
-                found += [fixture.func] if fixture and fixture.autouse else []
-        found += [
-            Func(module, setup)
-            for name in MODULE_SETUP
-            if isinstance(setup := module.defs.get(name), (ast.FunctionDef, ast.AsyncFunctionDef))
-        ]
-        return found
-
-    def from_roots(self, roots: Sequence[Func]) -> dict[Key, Func]:
-        """Breadth-first over calls, decorators and fixture requests, capped."""
-        seen: dict[Key, Func] = {}
-        frontier = list(roots)
-        for _ in range(MAX_HOPS + 1):
-            nxt: list[Func] = []
-            for func in frontier:
-                if func.key in seen or len(seen) >= MAX_REACH:
-                    continue
-                seen[func.key] = func
-                nxt.extend(self.successors(func))
-            frontier = nxt
-        return seen
-
-    def successors(self, func: Func) -> list[Func]:
-        if func.key not in self._next:
-            self._next[func.key] = self._successors(func)
-        return self._next[func.key]
-
-    def _successors(self, func: Func) -> list[Func]:
-        found: list[Func] = []
-        for node in self.scope.walk(func.node):
-            if isinstance(node, ast.Call):
-                found += self._callee(func, node.func)
-        for dec in func.node.decorator_list:
-            found += self._callee(func, dec.func if isinstance(dec, ast.Call) else dec)
-        if func.key in self.fixtures or func.key in self.requesters:
-            for name in self._requested(func):
-                fixture = self.lookup(name, func.classes, overriding=func.key)
-                if fixture is not None:
-                    found.append(fixture.func)
-        return found
-
-    def _requested(self, func: Func) -> list[str]:
-        names = [p for p in function_params(func.node) if p not in ("self", "cls")]
-        names += usefixtures(self.scope, func.module, func.node.decorator_list)
-        for node in self.scope.walk(func.node):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "getfixturevalue"
-                and node.args
-                and (name := const_str(node.args[0]))
-            ):
-                names.append(name)
-        return names
-
-    def _callee(self, func: Func, target: ast.expr) -> list[Func]:
-        if (
-            isinstance(target, ast.Attribute)
-            and isinstance(target.value, ast.Name)
-            and target.value.id in ("self", "cls")
-            and func.classes
-        ):
-            methods = (
-                self.collector.methods(func.classes[-1])
-                if func.module is self.collector.module
-                else {}
-            )
-            if not methods:
-                methods = {
-                    s.name: s
-                    for s in func.classes[-1].body
-                    if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
-                }
-            node = methods.get(target.attr)
-            return [Func(func.module, node, func.classes)] if node is not None else []
-        ref = self.scope.resolve(target, func.module)
-        found = self.scope.definition(ref) if ref is not None else None
-        if found is None or not isinstance(found.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return []
-        return [Func(found.module, found.node, (found.cls,) if found.cls else ())]

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 
 from entropy_action.findings import Finding
 from entropy_action.scan import config, markers, patching, skipcalls, tampering, weakening
-from entropy_action.scan.collect import Collector, PropertyTest, Reach
+from entropy_action.scan.collect import Collector, PropertyTest
 from entropy_action.scan.model import Context, Hit, Rules, module_functions
 from entropy_action.scan.names import ModuleIndex
+from entropy_action.scan.reach import Reach
 from entropy_action.scan.runtime import DefinedTest
 from entropy_action.scan.scope import Scope
 from entropy_action.scan.source import Tree
@@ -80,8 +81,9 @@ def match(
 ) -> list[Finding]:
     """The head's findings, `introduced=False` for each that stood the same at the base.
 
-    Identity is (kind, path, test, message, normalized source) — never the line — and
-    counted: a second identical skip where the base had one is introduced.
+    Identity is (kind, path, subject, normalized source and its guarding conditions) —
+    never the line or the message — and counted: a second identical skip where the base had
+    one is introduced.
     """
     standing = Counter(h.identity(rename) for h in base or ())
     out: list[Finding] = []

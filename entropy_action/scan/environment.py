@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from entropy_action.scan.model import Context, Hit, Unit, hit
+from entropy_action.scan.model import Context, Hit, Unit
 from entropy_action.scan.names import ModuleIndex, const_str, keyword, short
 
 EVERY = "*"  # the whole environment is replaced or cleared
@@ -38,8 +38,7 @@ def find(ctx: Context, unit: Unit) -> list[Hit]:
             f"{shown} written in {unit.where()}: {short(node)} — the gate pins {them}; "
             f"changing {them} inside the test process hides what the pin guards"
         )
-        line = getattr(node, "lineno", 1)
-        hits.append(hit("env_write", unit.module.path, line, message, unit.test, node))
+        hits.append(unit.hit("env_write", node, message))
     return hits
 
 

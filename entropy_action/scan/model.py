@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from entropy_action.findings import Finding, FindingKind
 from entropy_action.manifest import Manifest
 from entropy_action.run_options import REPORTING_PLUGINS
-from entropy_action.scan.collect import Collector, Func, Key, PropertyTest, Reach
+from entropy_action.scan.collect import Collector, Func, Key, PropertyTest
 from entropy_action.scan.names import ModuleIndex
+from entropy_action.scan.reach import Reach
 from entropy_action.scan.scope import Scope
 
 # Variables the runner always pins, whatever the manifest says.
@@ -55,15 +56,18 @@ class Rules:
 
 @dataclass(frozen=True)
 class Hit:
-    """A finding as one revision sees it, with what must match at the base besides its
-    kind, path, test and message (the normalized source of the offending code)."""
+    """A finding as one revision sees it, and what identifies it across revisions: its kind,
+    path, subject (the function, test, class or option it stands in) and the normalized
+    source of the offending code — never the line or the message, whose words (how many
+    properties reach a helper, which ones) change when an honest patch adds a test."""
 
     finding: Finding
+    subject: str = ""
     key: str = ""
 
-    def identity(self, rename: dict[str, str]) -> tuple[str, str, str | None, str, str]:
+    def identity(self, rename: dict[str, str]) -> tuple[str, str, str, str]:
         f = self.finding
-        return (f.kind, rename.get(f.path, f.path), f.test, f.message, self.key)
+        return (f.kind, rename.get(f.path, f.path), self.subject, self.key)
 
 
 def hit(
@@ -71,15 +75,21 @@ def hit(
     path: str,
     line: int,
     message: str,
+    *,
     test: str | None = None,
+    subject: str | None = None,
     node: ast.AST | None = None,
+    context: tuple[ast.AST, ...] = (),
+    key: str | None = None,
 ) -> Hit:
+    """A hit; `context` (the conditions guarding `node`) and `key` join its identity."""
     finding = Finding(kind=kind, path=path, line=max(1, line), message=message, test=test)
-    try:
-        key = ast.dump(node) if node is not None else ""
-    except RecursionError:
-        key = f"{type(node).__name__}:{line}"
-    return Hit(finding, key)
+    if key is None:
+        try:
+            key = "|".join(ast.dump(n) for n in (node, *context) if n is not None)
+        except RecursionError:
+            key = f"{type(node).__name__}:{line}"
+    return Hit(finding, subject if subject is not None else test or "", key)
 
 
 @dataclass
@@ -153,18 +163,32 @@ def walk(nodes: list[ast.stmt]) -> list[ast.AST]:
     return [node for stmt in nodes for node in ast.walk(stmt)]
 
 
+def qualname(ctx: Context, func: Func) -> str:
+    """`name`, or `Class.name` after the class that defines it (`Outer.Inner.name`)."""
+    name = func.node.name
+    definer = ctx.reach.definer(func) if ctx.reach is not None else None
+    if definer is None and func.classes:
+        definer = func.classes[-1]
+    if definer is None:
+        return name
+    chain = func.classes
+    outer = chain[: chain.index(definer)] if definer in chain else ()
+    return ".".join([*(c.name for c in outer), definer.name, name])
+
+
 def place(ctx: Context, func: Func) -> str:
-    """How a message names a reached function: property, fixture, hook, helper or method."""
+    """How a message names a reached function: property, fixture, hook or helper."""
     name = func.node.name
     if ctx.reach is not None and func.key in ctx.reach.fixtures:
-        return f"fixture '{ctx.reach.fixtures[func.key].name}'"
+        fixture = ctx.reach.fixtures[func.key]
+        owner = qualname(ctx, func).removesuffix(name)
+        return f"fixture '{owner}{fixture.name}'"
     if name.startswith("pytest_"):
         return f"hook {name}"
     test = ctx.test_name(func)
     if test is not None:
         return f"property {test}"
-    owner = f"{func.classes[-1].name}." if func.classes else ""
-    return f"helper {owner}{name}"
+    return f"helper {qualname(ctx, func)}"
 
 
 @dataclass(frozen=True)
@@ -172,15 +196,63 @@ class Unit:
     """A stretch of code a rule reads, with who runs it (for the finding's test and words)."""
 
     module: ModuleIndex
-    nodes: tuple[ast.AST, ...]
+    roots: tuple[ast.AST, ...]  # the function, or a module's import-time statements
+    nodes: tuple[ast.AST, ...]  # every node under the roots
     place: str  # "property test_x", "fixture 'db' (tests/conftest.py)", ...
     test: str | None
     whom: str | None  # "property test_x", "3 properties (...)", "every property", None
+    subject: str  # what identifies the stretch across revisions: "Class.method", "<module>"
 
     def where(self) -> str:
         if self.whom is None or self.place == self.whom:
             return self.place
         return f"{self.place}, reached from {self.whom}"
+
+    def hit(self, kind: FindingKind, node: ast.AST, message: str, line: int | None = None) -> Hit:
+        """A finding at `node` (or `line`), identified by this stretch, the node and the
+        conditions guarding it."""
+        return hit(
+            kind,
+            self.module.path,
+            line if line is not None else int(getattr(node, "lineno", 1)),
+            message,
+            test=self.test,
+            subject=self.subject,
+            node=node,
+            context=guards(self.roots, node),
+        )
+
+
+def guards(roots: tuple[ast.AST, ...], target: ast.AST) -> tuple[ast.AST, ...]:
+    """The conditions on the way from `roots` to `target`: an `if`/`while` test (with the
+    branch taken) or an `except` clause's type — a skip whose condition changed is new."""
+    for root in roots:
+        path = _path(root, target, 0)
+        if path is not None:
+            out: list[ast.AST] = []
+            for node, branch in path:
+                if isinstance(node, (ast.If, ast.While, ast.IfExp)) and branch != "test":
+                    test = node.test
+                    out.append(test if branch == "body" else ast.UnaryOp(ast.Not(), test))
+                elif isinstance(node, ast.ExceptHandler) and node.type is not None:
+                    out.append(node.type)
+            return tuple(out)
+    return ()
+
+
+def _path(node: ast.AST, target: ast.AST, depth: int) -> list[tuple[ast.AST, str]] | None:
+    """The (ancestor, field) pairs from `node` down to `target`, or None when not under it."""
+    if node is target:
+        return []
+    if depth > 100:
+        return None
+    for name, value in ast.iter_fields(node):
+        for child in value if isinstance(value, list) else [value]:
+            if isinstance(child, ast.AST):
+                found = _path(child, target, depth + 1)
+                if found is not None:
+                    return [(node, name), *found]
+    return None
 
 
 def units(ctx: Context, *, production: bool, whole_module: bool) -> list[Unit]:
@@ -203,16 +275,17 @@ def _units(ctx: Context, production: bool, whole_module: bool) -> list[Unit]:
     for key, func in ctx.reached_funcs().items():
         if allowed(func):
             test, whom = attribution(reaching[key])
-            out[key] = Unit(func.module, ctx.nodes(func), place(ctx, func), test, whom)
+            out[key] = _func_unit(ctx, func, place(ctx, func), test, whom)
     if ctx.module is not None and whole_module:
         for func in module_functions(ctx.module):
             if func.key not in out:
-                nodes = ctx.nodes(func)
-                out[func.key] = Unit(func.module, nodes, place(ctx, func), None, None)
+                out[func.key] = _func_unit(ctx, func, place(ctx, func), None, None)
     for index in [m for m in (ctx.module, *ctx.conftests) if m is not None]:
-        nodes = tuple(walk(import_time(index.tree.body)))
-        where = "module-level code"
-        out[index.path] = Unit(index, nodes, where, None, "every property (it runs at import)")
+        roots = tuple(import_time(index.tree.body))
+        whom = "every property (it runs at import)"
+        out[index.path] = Unit(
+            index, roots, tuple(walk(list(roots))), "module-level code", None, whom, "<module>"
+        )
     for hook in ctx.hooks if ctx.reach is not None else ():
         for key, func in ctx.reach.from_roots([hook]).items() if ctx.reach else ():
             if key not in out and allowed(func):
@@ -224,9 +297,14 @@ def _hook_unit(ctx: Context, hook: Func, func: Func) -> Unit:
     """A conftest or plugin hook, or a function it reaches: it runs for every property."""
     if func.key == hook.key:
         where = f"hook {hook.node.name} (it runs for every property)"
-        return Unit(func.module, ctx.nodes(func), where, None, None)
+        return _func_unit(ctx, func, where, None, None)
     whom = f"hook {hook.node.name} (every property)"
-    return Unit(func.module, ctx.nodes(func), place(ctx, func), None, whom)
+    return _func_unit(ctx, func, place(ctx, func), None, whom)
+
+
+def _func_unit(ctx: Context, func: Func, where: str, test: str | None, whom: str | None) -> Unit:
+    nodes = ctx.nodes(func)
+    return Unit(func.module, (func.node,), nodes, where, test, whom, qualname(ctx, func))
 
 
 def module_functions(module: ModuleIndex) -> list[Func]:

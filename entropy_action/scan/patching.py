@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 
 from entropy_action.scan import environment
-from entropy_action.scan.model import Context, Hit, Unit, hit, units
+from entropy_action.scan.model import Context, Hit, Unit, units
 from entropy_action.scan.names import FunctionNode, const_str, function_params, keyword, short
 
 # Dotted prefixes of entropy sources, longest first where they overlap.
@@ -90,10 +90,12 @@ def source_of(dotted: str) -> str | None:
 
 def find(ctx: Context) -> list[Hit]:
     hits: list[Hit] = []
+    profiles = derandomized_profiles(ctx)
     for unit in units(ctx, production=False, whole_module=True):
         for node in unit.nodes:
             if isinstance(node, ast.Call):
                 hits += _patch(ctx, unit, node) + _reseed(ctx, unit, node)
+                hits += _derandomized(ctx, unit, node, profiles)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 hits += _clock_fixtures(unit, node)
         hits += environment.find(ctx, unit)
@@ -105,9 +107,7 @@ def _patched(unit: Unit, node: ast.AST, target: str, what: str, api: str) -> Hit
         f"{target} patched with {api} in {unit.where()}: {short(node)} — {what} is faked "
         "inside the test process, so code that reads the live one goes unchecked"
     )
-    return hit(
-        "entropy_patched", unit.module.path, getattr(node, "lineno", 1), message, unit.test, node
-    )
+    return unit.hit("entropy_patched", node, message)
 
 
 def _patch(ctx: Context, unit: Unit, call: ast.Call) -> list[Hit]:
@@ -196,7 +196,8 @@ def _clock_fixtures(unit: Unit, node: FunctionNode) -> list[Hit]:
         f"clock fixture '{used[0]}' requested by {node.name} in {unit.where()} — the clock is "
         "frozen inside the test process, so code that reads the live clock goes unchecked"
     )
-    return [hit("entropy_patched", unit.module.path, node.lineno, message, unit.test)]
+    found = unit.hit("entropy_patched", node, message)
+    return [Hit(found.finding, found.subject, f"clock fixture {used[0]} of {node.name}")]
 
 
 def _reseed(ctx: Context, unit: Unit, call: ast.Call) -> list[Hit]:
@@ -214,7 +215,73 @@ def _reseed(ctx: Context, unit: Unit, call: ast.Call) -> list[Hit]:
         f"than the pinned seed ({pinned}) — reseeding until green hides the property's "
         "dependence on randomness"
     )
-    return [hit("reseeded", unit.module.path, call.lineno, message, unit.test, call)]
+    return [unit.hit("reseeded", call, message)]
+
+
+def derandomized_profiles(ctx: Context) -> frozenset[str]:
+    """Names of hypothesis profiles registered with `derandomize` in the code the scan reads."""
+    found: set[str] = set()
+    for unit in units(ctx, production=False, whole_module=True):
+        for node in unit.nodes:
+            if isinstance(node, ast.Call) and _hypothesis(ctx, unit, node) == "register_profile":
+                name = const_str(node.args[0]) if node.args else const_str(keyword(node, "name"))
+                if name is not None and _profile_derandomizes(ctx, unit, node):
+                    found.add(name)
+    return frozenset(found)
+
+
+def _hypothesis(ctx: Context, unit: Unit, call: ast.Call) -> str | None:
+    """ "settings", "register_profile" or "load_profile" for hypothesis's settings API."""
+    dotted = ctx.dotted(call.func, unit.module) or ""
+    for prefix in ("hypothesis.settings", "hypothesis._settings.settings"):
+        if dotted == prefix:
+            return "settings"
+        rest = dotted.removeprefix(prefix + ".")
+        if rest != dotted and rest in ("register_profile", "load_profile"):
+            return rest
+    return None
+
+
+def _derandomizes(call: ast.Call) -> bool:
+    """`derandomize=` with anything but a false literal: the condition counts, whatever it
+    says under the pins."""
+    value = keyword(call, "derandomize")
+    return value is not None and not (isinstance(value, ast.Constant) and not value.value)
+
+
+def _profile_derandomizes(ctx: Context, unit: Unit, call: ast.Call) -> bool:
+    parent = call.args[1] if len(call.args) > 1 else keyword(call, "parent")
+    if _derandomizes(call):
+        return True
+    return (
+        isinstance(parent, ast.Call)
+        and _hypothesis(ctx, unit, parent) == "settings"
+        and _derandomizes(parent)
+    )
+
+
+def _derandomized(ctx: Context, unit: Unit, call: ast.Call, profiles: frozenset[str]) -> list[Hit]:
+    """`settings(derandomize=True)` (a decorator or a profile's parent),
+    `settings.register_profile(..., derandomize=True)`, and `settings.load_profile` of such
+    a profile: hypothesis then replays fixed examples instead of exploring fresh ones."""
+    api = _hypothesis(ctx, unit, call)
+    name = const_str(call.args[0]) if call.args else None
+    shown = short(call, 80)
+    if api == "settings" and _derandomizes(call):
+        what = "derandomizes hypothesis"
+    elif api == "register_profile" and _derandomizes(call):
+        shown = f"{short(call.func)}(…, derandomize={short(keyword(call, 'derandomize') or call)})"
+        what = f"registers the derandomized hypothesis profile '{name or '?'}'"
+    elif api == "load_profile" and name in profiles:
+        what = f"loads the derandomized hypothesis profile '{name}'"
+    else:
+        return []
+    message = (
+        f"{shown} in {unit.where()} {what} — it explores a fixed set of examples "
+        "derived from the test instead of fresh ones each run, so a property that fails only "
+        "on some inputs stays green"
+    )
+    return [unit.hit("reseeded", call, message)]
 
 
 def _pinned(ctx: Context, unit: Unit, expr: ast.expr, depth: int) -> bool:

@@ -132,6 +132,7 @@ def cases_not_executed(
     results: Sequence[TestResult],
     base_cases: Mapping[str, str],
     broken_hosts: Collection[str] = (),
+    static: Sequence[Finding] = (),
 ) -> list[Finding]:
     """Cases that executed in the base's run on host A, and fewer of them at the head.
 
@@ -147,8 +148,11 @@ def cases_not_executed(
     }
     defs = {f"{test.path}::{test.name}": test for test in defined}
     sites = {bare_id(r.id): r for r in results}
+    removed = {f.test for f in static if f.kind == "test_removed"}
     found = []
     for function, cases in before.items():
+        if function not in sites and function.split("::", 1)[-1] in removed:
+            continue  # gone from the head altogether: the static test_removed says where
         short = {
             host: sorted(cases - ran.get(function, set()))
             for host, ran in now.items()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 
 from entropy_action.scan import markers
-from entropy_action.scan.model import Context, Hit, Unit, hit, units
+from entropy_action.scan.model import Context, Hit, Unit, units
 from entropy_action.scan.names import short
 
 SKIP_CALLS = {
@@ -48,14 +48,8 @@ def find(ctx: Context) -> list[Hit]:
             if what is not None:
                 why = WHY["pytest.xfail"] if "xfail" in what.lower() else WHY.get(what, DEFAULT_WHY)
                 message = f"{what} in {unit.where()}: {short(node)} — {why}"
-                hits.append(
-                    hit("skip_call", unit.module.path, _line(node), message, unit.test, node)
-                )
+                hits.append(unit.hit("skip_call", node, message))
     return hits
-
-
-def _line(node: ast.AST) -> int:
-    return int(getattr(node, "lineno", 1))
 
 
 def _skip(ctx: Context, unit: Unit, node: ast.AST) -> str | None:

@@ -7,10 +7,12 @@ is a notice and any edit to it counts against the patch.
 from __future__ import annotations
 
 import ast
+from pathlib import PurePosixPath
 
 from entropy_action.findings import FindingKind
+from entropy_action.scan import markers, patching, selection
 from entropy_action.scan.model import Context, Hit, hit
-from entropy_action.scan.names import ModuleIndex, short
+from entropy_action.scan.names import ModuleIndex, const_str, short
 
 COLLECTION_HOOKS = {
     "pytest_collection_modifyitems": "can drop, deselect, reorder or re-mark property tests",
@@ -42,6 +44,23 @@ SELECTING = {
     "--stepwise-skip": "skips tests up to the last failure",
     "--reruns": "re-runs failing tests until they pass",
 }
+TAKES_VALUE = frozenset(
+    {
+        "-k",
+        "-m",
+        "-p",
+        "--deselect",
+        "--ignore",
+        "--ignore-glob",
+        "--reruns",
+        "--hypothesis-seed",
+        "--hypothesis-profile",
+    }
+)
+FIXED_EXAMPLES = (
+    "hypothesis explores the examples of one fixed seed instead of fresh ones each run, so a "
+    "property that fails only on some inputs stays green"
+)
 
 
 def find(ctx: Context) -> list[Hit]:
@@ -49,7 +68,7 @@ def find(ctx: Context) -> list[Hit]:
     for index in [*ctx.conftests, *ctx.plugins]:
         hits += _hooks(index)
         if index.path.endswith("conftest.py"):
-            hits += _variables(index)
+            hits += _variables(ctx, index)
     hits += _addopts(ctx)
     return hits
 
@@ -67,22 +86,55 @@ def _hooks(index: ModuleIndex) -> list[Hit]:
         else:
             continue
         message = f"hook {node.name} in {index.path} {why}"
-        hits.append(hit(kind, index.path, node.lineno, message, None, node))
+        hits.append(hit(kind, index.path, node.lineno, message, subject=node.name, node=node))
     return hits
 
 
-def _variables(index: ModuleIndex) -> list[Hit]:
+def _variables(ctx: Context, index: ModuleIndex) -> list[Hit]:
+    """`collect_ignore` / `collect_ignore_glob` entries that can drop the property module
+    (an entry naming another file is not a finding; one the scan cannot read is)."""
     hits: list[Hit] = []
+    module = ctx.scope.property_path
+    parent = str(PurePosixPath(index.path).parent)
+    folder = "" if parent == "." else parent
     for node in ast.walk(index.tree):
         target = _conftest_variable(node)
         if target is None or not isinstance(node, (ast.stmt, ast.expr)):
             continue
+        entries = _entries(node)
+        glob = target == "collect_ignore_glob"
+        if entries is not None and not any(
+            e is None or selection.ignores(module, folder, e, glob=glob) for e in entries
+        ):
+            continue
+        named = entries is not None and None not in entries
         message = (
-            f"{target} in {index.path} ({short(node)}) drops files from collection — "
-            "a property module it matches never runs"
+            f"{target} in {index.path} ({short(node)}) drops the property module "
+            f"{module} from collection — its properties never run"
+            if named
+            else f"{target} in {index.path} ({short(node)}) drops files from collection that "
+            "the scan cannot name — if they include the property module, its properties "
+            "never run"
         )
-        hits.append(hit("collection_tampering", index.path, node.lineno, message, None, node))
+        hits.append(
+            hit("collection_tampering", index.path, node.lineno, message, subject=target, node=node)
+        )
     return hits
+
+
+def _entries(node: ast.AST) -> list[str | None] | None:
+    """The paths a `collect_ignore` statement adds (None for one that is not a literal), or
+    None when the statement's value is not a list the scan can read."""
+    value: ast.expr | None = None
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        value = node.value
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
+        if node.func.attr in ("append", "insert"):
+            return [const_str(node.args[-1])]
+        value = node.args[0]
+    if isinstance(value, (ast.List, ast.Tuple)):
+        return [const_str(element) for element in value.elts]
+    return None
 
 
 def _conftest_variable(node: ast.AST) -> str | None:
@@ -113,30 +165,62 @@ def _addopts(ctx: Context) -> list[Hit]:
         return []
     hits: list[Hit] = []
     tokens = list(config.addopts)
-    for index, (token, line) in enumerate(tokens):
-        option, _, inline = token.partition("=")
-        if not token.startswith("--") and len(token) > 2 and token[:2] in ("-k", "-m", "-p"):
-            option, inline = token[:2], token[2:]
-        value = inline or (tokens[index + 1][0] if index + 1 < len(tokens) else "")
+    taken = -1  # the index of a value already read with its option
+    for index, (_, line) in enumerate(tokens):
+        if index == taken:
+            continue
+        option, value, taken = _option(tokens, index)
         why = _selection(ctx, option, value)
         if why is None:
             continue
-        shown = f"{option} {value}".strip() if option != "--lf" else option
-        message = (
-            f"addopts in {config.path} passes '{shown}' — it {why}, "
-            "so a property can stop running unnoticed"
-        )
-        hits.append(hit("config_selection", config.path, line, message))
+        shown = f"{option} {value}".strip()
+        message = f"addopts in {config.path} passes '{shown}' — {why}"
+        hits.append(hit("config_selection", config.path, line, message, subject=shown, key=""))
     return hits
 
 
+def _option(tokens: list[tuple[str, int]], index: int) -> tuple[str, str, int]:
+    """The option at `index`, its value (inline, or the next argument when it takes one) and
+    the index of that next argument when it was read (-1 otherwise)."""
+    token = tokens[index][0]
+    option, _, inline = token.partition("=")
+    if not token.startswith("--") and len(token) > 2 and token[:2] in ("-k", "-m", "-p"):
+        option, inline = token[:2], token[2:]
+    if inline or option not in TAKES_VALUE or index + 1 >= len(tokens):
+        return option, inline, -1
+    return option, tokens[index + 1][0], index + 1
+
+
 def _selection(ctx: Context, option: str, value: str) -> str | None:
+    """What the option does to the properties, or None when it cannot touch them."""
+    module = ctx.scope.property_path
     if option == "-p":
         plugin = value.removeprefix("no:")
         if value.startswith("no:") and plugin not in ctx.rules.reporting_plugins:
-            return f"disables the plugin '{plugin}', which can change which tests run and how"
+            return (
+                f"it disables the plugin '{plugin}', which can change which tests run and how, "
+                "so a property can stop running unnoticed"
+            )
         return None
-    return SELECTING.get(option)
+    if option == "--hypothesis-seed":
+        pinned = ctx.rules.rng_seed is not None and value == str(ctx.rules.rng_seed)
+        return None if pinned else FIXED_EXAMPLES
+    if option == "--hypothesis-profile":
+        fixed = value in patching.derandomized_profiles(ctx)
+        return f"the profile '{value}' is derandomized: {FIXED_EXAMPLES}" if fixed else None
+    if option not in SELECTING or not _can_deselect(ctx, module, option, value):
+        return None
+    return f"it {SELECTING[option]}, so a property can stop running unnoticed"
+
+
+def _can_deselect(ctx: Context, module: str, option: str, value: str) -> bool:
+    if option == "-m":
+        return selection.deselects_marks(value, markers.carried(ctx))
+    if option == "--deselect":
+        return selection.deselects_id(module, [t.name for t in ctx.tests], value)
+    if option in ("--ignore", "--ignore-glob"):
+        return selection.ignores(module, "", value, glob=option == "--ignore-glob")
+    return True
 
 
 def _overridden(run_args: tuple[str, ...]) -> bool:

@@ -37,22 +37,26 @@ class Counted:
     """What the weakening comparison needs from one revision's property module."""
 
     path: str
-    lines: int  # the module's number of lines
-    tests: dict[str, tuple[int, int]]  # name -> (def line, end line), source order
+    tests: dict[str, int]  # name -> def line, source order
     assertions: dict[str, int]  # name -> assertions in the test and its helpers
+    bodies: dict[str, str]  # name -> the normalized source of its body (to tell renames)
 
 
 def count(ctx: Context) -> Counted:
     module = ctx.module
     if module is None:
-        return Counted(ctx.scope.property_path, 0, {}, {})
-    tests = {
-        t.name: (t.func.node.lineno, t.func.node.end_lineno or t.func.node.lineno)
-        for t in ctx.tests
-    }
+        return Counted(ctx.scope.property_path, {}, {}, {})
+    tests = {t.name: t.func.node.lineno for t in ctx.tests}
     assertions = {t.name: _assertions(ctx, t) for t in ctx.tests}
-    lines = max((getattr(n, "end_lineno", 0) or 0 for n in module.tree.body), default=0)
-    return Counted(module.path, lines, tests, assertions)
+    bodies = {t.name: _body(t) for t in ctx.tests}
+    return Counted(module.path, tests, assertions, bodies)
+
+
+def _body(test: PropertyTest) -> str:
+    try:
+        return "\n".join(ast.dump(stmt) for stmt in test.func.node.body)
+    except RecursionError:
+        return f"<deep body of {test.name}>"
 
 
 def _assertions(ctx: Context, test: PropertyTest) -> int:
@@ -87,24 +91,27 @@ def _terminal(func: ast.expr) -> str | None:
 def compare(base: Counted, head: Counted) -> list[Finding]:
     """Properties removed or renamed, and properties that check less than at the base."""
     found: list[Finding] = []
-    for name, (line, _) in base.tests.items():
-        if name not in head.tests:
-            found.append(
-                Finding(
-                    kind="test_removed",
-                    path=head.path,
-                    line=_where_it_was(base, head, name),
-                    message=f"property {name} (line {line} at the base) was removed or renamed "
-                    "— what it checked is no longer checked",
-                    test=name,
-                )
+    renamed = _renames(base, head)
+    for name, line in base.tests.items():
+        if name in renamed:
+            new = renamed[name]
+            message = (
+                f"property renamed from {name} to {new} (line {line} at the base) — it still "
+                "runs, but history, ignore lists and reports keyed on its name lose it"
             )
+            found.append(_removed(head, head.tests[new], message, name))
+        elif name not in head.tests:
+            message = (
+                f"property {name} (line {line} at the base) was removed or renamed — what it "
+                "checked is no longer checked"
+            )
+            found.append(_removed(head, _where_it_was(base, head, name, renamed), message, name))
         elif head.assertions.get(name, 0) < base.assertions.get(name, 0):
             found.append(
                 Finding(
                     kind="assertions_dropped",
                     path=head.path,
-                    line=head.tests[name][0],
+                    line=head.tests[name],
                     message=f"property {name} checks {head.assertions[name]} assertion(s), "
                     f"{base.assertions[name]} at the base — a dropped assertion no longer "
                     "fails when its condition breaks",
@@ -114,14 +121,39 @@ def compare(base: Counted, head: Counted) -> list[Finding]:
     return found
 
 
-def _where_it_was(base: Counted, head: Counted, name: str) -> int:
-    """The head line where a removed test stood: after the surviving test before it."""
+def _removed(head: Counted, line: int, message: str, name: str) -> Finding:
+    return Finding(kind="test_removed", path=head.path, line=line, message=message, test=name)
+
+
+def _renames(base: Counted, head: Counted) -> dict[str, str]:
+    """Base properties gone at the head whose body a new head property has, word for word."""
+    new = [n for n in head.tests if n not in base.tests]
+    out: dict[str, str] = {}
+    for name in base.tests:
+        if name in head.tests:
+            continue
+        same = [n for n in new if head.bodies.get(n) == base.bodies.get(name)]
+        if same:
+            out[name] = same[0]
+            new.remove(same[0])
+    return out
+
+
+def _where_it_was(base: Counted, head: Counted, name: str, renamed: dict[str, str]) -> int:
+    """The def line of the nearest base neighbour that survives at the head (a renamed one
+    under its new name), preferring the same class, then the one before; else the first
+    property at the head."""
     order = list(base.tests)
-    before = [n for n in order[: order.index(name)] if n in head.tests]
-    if before:
-        return min(head.tests[before[-1]][1] + 1, max(head.lines, 1))
-    after = [n for n in order[order.index(name) + 1 :] if n in head.tests]
-    return head.tests[after[0]][0] if after else 1
+    at = order.index(name)
+    owner = name.rpartition("::")[0]
+    survivors = [
+        (n.rpartition("::")[0] != owner, abs(i - at), i > at, renamed.get(n, n))
+        for i, n in enumerate(order)
+        if renamed.get(n, n) in head.tests
+    ]
+    if survivors:
+        return head.tests[min(survivors)[3]]
+    return next(iter(head.tests.values()), 1)
 
 
 def find(ctx: Context, shadowed: Sequence[PropertyTest]) -> list[Hit]:
@@ -147,8 +179,8 @@ def find(ctx: Context, shadowed: Sequence[PropertyTest]) -> list[Hit]:
                 test.func.module.path,
                 test.func.node.lineno,
                 message,
-                test.name,
-                test.func.node,
+                test=test.name,
+                node=test.func.node,
             )
         )
     return hits
@@ -156,7 +188,7 @@ def find(ctx: Context, shadowed: Sequence[PropertyTest]) -> list[Hit]:
 
 def _tautology(unit: Unit, node: ast.stmt | ast.expr, shown: str) -> Hit:
     message = f"assertion in {unit.where()} cannot fail: {shown} — it checks nothing"
-    return hit("tautology", unit.module.path, node.lineno, message, unit.test, node)
+    return unit.hit("tautology", node, message)
 
 
 def _call_free(node: ast.expr) -> bool:
@@ -227,9 +259,7 @@ def _swallowed(ctx: Context, unit: Unit, node: ast.Try) -> list[Hit]:
             f"({short(handler.type) if handler.type else 'bare except'}) — the assertions in "
             "the try block can never fail the property"
         )
-        hits.append(
-            hit("assertion_swallowed", unit.module.path, handler.lineno, message, unit.test, node)
-        )
+        hits.append(unit.hit("assertion_swallowed", node, message, line=handler.lineno))
     return hits
 
 
@@ -248,9 +278,7 @@ def _suppressed(ctx: Context, unit: Unit, node: ast.With | ast.AsyncWith) -> lis
                 f"AssertionError suppressed in {unit.where()} ({short(call)}) — the assertions "
                 "in the block can never fail the property"
             )
-            return [
-                hit("assertion_swallowed", unit.module.path, node.lineno, message, unit.test, node)
-            ]
+            return [unit.hit("assertion_swallowed", node, message)]
     return []
 
 
