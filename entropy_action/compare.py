@@ -219,3 +219,12 @@ def _host_errors(name: str, report: HostReport | None) -> list[str]:
     if report is None:
         return []
     return [f"host {name}: {text}" for text in (*report.errors, *report.failure_notes())]
+
+
+def base_cases(base_dir: Path) -> dict[str, str] | None:
+    """Normalized case id -> outcome in a run of the base's module (None when unusable)."""
+    try:
+        report = reports.read_host(base_dir)
+    except GateError:
+        return None
+    return {case.id: case.outcome for case in reports.merge(report.tests).values()}

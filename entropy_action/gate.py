@@ -125,7 +125,7 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
         notes += tuple(
             f"{name} failed ({why}); host B's failures all count" for name, why in more.items()
         )
-    return Runs(errors, _cases(out / "base-a"), out / "base-a", base_b, notes)
+    return Runs(errors, compare.base_cases(out / "base-a"), out / "base-a", base_b, notes)
 
 
 def _run_host(settings: runner.RunSettings, notes: list[str]) -> None:
@@ -220,15 +220,6 @@ def _execute(
                 running = ", ".join(sorted(futures[f] for f in pending))
                 progress(f"… still running: {running} ({time.monotonic() - started:.0f} s)")
     return failures
-
-
-def _cases(base_dir: Path) -> dict[str, str] | None:
-    """Normalized case id -> outcome in a base run (None when its report is unusable)."""
-    try:
-        report = reports.read_host(base_dir)
-    except GateError:
-        return None
-    return {case.id: case.outcome for case in reports.merge(report.tests).values()}
 
 
 def _has_failures(host_dir: Path) -> bool:

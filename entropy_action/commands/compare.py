@@ -46,6 +46,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json", type=Path, required=True, metavar="FILE", help="write the verdict JSON here"
     )
+    parser.add_argument(
+        "--base-host-a",
+        type=Path,
+        metavar="DIR",
+        help="a run of the base ref's module on host A: tests that did not execute there, "
+        "or failed there, are not counted against the patch",
+    )
+    parser.add_argument(
+        "--base-host-b",
+        type=Path,
+        metavar="DIR",
+        help="a run of the base ref's module on host B: failures that stood there do not count",
+    )
 
 
 @dataclass
@@ -63,7 +76,7 @@ class Judged:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        judged = _judge(args.manifest, args.base_ref)
+        judged = _judge(args.manifest, args.base_ref, args.base_host_a)
     except GateError as exc:  # the manifest or the base ref: nothing can be judged
         verdict = compare.invalid_verdict(exc.message)
     else:
@@ -84,10 +97,12 @@ def _evaluate(args: argparse.Namespace, judged: Judged) -> Verdict:
         strict_baseline=judged.strict_baseline,
         require_host_b=judged.require_host_b,
         notes=judged.notes,
+        base_a=args.base_host_a,
+        base_b=args.base_host_b,
     )
 
 
-def _judge(manifest_path: Path | None, base_ref: str | None) -> Judged:
+def _judge(manifest_path: Path | None, base_ref: str | None, base_a: Path | None) -> Judged:
     if base_ref is None:
         return _without_base(manifest_path)
     check = baseline.check(manifest_path or Path(MANIFEST_NAME), base_ref, None)
@@ -95,7 +110,7 @@ def _judge(manifest_path: Path | None, base_ref: str | None) -> Judged:
         print(note, file=sys.stderr)
     constraints_from = check.base or check.head
     constraints = constraints_from.manifest.constraints if constraints_from else None
-    findings, runtime, notes = _scan(check)
+    findings, runtime, notes = _scan(check, base_a)
     return Judged(
         loaded=check.head,
         pin_diff=check.diff,
@@ -126,15 +141,20 @@ def _without_base(manifest_path: Path | None) -> Judged:
     )
 
 
-def _scan(check: PinCheck) -> tuple[Sequence[Finding], compare.RuntimeFindings, list[str]]:
+def _scan(
+    check: PinCheck, base_a: Path | None
+) -> tuple[Sequence[Finding], compare.RuntimeFindings, list[str]]:
     """The silencing scan's static findings, and its runtime rule over the paired tests.
 
-    compare does not run the base's module, so a test that did not execute is attributed
+    Without a base run on host A (--base-host-a), a test that did not execute is attributed
     statically: a pre-existing finding that concerns it makes it pre-existing.
     """
     scanned = scan.scan(check)
     notes = [f"silencing scan incomplete: {error}" for error in scanned.errors]
-    return scanned.findings, scan.runtime_rule(scanned, None), [*notes, *scanned.notes]
+    cases = compare.base_cases(base_a) if base_a is not None else None
+    if base_a is not None and cases is None:
+        notes.append(f"--base-host-a {base_a}: unusable; skips are attributed statically")
+    return scanned.findings, scan.runtime_rule(scanned, cases), [*notes, *scanned.notes]
 
 
 def _write(path: Path, text: str) -> None:

@@ -1,0 +1,107 @@
+"""compare with the base ref's runs from elsewhere (two CI runners, say): --base-host-a/-b."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.helpers import Repo
+
+MANIFEST = """\
+version: 1
+property_id: squares
+module: tests/test_sq.py
+pins:
+  tz: UTC
+  temp_root: {temp_root}
+"""
+
+BASE = """\
+import time
+
+import pytest
+
+
+def test_clock_is_this_decade():
+    assert time.localtime().tm_year < 2030
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_square(n):
+    assert n * n >= n
+"""
+
+
+def _runs(repo: Repo, label: str) -> None:
+    for host, extra in (("a", ()), ("b", ("--isolate",))):
+        result = repo.cli("run", "--host", host, "--out", f"../{label}-{host}", *extra)
+        assert result.code in (0, 1), result.err
+
+
+def test_compare_judges_against_the_base_runs_it_is_given(repo: Repo, tmp_path: Path) -> None:
+    repo.write("entropy.yaml", MANIFEST.format(temp_root=tmp_path / "pins-tmp"))
+    repo.write("tests/test_sq.py", BASE)
+    base = repo.commit("base")
+    _runs(repo, "base")
+    repo.write(
+        "tests/test_sq.py",
+        BASE.replace(
+            "    assert n * n", "    if n == 2:\n        pytest.skip('slow')\n    assert n * n"
+        ),
+    )
+    _runs(repo, "head")
+    verdict_file = tmp_path / "verdict.json"
+    common = ["compare", "--host-a", "../head-a", "--host-b", "../head-b", "--base-ref", base]
+    result = repo.cli(
+        *common,
+        "--json",
+        str(verdict_file),
+        "--base-host-a",
+        "../base-a",
+        "--base-host-b",
+        "../base-b",
+    )
+    verdict = json.loads(verdict_file.read_text())
+    assert (result.code, verdict["classification"]) == (1, "entropy_silenced")
+    kinds = sorted((f["kind"], f["introduced"]) for f in verdict["findings"])
+    assert kinds == [("not_executed", True), ("skip_call", True)]
+    # The live-clock test failed on host B at the base as well: not counted.
+    assert "host B: pass (1 failed at the base too, not counted)" in verdict["reasons"]
+
+    repo.write("tests/test_sq.py", BASE)  # the honest head: only the old coupling remains
+    _runs(repo, "honest")
+    result = repo.cli(
+        "compare",
+        "--host-a",
+        "../honest-a",
+        "--host-b",
+        "../honest-b",
+        "--base-ref",
+        base,
+        "--json",
+        str(verdict_file),
+        "--base-host-a",
+        "../base-a",
+        "--base-host-b",
+        "../base-b",
+    )
+    assert (result.code, json.loads(verdict_file.read_text())["classification"]) == (
+        0,
+        "merge_candidate",
+    )
+    # Without the base runs, the same honest head is rejected: host B fails.
+    result = repo.cli(
+        "compare",
+        "--host-a",
+        "../honest-a",
+        "--host-b",
+        "../honest-b",
+        "--base-ref",
+        base,
+        "--json",
+        str(verdict_file),
+    )
+    assert (result.code, json.loads(verdict_file.read_text())["classification"]) == (
+        1,
+        "env_coupled",
+    )
