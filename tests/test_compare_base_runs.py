@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from tests.helpers import Repo
 
@@ -38,31 +39,26 @@ def _runs(repo: Repo, label: str) -> None:
         assert result.code in (0, 1), result.err
 
 
+def _compare(repo: Repo, base: str, head: str, *, with_base: bool) -> tuple[int, dict[str, Any]]:
+    out = repo.path.parent / "verdict.json"
+    extra = ["--base-host-a", "../base-a", "--base-host-b", "../base-b"] if with_base else []
+    result = repo.cli(
+        "compare", "--host-a", f"../{head}-a", "--host-b", f"../{head}-b",
+        "--base-ref", base, "--json", str(out), *extra,
+    )  # fmt: skip
+    return result.code, json.loads(out.read_text(encoding="utf-8"))
+
+
 def test_compare_judges_against_the_base_runs_it_is_given(repo: Repo, tmp_path: Path) -> None:
     repo.write("entropy.yaml", MANIFEST.format(temp_root=tmp_path / "pins-tmp"))
     repo.write("tests/test_sq.py", BASE)
     base = repo.commit("base")
     _runs(repo, "base")
-    repo.write(
-        "tests/test_sq.py",
-        BASE.replace(
-            "    assert n * n", "    if n == 2:\n        pytest.skip('slow')\n    assert n * n"
-        ),
-    )
+    skip_two = "    if n == 2:\n        pytest.skip('slow')\n    assert n * n"
+    repo.write("tests/test_sq.py", BASE.replace("    assert n * n", skip_two))
     _runs(repo, "head")
-    verdict_file = tmp_path / "verdict.json"
-    common = ["compare", "--host-a", "../head-a", "--host-b", "../head-b", "--base-ref", base]
-    result = repo.cli(
-        *common,
-        "--json",
-        str(verdict_file),
-        "--base-host-a",
-        "../base-a",
-        "--base-host-b",
-        "../base-b",
-    )
-    verdict = json.loads(verdict_file.read_text())
-    assert (result.code, verdict["classification"]) == (1, "entropy_silenced")
+    code, verdict = _compare(repo, base, "head", with_base=True)
+    assert (code, verdict["classification"]) == (1, "entropy_silenced")
     kinds = sorted((f["kind"], f["introduced"]) for f in verdict["findings"])
     assert kinds == [("not_executed", True), ("skip_call", True)]
     # The live-clock test failed on host B at the base as well: not counted.
@@ -70,38 +66,8 @@ def test_compare_judges_against_the_base_runs_it_is_given(repo: Repo, tmp_path: 
 
     repo.write("tests/test_sq.py", BASE)  # the honest head: only the old coupling remains
     _runs(repo, "honest")
-    result = repo.cli(
-        "compare",
-        "--host-a",
-        "../honest-a",
-        "--host-b",
-        "../honest-b",
-        "--base-ref",
-        base,
-        "--json",
-        str(verdict_file),
-        "--base-host-a",
-        "../base-a",
-        "--base-host-b",
-        "../base-b",
-    )
-    assert (result.code, json.loads(verdict_file.read_text())["classification"]) == (
-        0,
-        "merge_candidate",
-    )
+    code, verdict = _compare(repo, base, "honest", with_base=True)
+    assert (code, verdict["classification"]) == (0, "merge_candidate")
     # Without the base runs, the same honest head is rejected: host B fails.
-    result = repo.cli(
-        "compare",
-        "--host-a",
-        "../honest-a",
-        "--host-b",
-        "../honest-b",
-        "--base-ref",
-        base,
-        "--json",
-        str(verdict_file),
-    )
-    assert (result.code, json.loads(verdict_file.read_text())["classification"]) == (
-        1,
-        "env_coupled",
-    )
+    code, verdict = _compare(repo, base, "honest", with_base=False)
+    assert (code, verdict["classification"]) == (1, "env_coupled")
