@@ -15,6 +15,7 @@ from entropy_action.commands import (
     compare,
     demo,
     gate,
+    publish,
     run,
     scan,
     schema,
@@ -29,6 +30,7 @@ COMMANDS: tuple[ModuleType, ...] = (
     scan,
     run,
     compare,
+    publish,
     validate,
     schema,
 )
