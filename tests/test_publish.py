@@ -198,7 +198,19 @@ def test_a_far_rate_limit_reset_does_not_hang_the_job(github_api, capsys):
     assert publish.publish(settings(github_api, verdict_of("env_coupled"), sleeps)) == 0
     assert sleeps == []
     assert len(github_api.requests) == 1
-    assert "rate limited" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "POST check run: rate limited (HTTP 403 'API rate limit exceeded') for longer" in err
+
+
+def test_rate_limits_that_persist_end_after_the_bounded_attempts(github_api, capsys):
+    github_api.persistent = Reply.retry_after(2, status=429)
+    sleeps: list[float] = []
+    s = settings(github_api, verdict_of("env_coupled"), sleeps, attempts=3)
+    assert publish.publish(s) == 0
+    assert sleeps == [2.0, 2.0]
+    assert "HTTP 429 'You have exceeded a secondary rate limit.' after 3 attempts" in (
+        capsys.readouterr().err
+    )
 
 
 def test_a_403_falls_back_to_annotations_and_the_job_summary(tmp_path, env, github_api, capsys):
