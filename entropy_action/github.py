@@ -13,6 +13,10 @@ rate limits (403/429 with `retry-after`, or `x-ratelimit-remaining: 0` with
 not hang, the send gives up and the caller falls back. 403 and 404 without rate-limit headers
 mean the token cannot write checks (the read-only token of a fork's pull request): no retry.
 
+A POST whose answer timed out may still have created the check run; its retry then creates a
+second one with the same content (GitHub shows the latest per name). Retrying is preferred to
+leaving the pull request without a check.
+
 The token is held in a `Secret` whose repr and str are masked; it is sent only in the
 Authorization header and never appears in a message this module produces.
 """
