@@ -162,7 +162,9 @@ def test_repeated_5xx_are_retried_a_bounded_number_of_times_then_fall_back(
 def test_a_timeout_is_retried(github_api, capsys):
     github_api.script(Reply.slow(30))
     sleeps: list[float] = []
-    s = settings(github_api, verdict_of("env_coupled"), sleeps, timeout=0.3)
+    s = settings(
+        github_api, verdict_of("env_coupled"), sleeps, timeout=2.0
+    )  # the retry must get its answer in time, even on a busy machine
     assert publish.publish(s) == 0
     assert [c[2] for c in github_api.calls()][-1] == 201
     assert sleeps == [1.0]
