@@ -58,7 +58,7 @@ def run_gate(settings: GateSettings) -> GateResult:
     constraints = (check.base or check.head).manifest.constraints
     verdict = compare.evaluate(
         out / "host-a",
-        out / "host-b",
+        runs.host_b or out / "host-b",
         loaded=check.head,
         pin_diff=check.diff,
         findings=scanned.findings,
@@ -69,7 +69,7 @@ def run_gate(settings: GateSettings) -> GateResult:
         notes=[f"silencing scan incomplete: {error}" for error in scanned.errors],
         base_a=runs.base_a,
         base_b=runs.base_b,
-    )
+    )  # (evaluate reads host A and B, and the base runs only where _run_hosts did not)
     return GateResult(verdict, check, out, check.notes + scanned.notes + runs.notes)
 
 
@@ -91,9 +91,10 @@ class Runs:
 
     errors: tuple[str, ...]  # a host that could not run, in words (the verdict is invalid)
     base_cases: dict[str, str] | None  # case id -> outcome in the base's run on host A
-    base_a: Path | None  # the base's reports on host A and (when host B failed) on host B
-    base_b: Path | None
+    base_a: Path | reports.HostReport | None  # the base's reports on host A and (when host B
+    base_b: Path | None  # failed) on host B
     notes: tuple[str, ...]
+    host_b: reports.HostReport | None = None  # host B's report, when already read
 
 
 def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> Runs:
@@ -117,7 +118,8 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
         notes += (f"base run failed ({failures['base run']}); attributing skips statically",)
         return Runs(errors, None, None, None, notes)
     base_b: Path | None = None
-    if _has_failures(out / "host-b"):
+    host_b = _read_or_none(out / "host-b")
+    if host_b is not None and any(case.outcome in FAILING for case in host_b.tests):
         more = _execute(
             {"base run on host B": lambda: _run_base(settings, check, out, "b")}, settings.progress
         )
@@ -125,7 +127,8 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
         notes += tuple(
             f"{name} failed ({why}); host B's failures all count" for name, why in more.items()
         )
-    return Runs(errors, compare.base_cases(out / "base-a"), out / "base-a", base_b, notes)
+    base_a = _read_or_none(out / "base-a") or out / "base-a"  # unusable: evaluate says why
+    return Runs(errors, compare.base_cases(base_a), base_a, base_b, notes, host_b)
 
 
 def _run_host(settings: runner.RunSettings, notes: list[str]) -> None:
@@ -222,9 +225,9 @@ def _execute(
     return failures
 
 
-def _has_failures(host_dir: Path) -> bool:
+def _read_or_none(host_dir: Path) -> reports.HostReport | None:
+    """A report read once for every later use; None when unusable (evaluate then says why)."""
     try:
-        report = reports.read_host(host_dir)
+        return reports.read_host(host_dir)
     except GateError:
-        return False
-    return any(case.outcome in FAILING for case in report.tests)
+        return None
