@@ -92,9 +92,16 @@ def _plain_parse(a: Path, b: Path) -> None:
     ET.parse(b / JUNIT_XML)  # noqa: S314
 
 
+def _read_only(a: Path, b: Path) -> None:
+    reports.read_host(a)
+    reports.read_host(b)
+
+
 def child(kind: str, a: Path, b: Path, cases: int) -> None:
     if kind == "ours":
         benchlib.child_report(lambda: _read_and_pair(a, b, cases))
+    elif kind == "read":
+        benchlib.child_report(lambda: _read_only(a, b))
     else:
         benchlib.child_report(lambda: _plain_parse(a, b))
 
@@ -130,6 +137,7 @@ def main() -> int:
             return benchlib.run_child([*argv, str(a), str(b)])
 
         ours, base = benchlib.alternate(lambda: run("ours"), lambda: run("floor"), args.repeat)
+        read, base2 = benchlib.alternate(lambda: run("read"), lambda: run("floor"), args.repeat)
     print(benchlib.load_note())
     print(f"{args.cases} test cases per host, {size / 2**20:.1f} MiB of JUnit XML in all")
     benchlib.print_ratio(
@@ -138,7 +146,9 @@ def main() -> int:
         ours,
         base,
     )
-    for name, samples in (("read + pair", ours), ("ET.parse", base)):
+    print("-- reading alone (the two HostReports, no pairing into the verdict's TestResults)")
+    benchlib.print_ratio("read both", "xml.etree.ElementTree.parse of both files", read, base2)
+    for name, samples in (("read + pair", ours), ("read alone", read), ("ET.parse", base)):
         peak = statistics.median(s.peak_rss for s in samples)
         grew = statistics.median(s.peak_rss - s.start_rss for s in samples)
         print(
