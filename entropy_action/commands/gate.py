@@ -7,10 +7,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from entropy_action import gate, summary
 from entropy_action.commands import options
 from entropy_action.errors import GateError
-from entropy_action.verdict import exit_code
 
 NAME = "gate"
 HELP = (
@@ -65,6 +63,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _gate(args: argparse.Namespace, out: Path) -> int:
+    from entropy_action import gate, summary  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.verdict import exit_code  # noqa: PLC0415
+
     settings = gate.GateSettings(
         manifest=args.manifest,
         base_ref=args.base_ref,
