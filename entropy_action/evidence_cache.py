@@ -105,9 +105,9 @@ class EvidenceCache:
         entry = self.root / key.digest
         if not entry.is_dir():
             return False, []
-        problem = _check(entry, key, dest)
+        problem = "it is a symbolic link" if entry.is_symlink() else _check(entry, key, dest)
         if problem is not None:
-            shutil.rmtree(entry, ignore_errors=True)
+            _remove(entry)
             shutil.rmtree(dest, ignore_errors=True)
             return False, [f"cache entry {key.digest[:12]} ignored and removed: {problem}"]
         os.utime(entry)  # recently used
@@ -159,6 +159,14 @@ class EvidenceCache:
             total -= size
             notes.append(f"cache entry {entry.name[:12]} evicted (cache over {self.cap} bytes)")
         return notes
+
+
+def _remove(entry: Path) -> None:
+    """Remove an entry; a symlinked one is unlinked, never followed."""
+    if entry.is_symlink():
+        entry.unlink()
+    else:
+        shutil.rmtree(entry, ignore_errors=True)
 
 
 def _check(entry: Path, key: CacheKey, dest: Path) -> str | None:

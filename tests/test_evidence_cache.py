@@ -96,6 +96,20 @@ def test_a_symlink_in_an_entry_is_not_followed(tmp_path, report):
     assert "is a symbolic link" in note
 
 
+def test_a_symlinked_entry_is_not_followed_and_what_it_points_at_survives(tmp_path, report):
+    elsewhere = EvidenceCache(tmp_path / "elsewhere")
+    elsewhere.store(key(), report)
+    target = entry(tmp_path / "elsewhere", key())
+    link = entry(tmp_path / "cache", key())
+    link.parent.mkdir(parents=True)
+    link.symlink_to(target, target_is_directory=True)
+    hit, (note,) = EvidenceCache(tmp_path / "cache").restore(key(), tmp_path / "back")
+    assert hit is False
+    assert note.endswith(": it is a symbolic link")
+    assert not link.is_symlink()
+    assert (target / JUNIT_XML).exists()
+
+
 def test_an_entry_whose_stored_key_differs_is_never_trusted(tmp_path, report):
     cache = EvidenceCache(tmp_path / "cache")
     cache.store(key(), report)
