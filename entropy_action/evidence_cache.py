@@ -62,7 +62,7 @@ def base_run_key(
     *, base_commit: str, manifest_sha256: str, host: str, python: str | None = None
 ) -> CacheKey:
     """The key of a base run on `host` ("a" or "b") with `python` (default: this one)."""
-    interpreter = _interpreter(python or sys.executable)
+    interpreter = _interpreter(python or sys.executable, isolated=host == "b")
     listed = interpreter.pop("distributions", None)
     distributions = "\n".join(map(str, listed)) if isinstance(listed, list) else ""
     fields = {
@@ -76,10 +76,12 @@ def base_run_key(
     return CacheKey(fields)
 
 
-def _interpreter(python: str) -> dict[str, object]:
+def _interpreter(python: str, *, isolated: bool) -> dict[str, object]:
+    """The interpreter as the host sees it: host A inherits the environment (PYTHONPATH and
+    the user site included), isolated host B does not."""
     try:
         done = subprocess.run(
-            [python, "-I", "-c", _INTERPRETER],
+            [python, *(["-I"] if isolated else []), "-c", _INTERPRETER],
             capture_output=True,
             text=True,
             check=True,
