@@ -220,13 +220,19 @@ def normalizer(pairs: list[tuple[str, str]]) -> Callable[[str], str]:
         if "\\" not in name
     }
 
+    paths = tuple(names)
+
     def normalize(text: str) -> str:
-        present = [path for path in names if path in text]
-        if not present:  # most ids name no root: skip the regex
+        found = None
+        for path in paths:
+            if path in text:
+                if found is not None:  # two roots in one text: the alternation decides
+                    return pattern.sub(lambda m: names[m.group(0)], text)
+                found = path
+        if found is None:  # most ids name no root: no regex at all
             return text
-        if len(present) == 1 and present[0] in alone:
-            return alone[present[0]](text)
-        return pattern.sub(lambda m: names[m.group(0)], text)
+        sub = alone.get(found)
+        return sub(text) if sub is not None else pattern.sub(lambda m: names[m.group(0)], text)
 
     return normalize
 
@@ -261,7 +267,8 @@ def _parse(
     chunks: Iterable[junit.Chunk], name: str, normalize: Callable[[str], str], module: str | None
 ) -> tuple[tuple[TestCase, ...], tuple[str, ...]]:
     paths: dict[str, str] = {}  # one str per distinct file name, shared by its tests
-    convert = functools.partial(_case, normalize=normalize, module=module, paths=paths)
+    dotted = _dotted(module) if module else None
+    convert = functools.partial(_case, normalize, module, dotted, paths)
     with no_gc():
         items = junit.read_cases(chunks, name, convert)
     tests = tuple(item for item in items if not isinstance(item, str))
@@ -277,7 +284,11 @@ class _Case(junitparser.TestCase):
 
 
 def _case(
-    elem: Element, normalize: Callable[[str], str], module: str | None, paths: dict[str, str]
+    normalize: Callable[[str], str],
+    module: str | None,
+    dotted: str | None,  # the module's dotted name, as pytest writes it in classname
+    paths: dict[str, str],
+    elem: Element,
 ) -> TestCase | str:
     """One testcase element as a TestCase, or as the text of a collection error.
 
@@ -304,7 +315,7 @@ def _case(
         outcome, message, text = "passed", None, None
     if not classname and outcome in ("failed", "error"):  # a module that failed to collect
         return _collection_error(file or name, message, text)
-    if module and classname == _dotted(module):  # node_id's first case, the common one
+    if dotted is not None and classname == dotted:  # node_id's first case, the common one
         raw = f"{module}::{name}"
     else:
         raw = node_id(file, classname, name, module)
@@ -368,6 +379,10 @@ def _dotted(file: str) -> str:
 
 def merge(tests: Iterable[TestCase]) -> dict[str, TestCase]:
     """Tests by normalized id; a test reported twice keeps its worse outcome."""
+    tests = tuple(tests)
+    unique = {test.id: test for test in tests}
+    if len(unique) == len(tests):  # no id twice (the common case): nothing to rank
+        return unique
     merged: dict[str, TestCase] = {}
     for test in tests:
         known = merged.get(test.id)
@@ -377,7 +392,8 @@ def merge(tests: Iterable[TestCase]) -> dict[str, TestCase]:
 
 
 def _line(value: str | None) -> int | None:
-    if value is None or not value.isdigit() or len(value) > 9:
+    # isascii: "²" is a digit to isdigit() but not to int()
+    if value is None or not (value.isascii() and value.isdigit()) or len(value) > 9:
         return None
     return int(value) + 1  # pytest writes the 0-based line of the test's definition
 

@@ -159,3 +159,10 @@ def test_the_verdict_on_reports_already_read_is_the_verdict_on_their_folders(tmp
     assert from_reports == from_dirs
     assert from_dirs.classification == "merge_candidate"
     assert compare.base_cases(read["base"]) == compare.base_cases(base)
+
+
+@pytest.mark.parametrize("line", ["²", "٣", "-1", "", "1" * 10])
+def test_a_line_that_is_not_ascii_digits_is_dropped_not_an_error(line):
+    data = f'<testsuite><testcase classname="m" name="a" line="{line}"/></testsuite>'
+    (test,), _ = reports.parse_junit(data.encode(), "x.xml")
+    assert (test.raw_id, test.line) == ("m::a", None)
