@@ -1,8 +1,10 @@
-"""How much reading reports safely costs: read + pair two pytest-shaped JUnit files of 5,000
-test cases each (defusedxml without DTDs, junitparser, id normalization, pairing), against a
-plain `xml.etree.ElementTree.parse` of the same two files. Prints the medians and the ratio.
+"""How much reading reports safely costs: read + pair two pytest-shaped JUnit files of
+100,000 test cases each (DTD-free prolog checked by defusedxml, streamed parse, junitparser
+for results, id normalization, pairing), against a plain `xml.etree.ElementTree.parse` of
+the same two files; each side in its own subprocess, alternating. Prints the ratio's
+min / median / max and the peak RSS against the size of the XML.
 
-    .venv/bin/python bench/bench_compare.py [--cases 5000] [--repeat 15]
+    .venv/bin/python bench/bench_compare.py [--cases 100000] [--repeat 7] [--smoke]
 
 Not a test: timings depend on the machine.
 """
@@ -12,12 +14,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import statistics
+import subprocess
 import sys
 import tempfile
-import time
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
 from pathlib import Path
+
+import benchlib
 
 from entropy_action import compare, reports
 from entropy_action.host import HOST_JSON, JUNIT_XML, Fingerprint, HostInfo
@@ -79,41 +82,81 @@ def host_dir(base: Path, label: str, cases: int, fail_every: int) -> Path:
     return folder
 
 
-def median_seconds(action: Callable[[], object], repeat: int) -> float:
-    action()  # warm up: imports, caches
-    timings = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        action()
-        timings.append(time.perf_counter() - started)
-    return statistics.median(timings)
+def _read_and_pair(a: Path, b: Path, cases: int) -> None:
+    paired = compare.pair(reports.read_host(a), reports.read_host(b))
+    assert len(paired) == cases, len(paired)
 
 
-def main() -> None:
+def _plain_parse(a: Path, b: Path) -> None:
+    ET.parse(a / JUNIT_XML)  # noqa: S314 (the floor: a plain parse of trusted files)
+    ET.parse(b / JUNIT_XML)  # noqa: S314
+
+
+def _read_only(a: Path, b: Path) -> None:
+    reports.read_host(a)
+    reports.read_host(b)
+
+
+def child(kind: str, a: Path, b: Path, cases: int) -> None:
+    if kind == "ours":
+        benchlib.child_report(lambda: _read_and_pair(a, b, cases))
+    elif kind == "read":
+        benchlib.child_report(lambda: _read_only(a, b))
+    else:
+        benchlib.child_report(lambda: _plain_parse(a, b))
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cases", type=int, default=5000)
-    parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--cases", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--smoke", action="store_true", help="small sizes, one pair")
+    parser.add_argument("--child", nargs=3, metavar=("KIND", "A", "B"), help=argparse.SUPPRESS)
+    parser.add_argument("--generate", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.smoke:
+        args.cases, args.repeat = 500, 1
+    if args.child:
+        kind, a, b = args.child
+        child(kind, Path(a), Path(b), args.cases)
+        return 0
+    if args.generate:
+        host_dir(Path(args.generate), "a", args.cases, fail_every=0)
+        host_dir(Path(args.generate), "b", args.cases, fail_every=97)
+        return 0
     with tempfile.TemporaryDirectory(prefix="bench-compare-") as scratch:
-        a = host_dir(Path(scratch), "a", args.cases, fail_every=0)
-        b = host_dir(Path(scratch), "b", args.cases, fail_every=97)
-
-        def safe() -> object:
-            paired = compare.pair(reports.read_host(a), reports.read_host(b))
-            assert len(paired) == args.cases, len(paired)
-            return paired
-
-        def plain() -> object:
-            return [ET.parse(a / JUNIT_XML), ET.parse(b / JUNIT_XML)]  # noqa: S314 (the baseline)
-
+        # Generated in a child: a child's peak RSS starts at its parent's (Linux keeps
+        # ru_maxrss across exec), so the parent stays small.
+        generate = [sys.executable, __file__, "--cases", str(args.cases), "--generate", scratch]
+        subprocess.run(generate, check=True)
+        a, b = Path(scratch) / "a", Path(scratch) / "b"
         size = (a / JUNIT_XML).stat().st_size + (b / JUNIT_XML).stat().st_size
-        ours = median_seconds(safe, args.repeat)
-        base = median_seconds(plain, args.repeat)
-    print(f"{args.cases} test cases per host, {size / 1e6:.1f} MB of JUnit XML in all")
-    print(f"read + pair (defusedxml, junitparser, normalize, pair): {ours * 1000:8.1f} ms median")
-    print(f"xml.etree.ElementTree.parse of the same two files:      {base * 1000:8.1f} ms median")
-    print(f"ratio: {ours / base:.1f}x")
+
+        def run(kind: str) -> benchlib.Sample:
+            argv = [sys.executable, __file__, "--cases", str(args.cases), "--child", kind]
+            return benchlib.run_child([*argv, str(a), str(b)])
+
+        ours, base = benchlib.alternate(lambda: run("ours"), lambda: run("floor"), args.repeat)
+        read, base2 = benchlib.alternate(lambda: run("read"), lambda: run("floor"), args.repeat)
+    print(benchlib.load_note())
+    print(f"{args.cases} test cases per host, {size / 2**20:.1f} MiB of JUnit XML in all")
+    benchlib.print_ratio(
+        "read + pair (streamed, defused prolog, normalize, pair)",
+        "xml.etree.ElementTree.parse of both files",
+        ours,
+        base,
+    )
+    print("-- reading alone (the two HostReports, no pairing into the verdict's TestResults)")
+    benchlib.print_ratio("read both", "xml.etree.ElementTree.parse of both files", read, base2)
+    for name, samples in (("read + pair", ours), ("read alone", read), ("ET.parse", base)):
+        peak = statistics.median(s.peak_rss for s in samples)
+        grew = statistics.median(s.peak_rss - s.start_rss for s in samples)
+        print(
+            f"{name}: peak RSS {peak / 2**20:6.1f} MiB ({peak / size:.2f}x the XML), "
+            f"grown by the work {grew / 2**20:6.1f} MiB ({grew / size:.2f}x the XML)"
+        )
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

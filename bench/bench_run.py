@@ -1,30 +1,28 @@
-"""Wall time of one host run against bare pytest, on a trivial property module.
+"""`entropy-gate run --host a` on a 1,000-test property module against bare pytest.
 
-    .venv/bin/python bench/bench_run.py [--runs 5]
+    .venv/bin/python bench/bench_run.py [--tests 1000] [--repeat 7] [--host a|b] [--smoke]
 
-Builds a scratch git repository with the seed's manifest (temp_root pinned) and a one-test
-property module, then times `python -m pytest MODULE` alone, `run_host` on host A and the
-isolated host B, and prints the medians and their ratios to bare pytest. Not a test.
+A scratch git repository holds the seed's manifest and a module of one parametrized test
+with 1,000 cases. Bare pytest runs the module with the pins' environment (TZ, LANG,
+PYTHONHASHSEED, TMPDIR); the gate's run writes junit.xml and host.json as in CI. The two
+alternate, each a fresh process, and the script prints min / median / max of the per-pair
+ratio. Not a test: timings depend on the machine.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
-from entropy_action import manifest, runner
+import benchlib
 
-MODULE = "tests/properties/test_trivial.py"
+MODULE = "tests/properties/test_many.py"
 MANIFEST = f"""\
 version: 1
-property_id: trivial
+property_id: many
 module: {MODULE}
 pins:
   clock_unix: 1768003200
@@ -33,71 +31,66 @@ pins:
   lang: C.UTF-8
   umask: "0022"
   temp_root: {{temp_root}}
+run:
+  pytest_args: ["-o", "addopts="]
 """
-PROPERTY = "def test_trivial():\n    assert sum(range(10)) == 45\n"
+PROPERTY = """\
+import pytest
 
 
-def _repo(folder: Path) -> Path:
+@pytest.mark.parametrize("i", range({tests}))
+def test_sum_is_stable(i):
+    assert sum(range(i)) == i * (i - 1) // 2
+"""
+
+
+def make_repo(folder: Path, tests: int) -> Path:
+    """A git repository with the manifest and a property module of `tests` cases."""
     root = folder / "repo"
     (root / "tests" / "properties").mkdir(parents=True)
     (root / "entropy.yaml").write_text(MANIFEST.format(temp_root=folder / "entropy-tmp"))
-    (root / MODULE).write_text(PROPERTY)
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
-    for args in (["init", "-q"], ["add", "-A"]):
-        subprocess.run(["git", *args], cwd=root, env=env, check=True)
-    ident = ["-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
-    subprocess.run(["git", *ident, "commit", "-qm", "base"], cwd=root, env=env, check=True)
+    (root / MODULE).write_text(PROPERTY.format(tests=tests))
+    (root / "README.md").write_text("# bench\n")
+    benchlib.commit_all(root, "base")
     return root
 
 
-def _median(runs: int, job: Callable[[], None]) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        job()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def pinned_env(folder: Path) -> dict[str, str]:
+    """The environment bare pytest gets: this one plus what the pins set."""
+    tmp = folder / "bare-tmp"
+    tmp.mkdir(exist_ok=True)
+    pins = {"TZ": "UTC", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0"}
+    return {**os.environ, **pins, "TMPDIR": str(tmp)}
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tests", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--host", choices=("a", "b"), default="a")
+    parser.add_argument("--smoke", action="store_true", help="small sizes, one pair")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="entropy-bench-") as tmp:
-        root = _repo(Path(tmp))
-        loaded = manifest.load(root / "entropy.yaml", repo_root=root)
-        bare_cmd = [sys.executable, "-m", "pytest", MODULE, "-q", "-p", "no:cacheprovider"]
-
-        def bare() -> None:
-            subprocess.run(bare_cmd, cwd=root, check=True, capture_output=True)
-
-        def host(isolated: bool) -> Callable[[], None]:
-            def job() -> None:
-                info = runner.run_host(
-                    runner.RunSettings(
-                        host="b" if isolated else "a",
-                        out=Path(tmp) / ("b" if isolated else "a"),
-                        root=root,
-                        loaded=loaded,
-                        environ=dict(os.environ),
-                        isolate=isolated,
-                    )
-                )
-                if info.returncode or info.pins_mismatch:
-                    raise SystemExit(f"the run did not pass: {info}")
-
-            return job
-
-        bare()  # warm the file cache
-        medians = {
-            "bare pytest": _median(args.runs, bare),
-            "host A": _median(args.runs, host(False)),
-            "host B (isolated)": _median(args.runs, host(True)),
-        }
-    base = medians["bare pytest"]
-    print(f"median of {args.runs} runs each:")
-    for name, seconds in medians.items():
-        print(f"  {name:<18} {seconds * 1000:7.0f} ms   x{seconds / base:.2f}")
+    if args.smoke:
+        args.tests, args.repeat = 20, 1
+    with tempfile.TemporaryDirectory(prefix="bench-run-") as scratch:
+        folder = Path(scratch)
+        root = make_repo(folder, args.tests)
+        env = pinned_env(folder)
+        bare = [sys.executable, "-m", "pytest", MODULE, "-q", "-p", "no:cacheprovider"]
+        bare += ["-o", "addopts="]
+        ours = [sys.executable, "-m", "entropy_action", "run", "--host", args.host]
+        ours += ["--out", str(folder / "out"), "--manifest", str(root / "entropy.yaml")]
+        if args.host == "b":
+            ours.append("--isolate")
+        benchlib.wall(bare, cwd=str(root), env=env)  # warm the file cache and .pyc files
+        gate, floor = benchlib.alternate(
+            lambda: benchlib.wall(ours, cwd=str(root), env=dict(os.environ)),
+            lambda: benchlib.wall(bare, cwd=str(root), env=env),
+            args.repeat,
+        )
+    print(benchlib.load_note())
+    print(f"a property module of {args.tests} test cases")
+    benchlib.print_ratio(f"entropy-gate run --host {args.host}", "bare pytest", gate, floor)
     return 0
 
 

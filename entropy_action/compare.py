@@ -35,8 +35,8 @@ Label = Literal["a", "b"]
 
 
 def evaluate(
-    host_a: Path,
-    host_b: Path | None,
+    host_a: Path | HostReport,
+    host_b: Path | HostReport | None,
     *,
     loaded: LoadedManifest | None,
     pin_diff: PinDiff | None,
@@ -46,8 +46,8 @@ def evaluate(
     require_host_b: bool = True,
     invalid: Sequence[str] = (),
     notes: Sequence[str] = (),
-    base_a: Path | None = None,
-    base_b: Path | None = None,
+    base_a: Path | HostReport | None = None,
+    base_b: Path | HostReport | None = None,
 ) -> Verdict:
     """The verdict on two host report directories; bad host input makes it `invalid`.
 
@@ -57,6 +57,8 @@ def evaluate(
     that could not start); `notes` are appended to the reasons as they are. `base_a` and
     `base_b` are reports of the base ref's module on each host: a test that fails the same
     way there is a pre-existing failure, which does not fail the host (unless strict).
+    Each report is a directory to read or a HostReport the caller already read from one
+    (read, then judge: the gate parses each report once).
     """
     report_a, problems = _read("a", host_a)
     report_b: HostReport | None = None
@@ -87,9 +89,9 @@ def evaluate(
     return classify(evidence)
 
 
-def _read_base(label: Label, dir: Path | None, notes: list[str]) -> HostReport | None:
-    if dir is None:
-        return None
+def _read_base(label: Label, dir: Path | HostReport | None, notes: list[str]) -> HostReport | None:
+    if dir is None or isinstance(dir, HostReport):
+        return dir
     try:
         return reports.read_host(dir)
     except GateError as exc:
@@ -128,12 +130,13 @@ def invalid_verdict(reason: str) -> Verdict:
     return classify(Evidence(host_a="missing", host_b="missing", invalid=(reason,)))
 
 
-def _read(label: Label, dir: Path) -> tuple[HostReport | None, list[str]]:
+def _read(label: Label, source: Path | HostReport) -> tuple[HostReport | None, list[str]]:
     name = label.upper()
     try:
-        report = reports.read_host(dir)
+        report = source if isinstance(source, HostReport) else reports.read_host(source)
     except GateError as exc:
         return None, [f"host {name}: {exc.message}"]
+    dir = report.dir
     problems: list[str] = []
     if report.info.host != label:
         problems.append(
@@ -173,6 +176,11 @@ def _cross_checks(
 
 def pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:
     """One TestResult per normalized test id, in host A's order, then host B's extra ones."""
+    with reports.no_gc():
+        return _pair(a, b)
+
+
+def _pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:
     by_a = reports.merge(a.tests) if a else {}
     by_b = reports.merge(b.tests) if b else {}
     results = []
@@ -183,7 +191,7 @@ def pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:
         results.append(
             TestResult(
                 id=test_id,
-                raw_ids=list(dict.fromkeys(t.raw_id for t in (in_a, in_b) if t is not None)),
+                raw_ids=_raw_ids(in_a, in_b),
                 host_a=_test_outcome(in_a),
                 host_b=_test_outcome(in_b),
                 path=first.path,
@@ -193,6 +201,12 @@ def pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:
             )
         )
     return results
+
+
+def _raw_ids(a: reports.TestCase | None, b: reports.TestCase | None) -> list[str]:
+    if a is None or b is None or a.raw_id == b.raw_id:
+        return [(a or b).raw_id]  # type: ignore[union-attr]  # one of them is a test
+    return [a.raw_id, b.raw_id]
 
 
 def _test_outcome(test: reports.TestCase | None) -> TestOutcome:
@@ -221,10 +235,10 @@ def _host_errors(name: str, report: HostReport | None) -> list[str]:
     return [f"host {name}: {text}" for text in (*report.errors, *report.failure_notes())]
 
 
-def base_cases(base_dir: Path) -> dict[str, str] | None:
+def base_cases(base_dir: Path | HostReport) -> dict[str, str] | None:
     """Normalized case id -> outcome in a run of the base's module (None when unusable)."""
     try:
-        report = reports.read_host(base_dir)
+        report = base_dir if isinstance(base_dir, HostReport) else reports.read_host(base_dir)
     except GateError:
         return None
     return {case.id: case.outcome for case in reports.merge(report.tests).values()}

@@ -16,7 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from entropy_action import baseline, compare, git, reports, runner, scan
+from entropy_action import baseline, compare, evidence_cache, git, reports, runner, scan
 from entropy_action.errors import ExitCode, GateError
 from entropy_action.verdict import FAILING, Evidence, Verdict, classify
 
@@ -35,6 +35,7 @@ class GateSettings:
     base_run: bool = True  # run the base's module once to attribute non-executed tests
     namespaces: bool = True  # False: keep every run out of Linux namespaces
     progress: Callable[[str], None] = field(default=lambda line: None)
+    cache_dir: Path | None = None  # the base evidence cache (None: no cache)
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def run_gate(settings: GateSettings) -> GateResult:
     constraints = (check.base or check.head).manifest.constraints
     verdict = compare.evaluate(
         out / "host-a",
-        out / "host-b",
+        runs.host_b or out / "host-b",
         loaded=check.head,
         pin_diff=check.diff,
         findings=scanned.findings,
@@ -69,7 +70,7 @@ def run_gate(settings: GateSettings) -> GateResult:
         notes=[f"silencing scan incomplete: {error}" for error in scanned.errors],
         base_a=runs.base_a,
         base_b=runs.base_b,
-    )
+    )  # (evaluate reads host A and B, and the base runs only where _run_hosts did not)
     return GateResult(verdict, check, out, check.notes + scanned.notes + runs.notes)
 
 
@@ -91,9 +92,10 @@ class Runs:
 
     errors: tuple[str, ...]  # a host that could not run, in words (the verdict is invalid)
     base_cases: dict[str, str] | None  # case id -> outcome in the base's run on host A
-    base_a: Path | None  # the base's reports on host A and (when host B failed) on host B
-    base_b: Path | None
+    base_a: Path | reports.HostReport | None  # the base's reports on host A and (when host B
+    base_b: Path | None  # failed) on host B
     notes: tuple[str, ...]
+    host_b: reports.HostReport | None = None  # host B's report, when already read
 
 
 def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> Runs:
@@ -107,7 +109,7 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
     }
     want_base = settings.base_run and check.base is not None and check.base_commit is not None
     if want_base:
-        jobs["base run"] = lambda: _run_base(settings, check, out, "a")
+        jobs["base run"] = lambda: _base_run(settings, check, out, "a")
     failures = _execute(jobs, settings.progress)
     errors = tuple(f"{name}: {failures[name]}" for name in ("host A", "host B") if name in failures)
     notes = tuple(sorted(host_notes))
@@ -117,15 +119,17 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
         notes += (f"base run failed ({failures['base run']}); attributing skips statically",)
         return Runs(errors, None, None, None, notes)
     base_b: Path | None = None
-    if _has_failures(out / "host-b"):
+    host_b = _read_or_none(out / "host-b")
+    if host_b is not None and any(case.outcome in FAILING for case in host_b.tests):
         more = _execute(
-            {"base run on host B": lambda: _run_base(settings, check, out, "b")}, settings.progress
+            {"base run on host B": lambda: _base_run(settings, check, out, "b")}, settings.progress
         )
         base_b = None if more else out / "base-b"
         notes += tuple(
             f"{name} failed ({why}); host B's failures all count" for name, why in more.items()
         )
-    return Runs(errors, compare.base_cases(out / "base-a"), out / "base-a", base_b, notes)
+    base_a = _read_or_none(out / "base-a") or out / "base-a"  # unusable: evaluate says why
+    return Runs(errors, compare.base_cases(base_a), base_a, base_b, notes, host_b)
 
 
 def _run_host(settings: runner.RunSettings, notes: list[str]) -> None:
@@ -168,6 +172,30 @@ def _host(
 
 def _labelled(progress: Callable[[str], None], label: str) -> Callable[[str], None]:
     return lambda line: progress(f"{label}: {line}")
+
+
+def _base_run(settings: GateSettings, check: baseline.PinCheck, out: Path, host: str) -> None:
+    """The base's module on `host`: from the evidence cache when a sound entry matches."""
+    if settings.cache_dir is None or check.base is None or check.base_commit is None:
+        _run_base(settings, check, out, host)
+        return
+    cache = evidence_cache.EvidenceCache(settings.cache_dir)
+    key = evidence_cache.base_run_key(
+        base_commit=check.base_commit,
+        manifest_sha256=check.base.sha256,
+        host=host,
+        python=settings.python if host == "b" else None,
+    )
+    label = f"base run on host {host.upper()}"
+    hit, notes = cache.restore(key, out / f"base-{host}")
+    for note in notes:
+        settings.progress(f"{label}: {note}")
+    if hit:
+        settings.progress(f"{label}: reused from the cache ({key.digest[:12]})")
+        return
+    _run_base(settings, check, out, host)
+    for note in cache.store(key, out / f"base-{host}"):
+        settings.progress(f"{label}: {note}")
 
 
 def _run_base(settings: GateSettings, check: baseline.PinCheck, out: Path, host: str) -> None:
@@ -222,9 +250,9 @@ def _execute(
     return failures
 
 
-def _has_failures(host_dir: Path) -> bool:
+def _read_or_none(host_dir: Path) -> reports.HostReport | None:
+    """A report read once for every later use; None when unusable (evaluate then says why)."""
     try:
-        report = reports.read_host(host_dir)
+        return reports.read_host(host_dir)
     except GateError:
-        return False
-    return any(case.outcome in FAILING for case in report.tests)
+        return None

@@ -8,23 +8,23 @@ raises GateError with one line naming the file; the contents of the file never r
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import json
 import os
 import re
 import stat
-import xml.parsers.expat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
-from xml.etree.ElementTree import ParseError
+from typing import Any, BinaryIO, ClassVar, Literal
+from xml.etree.ElementTree import Element
 
-import defusedxml.ElementTree as safe_etree
 import junitparser
-from defusedxml import DefusedXmlException, DTDForbidden
 from pydantic import ValidationError
 
+from entropy_action import junit
 from entropy_action.errors import GateError
 from entropy_action.host import HOST_JSON, JUNIT_XML, HostInfo
 
@@ -33,6 +33,7 @@ MAX_JUNIT_XML = 64 << 20  # 64 MiB
 MAX_MESSAGE = 2000  # characters kept of a test's failure or skip message
 MAX_ERROR = 4000  # characters kept of a collection error's text
 MAX_ID = 2000  # characters kept of a test id (a longer one is cut, not trusted)
+CHUNK = 1 << 16  # bytes of a report parsed at a time
 ROOT_PLACEHOLDER = "<root>"
 TMP_PLACEHOLDER = "<tmp>"
 
@@ -45,7 +46,7 @@ _MODULE_SKIP = re.compile(r"^\(.*, \d+, '(?:Skipped: )?(.*)'\)$", re.DOTALL)
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a report may hold 100,000 of them
 class TestCase:
     """One test as one host reported it."""
 
@@ -93,13 +94,55 @@ def read_host(dir: Path) -> HostReport:
     """Read DIR/host.json and DIR/junit.xml; GateError (one line, naming the file) if unusable."""
     info = read_info(dir / HOST_JSON)
     junit = dir / JUNIT_XML
-    data = read_capped(junit, MAX_JUNIT_XML)
-    tests, errors = parse_junit(data, str(junit), normalizer(placeholders(info)), info.module)
+    with _open_capped(junit, MAX_JUNIT_XML) as handle:
+        chunks = _chunks_of(handle, junit, MAX_JUNIT_XML)
+        tests, errors = _parse(chunks, str(junit), normalizer(placeholders(info)), info.module)
     return HostReport(dir=dir, info=info, tests=tests, errors=errors)
 
 
 def read_capped(path: Path, limit: int) -> bytes:
     """The bytes of a regular file at `path` (not through a symlink), at most `limit`."""
+    with _open_regular(path) as handle:
+        try:
+            data = handle.read(limit + 1)
+        except OSError as exc:
+            raise GateError(f"{path}: cannot read: {exc.strerror}") from None
+    if len(data) > limit:
+        raise _too_large(path, limit)
+    return data
+
+
+def _open_capped(path: Path, limit: int) -> BinaryIO:
+    """A regular file at `path`, refused unread when it is larger than `limit`."""
+    handle = _open_regular(path)
+    if os.fstat(handle.fileno()).st_size > limit:
+        handle.close()
+        raise _too_large(path, limit)
+    return handle
+
+
+def _chunks_of(handle: BinaryIO, path: Path, limit: int) -> Iterator[bytes]:
+    """The bytes of `handle` in chunks, read lazily; more than `limit` in all is refused."""
+    total = 0
+    while True:
+        try:
+            chunk = handle.read(CHUNK)
+        except OSError as exc:
+            raise GateError(f"{path}: cannot read: {exc.strerror}") from None
+        if not chunk:
+            return
+        total += len(chunk)
+        if total > limit:  # it grew while being read
+            raise _too_large(path, limit)
+        yield chunk
+
+
+def _too_large(path: Path, limit: int) -> GateError:
+    return GateError(f"{path}: larger than the limit of {limit} bytes; refusing to read it")
+
+
+def _open_regular(path: Path) -> BinaryIO:
+    """A regular file at `path`, opened for reading without following a symlink or blocking."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         if path.is_symlink():
@@ -112,14 +155,7 @@ def read_capped(path: Path, limit: int) -> bytes:
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         raise GateError(f"{path}: is not a regular file")
-    with os.fdopen(fd, "rb") as handle:
-        try:
-            data = handle.read(limit + 1)
-        except OSError as exc:
-            raise GateError(f"{path}: cannot read: {exc.strerror}") from None
-    if len(data) > limit:
-        raise GateError(f"{path}: larger than the limit of {limit} bytes; refusing to read it")
-    return data
+    return os.fdopen(fd, "rb")
 
 
 def read_info(path: Path) -> HostInfo:
@@ -176,7 +212,42 @@ def normalizer(pairs: list[tuple[str, str]]) -> Callable[[str], str]:
     names = dict(pairs)
     either = "|".join(re.escape(path) for path, _ in pairs)
     pattern = re.compile(f"(?:{either})" + r"(?![\w.\-])")
-    return lambda text: pattern.sub(lambda m: names[m.group(0)], text)
+    # One root in a text (the common case) is replaced through a template, without a Python
+    # call per match; both at once go through the alternation, longest path first.
+    alone = {
+        path: functools.partial(re.compile(re.escape(path) + r"(?![\w.\-])").sub, name)
+        for path, name in pairs
+        if "\\" not in name
+    }
+
+    paths = tuple(names)
+
+    def normalize(text: str) -> str:
+        found = None
+        for path in paths:
+            if path in text:
+                if found is not None:  # two roots in one text: the alternation decides
+                    return pattern.sub(lambda m: names[m.group(0)], text)
+                found = path
+        if found is None:  # most ids name no root: no regex at all
+            return text
+        sub = alone.get(found)
+        return sub(text) if sub is not None else pattern.sub(lambda m: names[m.group(0)], text)
+
+    return normalize
+
+
+@contextlib.contextmanager
+def no_gc() -> Iterator[None]:
+    """The cyclic garbage collector paused: building 100,000 acyclic values (tests, their
+    pairs) otherwise triggers full collections that cost as much as the parse itself."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def parse_junit(
@@ -187,40 +258,21 @@ def parse_junit(
     `module` is the property module the run collected: a test it inherits from a class defined
     in another file carries that file in `file`, but belongs to `module` (see `node_id`).
     """
-    document = _JUnit.fromroot(_xml_root(data, name))
-    tests: list[TestCase] = []
-    errors: list[str] = []
-    try:
-        for case in _cases(document):
-            _add_case(case, normalize, tests, errors, module)
-    except RecursionError:
-        raise GateError(f"{name}: test suites nested too deeply; not a pytest report") from None
-    return tuple(tests), tuple(errors)
+    view = memoryview(data)
+    chunks = (view[start : start + CHUNK] for start in range(0, len(view), CHUNK))
+    return _parse(chunks, name, normalize, module)
 
 
-def _xml_root(data: bytes, name: str) -> Any:
-    try:
-        root = safe_etree.fromstring(data, forbid_dtd=True)
-    except DTDForbidden:
-        raise GateError(
-            f"{name}: refused: it declares a document type (DTD); a JUnit report needs none, "
-            "and entities and external references are never read"
-        ) from None
-    except DefusedXmlException:
-        raise GateError(f"{name}: refused: it declares entities or external references") from None
-    except ParseError as exc:
-        line, column = exc.position
-        reason = xml.parsers.expat.ErrorString(exc.code) if exc.code else "cannot be parsed"
-        raise GateError(f"{name}:{line}: not well-formed XML: {reason} (column {column})") from None
-    except (ValueError, LookupError, RecursionError):
-        raise GateError(f"{name}: not well-formed XML (bad encoding or nesting)") from None
-    if root.tag not in ("testsuites", "testsuite"):
-        tag = _one_line(str(root.tag))[:60]
-        raise GateError(
-            f"{name}: not a JUnit report: the root element is <{tag}>, "
-            "expected <testsuites> or <testsuite>"
-        )
-    return root
+def _parse(
+    chunks: Iterable[junit.Chunk], name: str, normalize: Callable[[str], str], module: str | None
+) -> tuple[tuple[TestCase, ...], tuple[str, ...]]:
+    paths: dict[str, str] = {}  # one str per distinct file name, shared by its tests
+    dotted = _dotted(module) if module else None
+    convert = functools.partial(_case, normalize, module, dotted, paths)
+    with no_gc():
+        items = junit.read_cases(chunks, name, convert)
+    tests = tuple(item for item in items if not isinstance(item, str))
+    return tests, tuple(item for item in items if isinstance(item, str))
 
 
 class _Case(junitparser.TestCase):
@@ -231,45 +283,43 @@ class _Case(junitparser.TestCase):
     line = junitparser.Attr()
 
 
-class _Suite(junitparser.TestSuite):
-    __test__ = False
-    testcase = _Case
-
-
-class _JUnit(junitparser.JUnitXml):
-    testsuite = _Suite
-
-
-def _cases(document: Any) -> Iterator[Any]:
-    for suite in document:
-        yield from suite
-
-
-def _add_case(
-    case: Any,
+def _case(
     normalize: Callable[[str], str],
-    tests: list[TestCase],
-    errors: list[str],
     module: str | None,
-) -> None:
-    classname = _one_line(case.classname)
-    file = _one_line(case.file) or None
-    name = _one_line(case.name)
-    outcome, message, text = _result(case.result)
+    dotted: str | None,  # the module's dotted name, as pytest writes it in classname
+    paths: dict[str, str],
+    elem: Element,
+) -> TestCase | str:
+    """One testcase element as a TestCase, or as the text of a collection error.
+
+    The hot path: one call per test of a report that may hold 100,000. It reads the
+    element's attributes directly rather than through a junitparser TestCase, which would
+    be a second object per testcase for the same three `get`s; junitparser's model reads
+    the results (failure, error, skipped) of the few cases that have any.
+    """
+    get = elem.get
+    classname = get("classname") or ""
+    file = get("file")
+    name = get("name") or ""
+    # _one_line inlined for the common case: short printable attributes are kept as they are
+    if not (classname.isprintable() and len(classname) <= MAX_ID):
+        classname = _one_line(classname)
+    if file is not None:
+        file = paths.setdefault(file, file) if file.isprintable() and len(file) <= MAX_ID else None
+        file = file or _one_line(get("file")) or None
+    if not (name.isprintable() and len(name) <= MAX_ID):
+        name = _one_line(name)
+    if len(elem):
+        outcome, message, text = _result(_Case.fromelem(elem).result)  # type: ignore[no-untyped-call]
+    else:
+        outcome, message, text = "passed", None, None
     if not classname and outcome in ("failed", "error"):  # a module that failed to collect
-        errors.append(_collection_error(file or name, message, text))
-        return
-    raw = node_id(file, classname, name, module)
-    tests.append(
-        TestCase(
-            id=normalize(raw),
-            raw_id=raw,
-            outcome=outcome,
-            message=message,
-            path=file,
-            line=_line(case.line),
-        )
-    )
+        return _collection_error(file or name, message, text)
+    if dotted is not None and classname == dotted:  # node_id's first case, the common one
+        raw = f"{module}::{name}"
+    else:
+        raw = node_id(file, classname, name, module)
+    return TestCase(normalize(raw), raw, outcome, message, file, _line(get("line")))
 
 
 _KINDS: dict[type[Any], CaseOutcome] = {
@@ -329,6 +379,10 @@ def _dotted(file: str) -> str:
 
 def merge(tests: Iterable[TestCase]) -> dict[str, TestCase]:
     """Tests by normalized id; a test reported twice keeps its worse outcome."""
+    tests = tuple(tests)
+    unique = {test.id: test for test in tests}
+    if len(unique) == len(tests):  # no id twice (the common case): nothing to rank
+        return unique
     merged: dict[str, TestCase] = {}
     for test in tests:
         known = merged.get(test.id)
@@ -338,7 +392,8 @@ def merge(tests: Iterable[TestCase]) -> dict[str, TestCase]:
 
 
 def _line(value: str | None) -> int | None:
-    if value is None or not value.isdigit() or len(value) > 9:
+    # isascii: "²" is a digit to isdigit() but not to int()
+    if value is None or not (value.isascii() and value.isdigit()) or len(value) > 9:
         return None
     return int(value) + 1  # pytest writes the 0-based line of the test's definition
 

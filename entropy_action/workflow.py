@@ -26,8 +26,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Literal
 
-from entropy_action.markdown import truncate
-
 MAX_STEP_SUMMARY = 1024 * 1024  # bytes GitHub accepts from one step's summary
 Severity = Literal["error", "warning", "notice"]
 
@@ -115,6 +113,8 @@ def append_summary(text: str, environ: Mapping[str, str]) -> bool:
     path = Path(target)
     used = path.stat().st_size if path.exists() else 0
     budget = max(MAX_STEP_SUMMARY - used, 0)
+    from entropy_action.markdown import truncate  # noqa: PLC0415 (keeps this module light)
+
     chunk = truncate(text if text.endswith("\n") else text + "\n", budget, unit="bytes")
     if len(chunk.encode("utf-8")) > budget:  # not even the note fits
         return True

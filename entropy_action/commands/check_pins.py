@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from entropy_action import baseline
 from entropy_action.commands import options
 from entropy_action.errors import ExitCode
-from entropy_action.pins import PinDiff
+
+if TYPE_CHECKING:
+    from entropy_action.pins import PinDiff
 
 NAME = "check-pins"
 HELP = "compare entropy.yaml with its baseline at the base ref; exit 1 on any pin mutation"
@@ -20,6 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from entropy_action import baseline  # noqa: PLC0415 (--help imports no model)
+
     check = baseline.check(args.manifest, args.base_ref, args.baseline)
     for note in check.notes:
         print(note, file=sys.stderr)

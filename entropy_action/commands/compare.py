@@ -7,14 +7,18 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from entropy_action import baseline, compare, manifest, scan, summary
-from entropy_action.baseline import PinCheck
+from entropy_action.commands.options import MANIFEST_NAME
 from entropy_action.errors import GateError
-from entropy_action.findings import Finding
-from entropy_action.manifest import MANIFEST_NAME, LoadedManifest
-from entropy_action.pins import PinDiff
-from entropy_action.verdict import Verdict, exit_code
+
+if TYPE_CHECKING:
+    from entropy_action import compare
+    from entropy_action.baseline import PinCheck
+    from entropy_action.findings import Finding
+    from entropy_action.manifest import LoadedManifest
+    from entropy_action.pins import PinDiff
+    from entropy_action.verdict import Verdict
 
 NAME = "compare"
 HELP = (
@@ -75,6 +79,9 @@ class Judged:
 
 
 def run(args: argparse.Namespace) -> int:
+    from entropy_action import compare, summary  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.verdict import exit_code  # noqa: PLC0415
+
     try:
         judged = _judge(args.manifest, args.base_ref, args.base_host_a)
     except GateError as exc:  # the manifest or the base ref: nothing can be judged
@@ -87,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace, judged: Judged) -> Verdict:
+    from entropy_action import compare  # noqa: PLC0415
+
     return compare.evaluate(
         args.host_a,
         args.host_b,
@@ -103,6 +112,8 @@ def _evaluate(args: argparse.Namespace, judged: Judged) -> Verdict:
 
 
 def _judge(manifest_path: Path | None, base_ref: str | None, base_a: Path | None) -> Judged:
+    from entropy_action import baseline  # noqa: PLC0415
+
     if base_ref is None:
         return _without_base(manifest_path)
     check = baseline.check(manifest_path or Path(MANIFEST_NAME), base_ref, None)
@@ -123,6 +134,8 @@ def _judge(manifest_path: Path | None, base_ref: str | None, base_a: Path | None
 
 
 def _without_base(manifest_path: Path | None) -> Judged:
+    from entropy_action import manifest  # noqa: PLC0415
+
     notes = [NO_SCAN]
     path = manifest_path or Path(MANIFEST_NAME)
     if manifest_path is None and not path.exists():
@@ -149,6 +162,8 @@ def _scan(
     Without a base run on host A (--base-host-a), a test that did not execute is attributed
     statically: a pre-existing finding that concerns it makes it pre-existing.
     """
+    from entropy_action import compare, scan  # noqa: PLC0415
+
     scanned = scan.scan(check)
     notes = [f"silencing scan incomplete: {error}" for error in scanned.errors]
     cases = compare.base_cases(base_a) if base_a is not None else None

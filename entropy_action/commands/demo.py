@@ -7,8 +7,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from entropy_action import demo, summary
+if TYPE_CHECKING:
+    from entropy_action import demo
 
 NAME = "demo"
 HELP = "build a scratch repo from the seed's invoice example and gate one patch per table row"
@@ -25,6 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from entropy_action import demo  # noqa: PLC0415 (--help imports no model)
+
     print("entropy-gate demo: the seed's invoice example, one patch per row of the table\n")
     print(demo.render_header(), end="", flush=True)
     clock = int(time.time())  # the demo snapshots its clock pin from the real clock, once
@@ -39,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, workdir: Path, clock: int) -> list[demo.Row]:
+    from entropy_action import demo, summary  # noqa: PLC0415
+
     rows = demo.run_demo(
         workdir,
         args.environ,

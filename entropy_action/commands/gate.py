@@ -7,10 +7,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from entropy_action import gate, summary
 from entropy_action.commands import options
 from entropy_action.errors import GateError
-from entropy_action.verdict import exit_code
 
 NAME = "gate"
 HELP = (
@@ -45,6 +43,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help="do not run the base's module; attribute skipped tests statically",
     )
+    parser.add_argument(
+        "--no-cache",
+        dest="cache",
+        action="store_false",
+        help="neither reuse nor keep runs of the base's module in the user cache directory",
+    )
     parser.epilog = (
         f"{options.NO_NAMESPACES_ENV}=1 keeps every run out of Linux namespaces; host B then "
         "blocks the network in-process and says so.\n\n" + (parser.epilog or "")
@@ -59,6 +63,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _gate(args: argparse.Namespace, out: Path) -> int:
+    from entropy_action import gate, summary  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.verdict import exit_code  # noqa: PLC0415
+
     settings = gate.GateSettings(
         manifest=args.manifest,
         base_ref=args.base_ref,
@@ -68,6 +75,7 @@ def _gate(args: argparse.Namespace, out: Path) -> int:
         base_run=args.base_run,
         namespaces=options.namespaces_allowed(args.environ),
         progress=_progress,
+        cache_dir=_cache_dir() if args.cache else None,
     )
     result = gate.run_gate(settings)
     for note in result.notes:
@@ -76,6 +84,12 @@ def _gate(args: argparse.Namespace, out: Path) -> int:
     if args.json is not None:
         _write(args.json, summary.render_json(result.verdict))
     return exit_code(result.verdict)
+
+
+def _cache_dir() -> Path:
+    import platformdirs  # noqa: PLC0415 (only the gate needs it)
+
+    return Path(platformdirs.user_cache_dir("entropy-gate", appauthor=False))
 
 
 def _progress(line: str) -> None:

@@ -6,7 +6,9 @@ import argparse
 from collections.abc import Mapping
 from pathlib import Path
 
-from entropy_action.manifest import MANIFEST_NAME
+# manifest.MANIFEST_NAME, spelled here so that building the parser imports no model
+# (tests/test_startup.py checks they agree)
+MANIFEST_NAME = "entropy.yaml"
 
 # Set to 1 to keep runs out of Linux namespaces (host B then blocks the network in-process).
 NO_NAMESPACES_ENV = "ENTROPY_GATE_NO_NAMESPACES"

@@ -6,7 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from entropy_action import manifest, runner, workflow
 from entropy_action.commands import options
 from entropy_action.errors import GateError
 
@@ -40,6 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from entropy_action import manifest, runner  # noqa: PLC0415 (--help imports no model)
+
     path: Path = args.manifest
     root = repo_root(path)
     loaded = manifest.load(path, repo_root=root, name=str(path))
@@ -86,6 +87,8 @@ def _show_log(path: Path, *, fence: bool) -> None:
     except OSError:
         return
     if fence and text:
+        from entropy_action import workflow  # noqa: PLC0415 (--help imports no model)
+
         text = "\n".join(workflow.fenced_log(text))
     sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
     sys.stdout.flush()

@@ -7,12 +7,14 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from entropy_action import baseline
 from entropy_action.commands import options
 from entropy_action.errors import ExitCode, GateError
-from entropy_action.findings import Finding
-from entropy_action.scan import ScanResult, scan
+
+if TYPE_CHECKING:
+    from entropy_action.findings import Finding
+    from entropy_action.scan import ScanResult
 
 NAME = "scan"
 HELP = (
@@ -35,6 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from entropy_action import baseline  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.scan import scan  # noqa: PLC0415
+
     check = baseline.check(args.manifest, args.base_ref, None)
     for note in check.notes:
         print(note, file=sys.stderr)

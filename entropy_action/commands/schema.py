@@ -5,9 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from entropy_action.manifest import Manifest
-from entropy_action.verdict import Verdict
-
 NAME = "schema"
 HELP = "print the JSON Schema of entropy.yaml, or of the verdict JSON (committed as schema/)"
 
@@ -21,11 +18,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def manifest_schema() -> str:
+    from entropy_action.manifest import Manifest  # noqa: PLC0415 (--help imports no model)
+
     return json.dumps(Manifest.model_json_schema(), indent=2, sort_keys=True) + "\n"
 
 
 def verdict_schema() -> str:
     """The verdict JSON as written: every field is always present."""
+    from entropy_action.verdict import Verdict  # noqa: PLC0415
+
     schema = Verdict.model_json_schema(mode="serialization")
     return json.dumps(schema, indent=2, sort_keys=True) + "\n"
 

@@ -6,7 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from entropy_action import baseline, manifest
 from entropy_action.commands import options
 
 NAME = "validate"
@@ -18,6 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from entropy_action import baseline, manifest  # noqa: PLC0415 (--help imports no model)
+
     path: Path = args.manifest
     root = baseline.repo_root(path)
     loaded = manifest.load(path, repo_root=root, name=str(path))

@@ -1,0 +1,40 @@
+"""Start-up stays light: building the parser (`--help`) imports no model or parser library.
+
+The commands import what they need when they run; bench/bench_startup.py measures the
+time, this checks the imports (a number of modules, not a duration).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from entropy_action import cli, manifest
+from entropy_action.commands import options
+
+HEAVY = ("pydantic", "yaml", "junitparser", "defusedxml", "platformdirs")
+PROBE = """\
+import sys
+from entropy_action import cli
+cli.build_parser()
+print(" ".join(sorted({m.split(".")[0] for m in sys.modules} & set(sys.argv[1:]))))
+"""
+
+
+def test_building_the_parser_imports_no_heavy_library():
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *HEAVY], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == []
+
+
+def test_the_manifest_name_spelled_for_the_parser_is_the_manifests():
+    assert options.MANIFEST_NAME == manifest.MANIFEST_NAME
+
+
+@pytest.mark.parametrize("command", [c.NAME for c in cli.COMMANDS])
+def test_each_commands_help_prints_and_exits_zero(command, capsys):
+    assert cli.main([command, "--help"]) == 0
+    assert f"usage: entropy-gate {command}" in capsys.readouterr().out
