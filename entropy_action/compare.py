@@ -55,8 +55,8 @@ def evaluate(
     `runtime_findings` turns the paired tests into findings (the scan's not_executed);
     `invalid` are reasons found by the caller why the inputs cannot be judged (a host run
     that could not start); `notes` are appended to the reasons as they are. `base_a` and
-    `base_b` are reports of the base ref's module on each host: a test that fails the same
-    way there is a pre-existing failure, which does not fail the host (unless strict).
+    `base_b` are reports of the base ref's module on each host: they explain (a failing test
+    that failed there too is marked `failed_at_base`), and never change a host's outcome.
     """
     report_a, problems = _read("a", host_a)
     report_b: HostReport | None = None
@@ -71,8 +71,8 @@ def evaluate(
     broken = [name for name, r in (("A", report_a), ("B", report_b)) if r and r.errors]
     runtime = list(runtime_findings(tests, broken)) if runtime_findings and report_a else []
     evidence = Evidence(
-        host_a=_outcome(report_a, tests, "a", strict_baseline),
-        host_b=_outcome(report_b, tests, "b", strict_baseline),
+        host_a=_outcome(report_a, tests, "a"),
+        host_b=_outcome(report_b, tests, "b"),
         pins_intact=pin_diff.intact if pin_diff is not None else True,
         pin_changes=(pin_diff or _NO_PIN_DIFF).summary(),
         pin_diff=tuple(pin_diff.changes) if pin_diff is not None else (),
@@ -108,15 +108,17 @@ def with_baseline(
         return results
     by_a = reports.merge(base_a.tests) if base_a else None
     by_b = reports.merge(base_b.tests) if base_b else None
-    return [
-        result.model_copy(
+    out = []
+    for result in results:
+        known = result.model_copy(
             update={
                 "base_a": None if by_a is None else _test_outcome(by_a.get(result.id)),
                 "base_b": None if by_b is None else _test_outcome(by_b.get(result.id)),
             }
         )
-        for result in results
-    ]
+        failed = known.failed_before("a") or known.failed_before("b")
+        out.append(known.model_copy(update={"failed_at_base": failed}))
+    return out
 
 
 _NO_PIN_DIFF = PinDiff(baseline="(no pin check)", baseline_found=False)
@@ -199,20 +201,15 @@ def _test_outcome(test: reports.TestCase | None) -> TestOutcome:
     return test.outcome if test is not None else "missing"
 
 
-def _outcome(
-    report: HostReport | None, tests: Sequence[TestResult], host: Label, strict: bool
-) -> HostOutcome:
-    """A host fails on a failing test, unless every failing test failed at the base too."""
+def _outcome(report: HostReport | None, tests: Sequence[TestResult], host: Label) -> HostOutcome:
+    """A host fails on any failing or erroring test at the head, whatever the base did."""
     if report is None:
         return "missing"
     if report.errors or not report.tests:
         return "fail"
-    failing = [t for t in tests if t.outcome(host) in FAILING]
-    if not failing:
-        return report.outcome  # a nonzero exit without a failing test still fails
-    if strict:
+    if any(t.outcome(host) in FAILING for t in tests):
         return "fail"
-    return "fail" if any(not t.failed_before(host) for t in failing) else "pass"
+    return report.outcome  # a nonzero exit without a failing test still fails
 
 
 def _host_errors(name: str, report: HostReport | None) -> list[str]:

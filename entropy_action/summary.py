@@ -66,12 +66,19 @@ def _tests(tests: list[TestResult], findings: list[Finding]) -> list[str]:
         lines[0] += f"; {len(shown)} {verb} between hosts or did not pass:"
     for test in shown:
         before = [name for name, key in _HOSTS if test.failed_before(key)]
-        note = f"  (failed at the base too on host {' and '.join(before)})" if before else ""
+        note = f"  ({_at_base(before)})" if before else ""
         lines.append(f"  A {test.host_a:<7}  B {test.host_b:<7}  {_display_id(test)}{note}")
         for host, message in (("A", test.message_a), ("B", test.message_b)):
             if message:
                 lines.append(f"      {host}: {_first_line(message)}")
     return lines
+
+
+def _at_base(hosts: list[str]) -> str:
+    return (
+        f"failed at the base ref too on host {' and '.join(hosts)}: the patch did not cause it, "
+        "and it does not fix it"
+    )
 
 
 def _noteworthy(test: TestResult, flagged: set[str]) -> bool:

@@ -66,6 +66,12 @@ class TestResult(BaseModel):
     base_b: TestOutcome | None = Field(
         None, description="The outcome in the base ref's run on host B (None: no such run)"
     )
+    failed_at_base: bool = Field(
+        False,
+        description="It fails at the head on a host where the base ref's run failed it too: "
+        "the patch did not cause it, and it does not fix it (explanation only; it still fails "
+        "the host)",
+    )
 
     def outcome(self, host: Literal["a", "b"]) -> TestOutcome:
         return self.host_a if host == "a" else self.host_b
@@ -125,7 +131,7 @@ class Evidence:
     tests: tuple[TestResult, ...] = ()
     invalid: tuple[str, ...] = ()  # why the inputs cannot be judged
     errors: tuple[str, ...] = ()  # host errors to show (not reasons by themselves)
-    strict_baseline: bool = False  # pre-existing findings reject too
+    strict_baseline: bool = False  # pre-existing findings reject too (never host failures)
     require_host_b: bool = True
     notes: tuple[str, ...] = ()  # appended to the reasons as they are
 
@@ -220,13 +226,12 @@ def _host_reasons(e: Evidence) -> list[str]:
         if outcome == "missing":
             continue
         failing = [t for t in e.tests if t.outcome(key) in FAILING]
-        before = [t for t in failing if t.failed_before(key)]
-        counted = failing if e.strict_baseline else [t for t in failing if t not in before]
-        bad = Counter(t.outcome(key) for t in counted)
-        details = [f"{n} {what}" for what, n in sorted(bad.items())]
-        if before and not e.strict_baseline:
-            details.append(f"{len(before)} failed at the base too, not counted")
-        out.append(f"host {name}: {outcome}" + (f" ({', '.join(details)})" if details else ""))
+        bad = Counter(t.outcome(key) for t in failing)
+        details = ", ".join(f"{n} {what}" for what, n in sorted(bad.items()))
+        before = sum(t.failed_before(key) for t in failing)
+        if before:
+            details += f"; {_at_base(before)}"
+        out.append(f"host {name}: {outcome}" + (f" ({details})" if details else ""))
     if e.host_a == "pass" and e.host_b == "fail":
         out.append(
             "host A passed and host B failed: the property depends on an unpinned source "
@@ -237,6 +242,15 @@ def _host_reasons(e: Evidence) -> list[str]:
     elif e.host_a == "fail" and e.host_b == "fail":
         out.append("both hosts failed under the pins: a real defect")
     return out
+
+
+def _at_base(count: int) -> str:
+    """Why a failure that stood at the base ref still counts, in words."""
+    it = "it" if count == 1 else "them"
+    return (
+        f"{count} failed at the base ref too: the patch did not cause {it}, "
+        f"and it does not fix {it}"
+    )
 
 
 def exit_code(verdict: Verdict) -> int:
