@@ -27,6 +27,7 @@ from entropy_action.verdict import (
     TestResult,
     Verdict,
     classify,
+    not_run_on,
 )
 
 # (paired results, hosts "A"/"B" whose collection failed) -> runtime findings
@@ -69,6 +70,8 @@ def evaluate(
     old_b = _read_base("b", base_b, base_notes)
     tests = with_baseline(pair(report_a, report_b), old_a, old_b)
     broken = [name for name, r in (("A", report_a), ("B", report_b)) if r and r.errors]
+    if runtime_findings is None or old_a is None:  # nothing can attribute a one-sided test
+        problems += unpaired(report_a, report_b, tests)
     runtime = list(runtime_findings(tests, broken)) if runtime_findings and report_a else []
     evidence = Evidence(
         host_a=_outcome(report_a, tests, "a"),
@@ -197,6 +200,31 @@ def pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:
     return results
 
 
+MAX_NAMED = 5  # test ids named in one reason
+
+
+def unpaired(a: HostReport | None, b: HostReport | None, tests: Sequence[TestResult]) -> list[str]:
+    """Why two reports that do not cover the same tests cannot be judged (no base run to
+    attribute the difference): one line per host, naming the tests it did not run."""
+    if a is None or b is None:
+        return []
+    problems = []
+    sides: tuple[tuple[str, str, Label, HostReport], ...] = (("A", "B", "a", a), ("B", "A", "b", b))
+    for name, other, host, report in sides:
+        lacking = not_run_on(tests, host)
+        if not lacking or report.errors:  # a host that failed to collect fails anyway
+            continue
+        named = ", ".join(
+            f"{t.id} ({'absent' if t.outcome(host) == 'missing' else t.outcome(host)})"
+            for t in lacking[:MAX_NAMED]
+        )
+        more = f" and {len(lacking) - MAX_NAMED} more" if len(lacking) > MAX_NAMED else ""
+        problems.append(
+            f"host {name} did not run {len(lacking)} of the tests host {other} ran: {named}{more}"
+        )
+    return problems
+
+
 def _test_outcome(test: reports.TestCase | None) -> TestOutcome:
     return test.outcome if test is not None else "missing"
 
@@ -207,7 +235,7 @@ def _outcome(report: HostReport | None, tests: Sequence[TestResult], host: Label
         return "missing"
     if report.errors or not report.tests:
         return "fail"
-    if any(t.outcome(host) in FAILING for t in tests):
+    if any(t.outcome(host) in FAILING for t in tests) or not_run_on(tests, host):
         return "fail"
     return report.outcome  # a nonzero exit without a failing test still fails
 

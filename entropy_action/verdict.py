@@ -7,6 +7,7 @@ every reporter (text, JSON, check run) renders the Verdict this returns.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
@@ -28,6 +29,7 @@ Classification = Literal[
 HostOutcome = Literal["pass", "fail", "missing"]
 TestOutcome = Literal["passed", "failed", "error", "skipped", "missing"]
 FAILING = frozenset({"failed", "error"})
+EXECUTED = frozenset({"passed", "failed", "error"})
 
 # The seed's table, one row per classification: host A, host B, pins intact, markers, action.
 ROWS: dict[Classification, str] = {
@@ -80,6 +82,12 @@ class TestResult(BaseModel):
         """Whether this test failed on `host` and already failed there at the base ref."""
         base = self.base_a if host == "a" else self.base_b
         return self.outcome(host) in FAILING and base in FAILING
+
+
+def not_run_on(tests: Sequence[TestResult], host: Literal["a", "b"]) -> list[TestResult]:
+    """The tests that executed on the other host and are absent or not executed on `host`."""
+    other: Literal["a", "b"] = "b" if host == "a" else "a"
+    return [t for t in tests if t.outcome(other) in EXECUTED and t.outcome(host) not in EXECUTED]
 
 
 class Verdict(BaseModel):
@@ -231,6 +239,10 @@ def _host_reasons(e: Evidence) -> list[str]:
         before = sum(t.failed_before(key) for t in failing)
         if before:
             details += f"; {_at_base(before)}"
+        unrun = len(not_run_on(e.tests, key))
+        if unrun:
+            other = "B" if name == "A" else "A"
+            details += f"{'; ' if details else ''}{unrun} not run that host {other} ran"
         out.append(f"host {name}: {outcome}" + (f" ({details})" if details else ""))
     if e.host_a == "pass" and e.host_b == "fail":
         out.append(
