@@ -25,6 +25,7 @@ from entropy_action.verdict import (
     HostOutcome,
     TestOutcome,
     TestResult,
+    TestSeed,
     Verdict,
     classify,
     not_run_on,
@@ -195,6 +196,8 @@ def pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:
                 line=first.line,
                 message_a=in_a.message if in_a else None,
                 message_b=in_b.message if in_b else None,
+                seed_a=_seed(in_a),
+                seed_b=_seed(in_b),
             )
         )
     return results
@@ -223,6 +226,12 @@ def unpaired(a: HostReport | None, b: HostReport | None, tests: Sequence[TestRes
             f"host {name} did not run {len(lacking)} of the tests host {other} ran: {named}{more}"
         )
     return problems
+
+
+def _seed(test: reports.TestCase | None) -> TestSeed | None:
+    if test is None or test.seed is None or test.rng_seed is None:
+        return None
+    return TestSeed(rng_seed=test.rng_seed, seed=test.seed)
 
 
 def _test_outcome(test: reports.TestCase | None) -> TestOutcome:

@@ -61,3 +61,8 @@ class HostInfo(BaseModel):
     temp_root: str | None = None
     pytest_args: list[str] = Field(default_factory=list)
     python: str = Field(description="The interpreter that ran pytest.")
+    rng_seed: int | None = Field(
+        None,
+        description="The base seed the test process seeded random, numpy and hypothesis from "
+        "before each test (the pin, or the host's own value when rng_seed is unpinned)",
+    )

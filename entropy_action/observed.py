@@ -162,6 +162,13 @@ def effects(
         isolation.append(f"umask unpinned: {plan.umask:04o}")
     if plan.tmpdir:
         isolation.append(f"temp_root unpinned: TMPDIR is a fresh private directory {plan.tmpdir}")
+    if plan.lang:
+        isolation.append(f"lang unpinned: LANG and LC_ALL are {plan.lang}")
+    if plan.rng_seed is not None:
+        isolation.append(
+            f"rng_seed unpinned: random, numpy and hypothesis seeded from {plan.rng_seed} "
+            f"(host A: {isolate.HOST_A_RNG_SEED})"
+        )
     if report is None:
         notes.append("the test process reported nothing: clock, network and hostname unverified")
         return isolation, notes

@@ -11,6 +11,13 @@ in the environment variable CONFIG_ENV. Then, at import (before conftests and te
 
 and once collection is done it writes what the test process saw (the pinned variables, umask,
 temp dir, hash seed, locale, time zone) and what isolation took effect into a JSON report.
+
+Seeding (`rng_seed` in the config, or `--entropy-gate-seed N` to replay a failure by hand):
+before each test, `random`, numpy's legacy global RNG and `numpy.random.default_rng()` without
+a seed (only when the suite imported numpy: it is never imported here) are seeded from
+`test_seed(rng_seed, normalized node id)`; hypothesis runs with `rng_seed` as its seed and an
+example database in a private directory, never the checkout's `.hypothesis/`. Each test's seed
+goes into the JUnit report as the properties `entropy_seed` and `entropy_rng_seed`.
 """
 
 from __future__ import annotations
@@ -23,13 +30,18 @@ import json
 import locale
 import os
 import platform
+import random
 import socket
 import sys
 import tempfile
 import time
+import zlib
 from typing import Any
 
 CONFIG_ENV = "ENTROPY_GATE_PLUGIN"
+SEED_OPTION = "--entropy-gate-seed"
+HYPOTHESIS_DIR_ENV = "HYPOTHESIS_STORAGE_DIRECTORY"
+ROOT_PLACEHOLDER = "<root>"  # reports.ROOT_PLACEHOLDER: ids pair across checkouts
 _LOOPBACK_NAMES = frozenset({"", "localhost", "localhost.localdomain", "ip6-localhost"})
 _INET = (socket.AF_INET, socket.AF_INET6)
 
@@ -155,6 +167,8 @@ def _patch_hostname(name: str) -> None:
 
 
 def _activate(config: dict[str, Any]) -> None:
+    if isinstance(config.get("rng_seed"), int):
+        _private_hypothesis_dir(config.get("hypothesis_dir"))
     if config.get("block_network"):
         _block_network()
     if config.get("hostname"):
@@ -162,6 +176,101 @@ def _activate(config: dict[str, Any]) -> None:
     shift = config.get("clock_shift_seconds")
     if shift:
         _shift_clock(float(shift))
+
+
+# --- seeding, per test ------------------------------------------------------------------------
+
+
+def test_seed(rng_seed: int, nodeid: str) -> int:
+    return (rng_seed + zlib.crc32(nodeid.encode("utf-8"))) & 0xFFFFFFFF
+
+
+test_seed.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
+
+
+class _Seeding:
+    """The run's base seed and the per-test seed in force (None: not seeding)."""
+
+    rng_seed: int | None = None
+    root: str = ""
+    current: int | None = None
+    drawn = 0  # default_rng() calls without a seed in the current test
+    numpy_patched = False
+
+
+def normalized_nodeid(nodeid: str, root: str) -> str:
+    """The node id with the checkout root replaced, so a copy of the tree elsewhere agrees."""
+    return nodeid.replace(root, ROOT_PLACEHOLDER) if len(root) > 1 else nodeid
+
+
+def _patch_numpy(np_random: Any) -> None:
+    """`default_rng()` without a seed draws from the current test's seed instead of the OS."""
+    real = np_random.default_rng
+
+    def default_rng(seed: Any = None) -> Any:
+        if seed is None and _Seeding.current is not None:
+            _Seeding.drawn += 1
+            seed = [_Seeding.current, _Seeding.drawn]
+        return real(seed)
+
+    np_random.default_rng = default_rng
+    _Seeding.numpy_patched = True
+
+
+def _seed_numpy(seed: int) -> None:
+    numpy = sys.modules.get("numpy")  # only a suite that imported numpy pays
+    np_random = getattr(numpy, "random", None)  # numpy 2 loads numpy.random on first use
+    if np_random is None:
+        return
+    if not _Seeding.numpy_patched:
+        _patch_numpy(np_random)
+    np_random.seed(seed)
+
+
+def _seed_hypothesis(config: Any, rng_seed: int) -> None:
+    core = sys.modules.get("hypothesis.core")
+    if core is not None and getattr(config.option, "hypothesis_seed", None) is None:
+        setattr(core, "global_force_seed", rng_seed)  # what --hypothesis-seed does  # noqa: B010
+
+
+def _private_hypothesis_dir(path: str | None) -> None:
+    """Hypothesis's storage (its example database) away from the checkout's .hypothesis/."""
+    os.environ[HYPOTHESIS_DIR_ENV] = path or tempfile.mkdtemp(prefix="entropy-gate-hypothesis-")
+
+
+def pytest_addoption(parser: Any) -> None:
+    parser.getgroup("entropy-gate").addoption(
+        SEED_OPTION,
+        type=int,
+        default=None,
+        help="seed random, numpy and hypothesis before each test from this rng_seed, as the "
+        "entropy gate does (replays a failure it reported)",
+    )
+
+
+def pytest_configure(config: Any) -> None:
+    chosen = config.getoption(SEED_OPTION.lstrip("-").replace("-", "_"))
+    if chosen is None and _config is not None:
+        chosen = _config.get("rng_seed")
+    _Seeding.rng_seed = _Seeding.current = None
+    if not isinstance(chosen, int):
+        return
+    _Seeding.rng_seed = chosen & 0xFFFFFFFF
+    _Seeding.root = str(config.rootpath)
+    if _config is None:  # a replay by hand; the gate's runs set the directory at import
+        _private_hypothesis_dir(None)
+
+
+def pytest_runtest_setup(item: Any) -> None:
+    if _Seeding.rng_seed is None:
+        return
+    seed = test_seed(_Seeding.rng_seed, normalized_nodeid(item.nodeid, _Seeding.root))
+    _Seeding.current, _Seeding.drawn = seed, 0
+    random.seed(seed)
+    _seed_numpy(seed)
+    _seed_hypothesis(item.config, _Seeding.rng_seed)
+    item.user_properties.append(("entropy_seed", seed))
+    item.user_properties.append(("entropy_rng_seed", _Seeding.rng_seed))
 
 
 # --- what the test process saw ---------------------------------------------------------------
@@ -225,6 +334,8 @@ def _report(config: dict[str, Any]) -> dict[str, Any]:
         "fingerprint": _fingerprint(),
         "interfaces": _interfaces(),
         "loopback_works": _loopback_works() if config.get("check_loopback") else None,
+        "rng_seed": _Seeding.rng_seed,
+        "hypothesis_dir": os.environ.get(HYPOTHESIS_DIR_ENV),
         **_state,
     }
 

@@ -57,6 +57,8 @@ class TestCase:
     message: str | None = None  # the failure, error or skip message (trimmed)
     path: str | None = None  # the test's file, as pytest wrote it (rootdir-relative)
     line: int | None = None  # 1-based
+    seed: int | None = None  # the per-test seed the gate's plugin recorded (entropy_seed)
+    rng_seed: int | None = None  # the base seed it was derived from (entropy_rng_seed)
 
 
 @dataclass(frozen=True)
@@ -260,6 +262,7 @@ def _add_case(
         errors.append(_collection_error(file or name, message, text))
         return
     raw = node_id(file, classname, name, module)
+    seeds = _seeds(case)
     tests.append(
         TestCase(
             id=normalize(raw),
@@ -268,8 +271,24 @@ def _add_case(
             message=message,
             path=file,
             line=_line(case.line),
+            seed=seeds.get("entropy_seed"),
+            rng_seed=seeds.get("entropy_rng_seed"),
         )
     )
+
+
+SEED_PROPERTIES = ("entropy_seed", "entropy_rng_seed")
+
+
+def _seeds(case: Any) -> dict[str, int]:
+    """The seeds the gate's plugin recorded as testcase properties (32-bit integers)."""
+    found: dict[str, int] = {}
+    for properties in case.iterchildren(junitparser.Properties):
+        for prop in properties:
+            value = prop.value or ""
+            if prop.name in SEED_PROPERTIES and value.isdigit() and len(value) <= 10:
+                found.setdefault(prop.name, int(value))
+    return found
 
 
 _KINDS: dict[type[Any], CaseOutcome] = {

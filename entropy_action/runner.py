@@ -215,6 +215,8 @@ def _unpinned_b(hostb: isolate.HostB | None) -> dict[str, str]:
         env.update(dict.fromkeys(("TMPDIR", "TEMP", "TMP"), hostb.tmpdir))
     if hostb.tz:
         env["TZ"] = hostb.tz
+    if hostb.lang:
+        env.update(dict.fromkeys(("LANG", "LC_ALL"), hostb.lang))
     env.update(hostb.clock.environ)
     return env
 
@@ -245,10 +247,19 @@ def _plugin_config(
         "block_network": in_process,
         "hostname": hostb.hostname if hostb and in_process else None,
         "check_loopback": hostb is not None,
+        "rng_seed": rng_seed(settings.loaded.manifest.pins.rng_seed, hostb),
+        "hypothesis_dir": str(scratch / "hypothesis"),
     }
     path = scratch / "plugin.json"
     path.write_text(json.dumps(config), encoding="utf-8")
     return path
+
+
+def rng_seed(pinned: int | None, hostb: isolate.HostB | None) -> int:
+    """The base seed the test process seeds random, numpy and hypothesis from."""
+    if pinned is not None:
+        return pinned
+    return hostb.rng_seed if hostb and hostb.rng_seed is not None else isolate.HOST_A_RNG_SEED
 
 
 def _pytest_argv(settings: RunSettings, python: str, out: Path) -> list[str]:
@@ -400,6 +411,9 @@ def _host_info(
         temp_root=str(temp_root) if temp_root else (str(claim.target) if claim else None),
         pytest_args=launch.pytest_args,
         python=python,
+        rng_seed=report.get("rng_seed")
+        if report and isinstance(report.get("rng_seed"), int)
+        else None,
     )
 
 

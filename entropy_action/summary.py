@@ -5,10 +5,11 @@ Rendering only; every decision was made by `verdict.classify`.
 
 from __future__ import annotations
 
+import shlex
 from typing import Literal
 
 from entropy_action.findings import Finding
-from entropy_action.verdict import TestResult, Verdict
+from entropy_action.verdict import FAILING, TestResult, Verdict
 
 MAX_SHOWN_MESSAGE = 160  # characters of a test's message on its summary line
 
@@ -71,6 +72,7 @@ def _tests(tests: list[TestResult], findings: list[Finding]) -> list[str]:
         for host, message in (("A", test.message_a), ("B", test.message_b)):
             if message:
                 lines.append(f"      {host}: {_first_line(message)}")
+        lines.extend(_replays(test))
     return lines
 
 
@@ -79,6 +81,22 @@ def _at_base(hosts: list[str]) -> str:
         f"failed at the base ref too on host {' and '.join(hosts)}: the patch did not cause it, "
         "and it does not fix it"
     )
+
+
+REPLAY = "python -m pytest -p entropy_action.plugin --entropy-gate-seed="
+
+
+def _replays(test: TestResult) -> list[str]:
+    """One command per distinct seed a failing test ran with, to replay it under that seed."""
+    seeds: dict[str, int] = {}
+    for name, key in _HOSTS:
+        seed = test.seed_a if key == "a" else test.seed_b
+        if seed is not None and test.outcome(key) in FAILING:
+            seeds[name] = seed.rng_seed
+    target = shlex.quote(test.raw_ids[0] if test.raw_ids else test.id)
+    if len(set(seeds.values())) == 1:
+        return [f"      replay: {REPLAY}{next(iter(seeds.values()))} {target}"]
+    return [f"      replay on host {name}: {REPLAY}{seed} {target}" for name, seed in seeds.items()]
 
 
 def _noteworthy(test: TestResult, flagged: set[str]) -> bool:

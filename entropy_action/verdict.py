@@ -48,6 +48,16 @@ ROWS: dict[Classification, str] = {
 }
 
 
+class TestSeed(BaseModel):
+    """How a host's test process seeded one test (random, numpy, hypothesis)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    __test__: ClassVar[bool] = False
+
+    rng_seed: int = Field(description="The run's base seed (the pin, or the host's own value)")
+    seed: int = Field(description="test_seed(rng_seed, normalized node id)")
+
+
 class TestResult(BaseModel):
     """One test paired across the two hosts."""
 
@@ -68,6 +78,8 @@ class TestResult(BaseModel):
     base_b: TestOutcome | None = Field(
         None, description="The outcome in the base ref's run on host B (None: no such run)"
     )
+    seed_a: TestSeed | None = Field(None, description="The test's seed on host A")
+    seed_b: TestSeed | None = Field(None, description="The test's seed on host B")
     failed_at_base: bool = Field(
         False,
         description="It fails at the head on a host where the base ref's run failed it too: "
