@@ -31,6 +31,8 @@ from entropy_action.host import HOST_JSON, JUNIT_XML, HostInfo
 from entropy_action.manifest import LoadedManifest
 
 PLUGIN_MODULE = "entropy_gate_plugin"
+CHILD_ENV = "ENTROPY_GATE_CHILD"  # childsite.CHILD_ENV
+CHILDREN_FILE = "children.jsonl"
 NSINIT_FILE = "entropy_gate_nsinit.py"
 PLUGIN_ENV = "ENTROPY_GATE_PLUGIN"  # plugin.CONFIG_ENV; the plugin may not import us
 PYTEST_LOG = "pytest.log"
@@ -73,6 +75,7 @@ class Launch:
     temp_root: temproot.Claim | None
     hostb: isolate.HostB | None = None
     notes: list[str] = field(default_factory=list)
+    scratch: Path = Path()  # the run's private directory (plugin, children's reports)
 
 
 def run_host(settings: RunSettings) -> HostInfo:
@@ -188,14 +191,18 @@ def _launch(settings: RunSettings, python: str, scratch: Path, out: Path) -> Lau
     env.update({name: value for _, name, value in expected})
     env.update(_unpinned_b(hostb))
     old_path = env.get("PYTHONPATH") if hostb is None else None
-    env["PYTHONPATH"] = os.pathsep.join([str(plugin_dir), *([old_path] if old_path else [])])
+    paths = [str(plugin_dir), *([old_path] if old_path else [])]
+    if hostb is not None:
+        paths.append(str(_install_childsite(scratch)))
+        env[CHILD_ENV] = _child_config(plugin_dir, scratch, hostb, in_process=not unshare)
+    env["PYTHONPATH"] = os.pathsep.join(paths)
     env[PLUGIN_ENV] = str(_plugin_config(settings, scratch, hostb, unshare, expected))
     pytest = _pytest_argv(settings, python, out)
     argv = _unshare_argv(spaces, python, plugin_dir, claim, hostb, pytest) if unshare else pytest
     umask = int(pins.umask, 8) if pins.umask else -1
     if hostb is not None and hostb.umask is not None:
         umask = hostb.umask
-    return Launch(argv, pytest[3:], env, cwd, umask, expected, claim, hostb, notes)
+    return Launch(argv, pytest[3:], env, cwd, umask, expected, claim, hostb, notes, scratch)
 
 
 def _dropped_notes(settings: RunSettings) -> list[str]:
@@ -229,6 +236,29 @@ def _install_plugin(scratch: Path) -> Path:
     shutil.copyfile(here / "plugin.py", folder / f"{PLUGIN_MODULE}.py")
     shutil.copyfile(here / "nsinit.py", folder / NSINIT_FILE)
     return folder
+
+
+def _install_childsite(scratch: Path) -> Path:
+    """childsite.py as sitecustomize.py in a directory of its own (children run it at start)."""
+    folder = scratch / "childsite"
+    folder.mkdir()
+    shutil.copyfile(Path(__file__).parent / "childsite.py", folder / "sitecustomize.py")
+    return folder
+
+
+def _child_config(
+    plugin_dir: Path, scratch: Path, hostb: isolate.HostB, *, in_process: bool
+) -> str:
+    """What host B's Python children apply at start-up: the clock shift, the network block."""
+    return json.dumps(
+        {
+            "plugin_dir": str(plugin_dir),
+            "clock_shift_seconds": hostb.clock.plugin_shift,
+            "block_network": in_process,
+            "hostname": hostb.hostname if in_process else None,
+            "children": str(scratch / CHILDREN_FILE),
+        }
+    )
 
 
 def _plugin_config(
@@ -389,6 +419,8 @@ def _host_info(
     if launch.hostb is not None:
         isolation, more = observed.effects(launch.hostb, report, started[1])
         notes += more
+        children = observed.read_children(launch.scratch / CHILDREN_FILE)
+        isolation += observed.child_effects(launch.hostb, children, notes)
     temp_root = report.get("gettempdir") if report else None
     return HostInfo(
         host=settings.host,
