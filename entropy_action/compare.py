@@ -146,6 +146,13 @@ def _read(label: Label, dir: Path) -> tuple[HostReport | None, list[str]]:
             f"host {name}: {dir / HOST_JSON} is the report of host "
             f"{report.info.host.upper()}; --host-{label} needs host {name}'s report"
         )
+    if report.info.imported_outside:
+        shown = ", ".join(report.info.imported_outside[:3])
+        more = len(report.info.imported_outside) - 3
+        problems.append(
+            f"host {name}: the code under test was imported from outside host {name}'s own "
+            f"tree: {shown}" + (f" and {more} more" if more > 0 else "")
+        )
     if report.info.pins_mismatch:
         problems.append(
             f"host {name}: the test process did not see these pins as pinned: "

@@ -61,6 +61,16 @@ class HostInfo(BaseModel):
     temp_root: str | None = None
     pytest_args: list[str] = Field(default_factory=list)
     python: str = Field(description="The interpreter that ran pytest.")
+    imported_from: dict[str, str] = Field(
+        default_factory=dict,
+        description="The project's top-level modules and the folder each was imported from "
+        "(inside the tree the tests ran in)",
+    )
+    imported_outside: list[str] = Field(
+        default_factory=list,
+        description="Files of the code under test imported from the original checkout instead "
+        "of host B's own copy; any entry makes the run invalid",
+    )
     rng_seed: int | None = Field(
         None,
         description="The base seed the test process seeded random, numpy and hypothesis from "

@@ -281,3 +281,14 @@ def child_effects(
         f"child Python processes: {wanted} through sitecustomize; {len(children)} started, "
         + ", ".join(reached)
     ]
+
+
+def read_imports(path: Path) -> dict[str, Any]:
+    """The plugin's imports report, every value checked: {"code": {name: dir}, "outside": [..]}."""
+    data = read_report(path) or {}
+    code = data.get("code")
+    outside = data.get("outside")
+    return {
+        "code": {str(k): str(v) for k, v in (code.items() if isinstance(code, dict) else ())},
+        "outside": [str(p) for p in outside] if isinstance(outside, list) else [],
+    }

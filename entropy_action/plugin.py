@@ -167,6 +167,8 @@ def _patch_hostname(name: str) -> None:
 
 
 def _activate(config: dict[str, Any]) -> None:
+    if config.get("original") and config.get("tree"):
+        _copy_first(str(config["original"]), str(config["tree"]))
     if isinstance(config.get("rng_seed"), int):
         _private_hypothesis_dir(config.get("hypothesis_dir"))
     if config.get("block_network"):
@@ -273,6 +275,78 @@ def pytest_runtest_setup(item: Any) -> None:
     item.user_properties.append(("entropy_rng_seed", _Seeding.rng_seed))
 
 
+# --- host B imports the code under test from its own copy -----------------------------------
+
+
+def _inside(path: str, root: str) -> bool:
+    return bool(root) and (path == root or path.startswith(root.rstrip(os.sep) + os.sep))
+
+
+class _CopyFirst:
+    """A meta path finder, first in line on host B: a top-level module that another finder
+    would load from the original checkout (an editable install's .pth entry or finder) is
+    loaded from the same place in the copy instead."""
+
+    def __init__(self, original: str, tree: str) -> None:
+        self.original, self.tree = os.path.realpath(original), os.path.realpath(tree)
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if path is not None or "." in name:
+            return None  # submodules follow their package's __path__, already in the copy
+        spec = self._found_elsewhere(name, target)
+        where = getattr(spec, "origin", None) or ""
+        locations = list(getattr(spec, "submodule_search_locations", None) or [])
+        place = os.path.realpath(locations[0] if locations else where) if spec else ""
+        if not _inside(place, self.original) or _inside(place, self.tree):
+            return None
+        mapped = os.path.join(self.tree, os.path.relpath(os.path.dirname(place), self.original))
+        import importlib.machinery  # noqa: PLC0415  # only on host B
+
+        return importlib.machinery.PathFinder.find_spec(name, [mapped], target)
+
+    def _found_elsewhere(self, name: str, target: Any) -> Any:
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, None, target)
+            if spec is not None:
+                return spec
+        return None
+
+
+def _copy_first(original: str, tree: str) -> None:
+    sys.meta_path.insert(0, _CopyFirst(original, tree))
+    _state["copy_first"] = True
+
+
+def imported_from(tree: str, original: str | None) -> dict[str, Any]:
+    """Where the project's modules were imported from: top-level name -> folder inside the
+    run's tree, and the files imported from the original checkout instead (host B)."""
+    tree, other = os.path.realpath(tree), os.path.realpath(original) if original else ""
+    code: dict[str, str] = {}
+    outside: list[str] = []
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if not isinstance(file, str) or name == "__main__":
+            continue
+        path = os.path.realpath(file)
+        if _inside(path, tree):
+            top = name.split(".", 1)[0]
+            if top == name:
+                code.setdefault(top, os.path.dirname(path))
+        elif _inside(path, other):
+            outside.append(path)
+    return {"code": dict(sorted(code.items())[:100]), "outside": sorted(outside)[:100]}
+
+
+def _write_imports() -> None:
+    if _config is None or not _config.get("imports_report") or not _config.get("tree"):
+        return
+    seen = imported_from(str(_config["tree"]), _config.get("original"))
+    with contextlib.suppress(OSError), open(_config["imports_report"], "w") as handle:
+        json.dump(seen, handle)
+
+
 # --- what the test process saw ---------------------------------------------------------------
 
 
@@ -371,6 +445,7 @@ def pytest_collection_finish() -> None:
 def pytest_sessionfinish() -> None:
     with contextlib.suppress(OSError):
         _write_report()
+    _write_imports()
 
 
 _START_CWD = os.getcwd()

@@ -33,6 +33,7 @@ from entropy_action.manifest import LoadedManifest
 PLUGIN_MODULE = "entropy_gate_plugin"
 CHILD_ENV = "ENTROPY_GATE_CHILD"  # childsite.CHILD_ENV
 CHILDREN_FILE = "children.jsonl"
+IMPORTS_FILE = "imports.json"
 NSINIT_FILE = "entropy_gate_nsinit.py"
 PLUGIN_ENV = "ENTROPY_GATE_PLUGIN"  # plugin.CONFIG_ENV; the plugin may not import us
 PYTEST_LOG = "pytest.log"
@@ -110,6 +111,11 @@ def outcome(info: HostInfo) -> tuple[ExitCode, str]:
     host = f"host {info.host}"
     if info.pins_mismatch:
         return ExitCode.INVALID, f"{host}: pins did not take: {'; '.join(info.pins_mismatch)}"
+    if info.imported_outside:
+        return ExitCode.INVALID, (
+            f"{host}: the code under test was imported from outside its own tree: "
+            + ", ".join(info.imported_outside[:3])
+        )
     code = info.returncode
     if code == PYTEST_USAGE_ERROR and CONFTEST_NOTE in info.notes:
         return ExitCode.REJECTED, f"{host}: {CONFTEST_NOTE}"
@@ -279,6 +285,9 @@ def _plugin_config(
         "check_loopback": hostb is not None,
         "rng_seed": rng_seed(settings.loaded.manifest.pins.rng_seed, hostb),
         "hypothesis_dir": str(scratch / "hypothesis"),
+        "tree": str(hostb.tree if hostb else settings.root.absolute()),
+        "original": str(settings.root.absolute()) if hostb else None,
+        "imports_report": str(scratch / IMPORTS_FILE),
     }
     path = scratch / "plugin.json"
     path.write_text(json.dumps(config), encoding="utf-8")
@@ -422,6 +431,7 @@ def _host_info(
         children = observed.read_children(launch.scratch / CHILDREN_FILE)
         isolation += observed.child_effects(launch.hostb, children, notes)
     temp_root = report.get("gettempdir") if report else None
+    imports = observed.read_imports(launch.scratch / IMPORTS_FILE)
     return HostInfo(
         host=settings.host,
         gate_version=__version__,
@@ -443,6 +453,8 @@ def _host_info(
         temp_root=str(temp_root) if temp_root else (str(claim.target) if claim else None),
         pytest_args=launch.pytest_args,
         python=python,
+        imported_from=imports.get("code", {}),
+        imported_outside=imports.get("outside", []),
         rng_seed=report.get("rng_seed")
         if report and isinstance(report.get("rng_seed"), int)
         else None,
