@@ -16,8 +16,9 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from entropy_action import baseline, compare, git, reports, runner, scan
+from entropy_action import baseline, compare, git, inputs, reports, runner, scan
 from entropy_action.errors import ExitCode, GateError
+from entropy_action.host import HOST_JSON, HostInfo
 from entropy_action.verdict import FAILING, Evidence, Verdict, classify
 
 HEARTBEAT_SECONDS = 10.0
@@ -70,7 +71,24 @@ def run_gate(settings: GateSettings) -> GateResult:
         base_a=runs.base_a,
         base_b=runs.base_b,
     )
+    verdict = with_inputs(verdict, check, out)
     return GateResult(verdict, check, out, check.notes + scanned.notes + runs.notes)
+
+
+def with_inputs(verdict: Verdict, check: baseline.PinCheck, out: Path) -> Verdict:
+    """The verdict with the inputs it is a function of and their digest (see `inputs`)."""
+    assert check.head is not None
+    hosts: dict[str, HostInfo | None] = {}
+    for label in ("a", "b"):
+        try:
+            hosts[label] = reports.read_info(out / f"host-{label}" / HOST_JSON)
+        except GateError:
+            hosts[label] = None
+    base_tree = git.tree_of(check.root, check.base_commit) if check.base_commit else None
+    named = inputs.collect(
+        inputs.tree_digest(check.root, exclude=(out,)), base_tree, check.head.sha256, hosts
+    )
+    return verdict.model_copy(update={"inputs": named, "inputs_sha256": inputs.digest(named)})
 
 
 def _unreadable_head(check: baseline.PinCheck) -> Verdict:

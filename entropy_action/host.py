@@ -71,6 +71,11 @@ class HostInfo(BaseModel):
         description="Files of the code under test imported from the original checkout instead "
         "of host B's own copy; any entry makes the run invalid",
     )
+    distributions_sha256: str | None = Field(
+        None,
+        description="sha256 of the sorted name==version list of the distributions installed "
+        "for the interpreter that ran the tests (an input of the verdict)",
+    )
     rng_seed: int | None = Field(
         None,
         description="The base seed the test process seeded random, numpy and hypothesis from "

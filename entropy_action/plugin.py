@@ -393,6 +393,19 @@ def _fingerprint() -> dict[str, Any]:
     }
 
 
+def _distributions_sha256() -> str | None:
+    """sha256 of the installed distributions (name==version, sorted): an input of the verdict."""
+    try:
+        from importlib import metadata  # noqa: PLC0415  # once per run, at the report
+
+        names = sorted(
+            {f"{d.metadata['Name']}=={d.version}".lower() for d in metadata.distributions()}
+        )
+    except Exception:  # a broken distribution must not break the report
+        return None
+    return hashlib.sha256("\n".join(names).encode("utf-8", "replace")).hexdigest()
+
+
 def _report(config: dict[str, Any]) -> dict[str, Any]:
     gettempdir = tempfile.gettempdir()
     return {
@@ -409,6 +422,7 @@ def _report(config: dict[str, Any]) -> dict[str, Any]:
         "interfaces": _interfaces(),
         "loopback_works": _loopback_works() if config.get("check_loopback") else None,
         "rng_seed": _Seeding.rng_seed,
+        "distributions_sha256": _distributions_sha256(),
         "hypothesis_dir": os.environ.get(HYPOTHESIS_DIR_ENV),
         **_state,
     }

@@ -453,12 +453,18 @@ def _host_info(
         temp_root=str(temp_root) if temp_root else (str(claim.target) if claim else None),
         pytest_args=launch.pytest_args,
         python=python,
+        distributions_sha256=_text(report, "distributions_sha256"),
         imported_from=imports.get("code", {}),
         imported_outside=imports.get("outside", []),
         rng_seed=report.get("rng_seed")
         if report and isinstance(report.get("rng_seed"), int)
         else None,
     )
+
+
+def _text(report: dict[str, Any] | None, key: str) -> str | None:
+    value = report.get(key) if report else None
+    return value if isinstance(value, str) and len(value) <= 128 else None
 
 
 def _prepare_out(out: Path) -> None:

@@ -136,6 +136,15 @@ class Verdict(BaseModel):
     errors: list[str] = Field(
         default_factory=list, description="Collection errors and other host errors, verbatim"
     )
+    inputs: dict[str, str] = Field(
+        default_factory=dict,
+        description="What the verdict is a function of: gate_version, head_tree (sha256 of the "
+        "work tree's files), base_tree (git tree id), manifest_sha256, and per host the "
+        "interpreter and distributions (sha256 of name==version)",
+    )
+    inputs_sha256: str | None = Field(
+        None, description="sha256 of `inputs`: the same inputs give the same verdict"
+    )
 
 
 @dataclass(frozen=True)
