@@ -394,16 +394,18 @@ def _fingerprint() -> dict[str, Any]:
 
 
 def _distributions_sha256() -> str | None:
-    """sha256 of the installed distributions (name==version, sorted): an input of the verdict."""
-    try:
-        from importlib import metadata  # noqa: PLC0415  # once per run, at the report
-
-        names = sorted(
-            {f"{d.metadata['Name']}=={d.version}".lower() for d in metadata.distributions()}
-        )
-    except Exception:  # a broken distribution must not break the report
-        return None
-    return hashlib.sha256("\n".join(names).encode("utf-8", "replace")).hexdigest()
+    """sha256 of the installed distributions: the sorted names of the *.dist-info and
+    *.egg-info entries (name-version) on sys.path, an input of the verdict. Listing folders
+    costs about a millisecond; parsing every METADATA file would cost a hundred."""
+    names: set[str] = set()
+    for entry in sys.path:
+        with contextlib.suppress(OSError):
+            names.update(
+                name.lower()
+                for name in os.listdir(entry or os.curdir)
+                if name.endswith((".dist-info", ".egg-info", ".egg-link"))
+            )
+    return hashlib.sha256("\n".join(sorted(names)).encode("utf-8", "replace")).hexdigest()
 
 
 def _report(config: dict[str, Any]) -> dict[str, Any]:
