@@ -528,3 +528,22 @@ def test_compare_cli_names_the_case_host_b_lacks(repo, tmp_path):
     assert (code, verdict["classification"]) == (2, "invalid")
     assert f"host B did not run 1 of the tests host A ran: {MODULE}::test_y (absent)\n" in out
     assert f"  A passed   B missing  {MODULE}::test_y\n" in out
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_failure_that_stood_at_the_base_fails_the_host_strict_or_not(tmp_path, strict):
+    a = write_case_report(tmp_path / "a", "a", ("test_x", "failed"), ("test_y", "passed"))
+    b = write_case_report(tmp_path / "b", "b", ("test_x", "failed"), ("test_y", "passed"))
+    base = write_case_report(tmp_path / "base", "a", ("test_x", "failed"), ("test_y", "passed"))
+    verdict = compare.evaluate(
+        a, b, loaded=None, pin_diff=None, base_a=base, base_b=base, strict_baseline=strict
+    )
+    assert (verdict.classification, verdict.host_a, verdict.host_b) == (
+        "real_defect",
+        "fail",
+        "fail",
+    )
+    assert [(t.id.split("::")[-1], t.failed_at_base) for t in verdict.tests] == [
+        ("test_x", True),
+        ("test_y", False),
+    ]
