@@ -83,7 +83,8 @@ def _at_base(hosts: list[str]) -> str:
     )
 
 
-REPLAY = "python -m pytest -p entropy_action.plugin --entropy-gate-seed="
+# Run from the repository root: --rootdir=. gives the node ids (and so the seeds) the gate saw.
+REPLAY = "python -m pytest -p entropy_action.plugin --rootdir=. --entropy-gate-seed="
 
 
 def _replays(test: TestResult) -> list[str]:

@@ -4,11 +4,15 @@ rng_seed is pinned, and a different base seed on host B when it is not."""
 from __future__ import annotations
 
 import os
+import shlex
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from entropy_action import isolate, plugin, reports, runner
 from entropy_action.host import JUNIT_XML, HostInfo
+from entropy_action.summary import REPLAY
 from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
 
 RANDOM_PROPERTY = """\
@@ -81,3 +85,15 @@ def test_an_unpinned_lang_differs_on_host_b(tmp_path: Path) -> None:
     assert isolate.unpinned_lang({"LANG": "de_DE.UTF-8", "LC_ALL": "C.utf8"}) == "C"
     assert isolate.unpinned_lang({"LANG": "C"}) == "C.UTF-8"
     assert isolate.unpinned_lang({"LANG": "de_DE.UTF-8"}) == "C.UTF-8"
+
+
+def test_the_summarys_replay_command_reproduces_a_host_runs_values(tmp_path: Path) -> None:
+    root = _repo(tmp_path, manifest_yaml(tmp_path / "entropy-tmp"))
+    seen, _ = _host(root, tmp_path / "a", isolated=False)
+    junit = tmp_path / "replay.xml"
+    command = [*shlex.split(REPLAY + "9173"), f"{MODULE}::test_two"]
+    subprocess.run(
+        [sys.executable, *command[1:], f"--junitxml={junit}", "-o", "junit_family=xunit1"],
+        cwd=root, check=True, capture_output=True,
+    )  # fmt: skip
+    assert values(junit)["test_two"] == seen["test_two"]

@@ -18,7 +18,8 @@ def test_a_test_that_failed_with_one_seed_gets_one_replay_command() -> None:
     text = render_text(classify(Evidence(host_a="fail", host_b="fail", tests=(test,))))
     assert (
         f"  A failed   B failed   {ID}\n"
-        "      replay: python -m pytest -p entropy_action.plugin --entropy-gate-seed=9173 "
+        "      replay: python -m pytest -p entropy_action.plugin --rootdir=. "
+        "--entropy-gate-seed=9173 "
         "'tests/t.py::test_total[a b]'\n"
     ) in text
 
@@ -31,9 +32,7 @@ def test_hosts_with_different_seeds_get_one_command_each_for_the_host_that_faile
         seed_b=TestSeed(rng_seed=1843, seed=2),
     )
     text = render_text(classify(Evidence(host_a="pass", host_b="fail", tests=(test,))))
-    assert (
-        "      replay: python -m pytest -p entropy_action.plugin --entropy-gate-seed=1843 " in text
-    )
+    assert "      replay: " + REPLAY + "1843 " in text
     both = result(
         host_a="error",
         host_b="failed",
@@ -41,10 +40,7 @@ def test_hosts_with_different_seeds_get_one_command_each_for_the_host_that_faile
         seed_b=TestSeed(rng_seed=1843, seed=2),
     )
     text = render_text(classify(Evidence(host_a="fail", host_b="fail", tests=(both,))))
-    assert (
-        "      replay on host A: python -m pytest -p entropy_action.plugin --entropy-gate-seed=0 "
-        in text
-    )
+    assert "      replay on host A: " + REPLAY + "0 " in text
     assert "      replay on host B: " + REPLAY + "1843 " in text
 
 
