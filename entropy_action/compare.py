@@ -25,8 +25,10 @@ from entropy_action.verdict import (
     HostOutcome,
     TestOutcome,
     TestResult,
+    TestSeed,
     Verdict,
     classify,
+    not_run_on,
 )
 
 # (paired results, hosts "A"/"B" whose collection failed) -> runtime findings
@@ -55,8 +57,8 @@ def evaluate(
     `runtime_findings` turns the paired tests into findings (the scan's not_executed);
     `invalid` are reasons found by the caller why the inputs cannot be judged (a host run
     that could not start); `notes` are appended to the reasons as they are. `base_a` and
-    `base_b` are reports of the base ref's module on each host: a test that fails the same
-    way there is a pre-existing failure, which does not fail the host (unless strict).
+    `base_b` are reports of the base ref's module on each host: they explain (a failing test
+    that failed there too is marked `failed_at_base`), and never change a host's outcome.
     Each report is a directory to read or a HostReport the caller already read from one
     (read, then judge: the gate parses each report once).
     """
@@ -71,10 +73,12 @@ def evaluate(
     old_b = _read_base("b", base_b, base_notes)
     tests = with_baseline(pair(report_a, report_b), old_a, old_b)
     broken = [name for name, r in (("A", report_a), ("B", report_b)) if r and r.errors]
+    if runtime_findings is None or old_a is None:  # nothing can attribute a one-sided test
+        problems += unpaired(report_a, report_b, tests)
     runtime = list(runtime_findings(tests, broken)) if runtime_findings and report_a else []
     evidence = Evidence(
-        host_a=_outcome(report_a, tests, "a", strict_baseline),
-        host_b=_outcome(report_b, tests, "b", strict_baseline),
+        host_a=_outcome(report_a, tests, "a"),
+        host_b=_outcome(report_b, tests, "b"),
         pins_intact=pin_diff.intact if pin_diff is not None else True,
         pin_changes=(pin_diff or _NO_PIN_DIFF).summary(),
         pin_diff=tuple(pin_diff.changes) if pin_diff is not None else (),
@@ -110,15 +114,17 @@ def with_baseline(
         return results
     by_a = reports.merge(base_a.tests) if base_a else None
     by_b = reports.merge(base_b.tests) if base_b else None
-    return [
-        result.model_copy(
+    out = []
+    for result in results:
+        known = result.model_copy(
             update={
                 "base_a": None if by_a is None else _test_outcome(by_a.get(result.id)),
                 "base_b": None if by_b is None else _test_outcome(by_b.get(result.id)),
             }
         )
-        for result in results
-    ]
+        failed = known.failed_before("a") or known.failed_before("b")
+        out.append(known.model_copy(update={"failed_at_base": failed}))
+    return out
 
 
 _NO_PIN_DIFF = PinDiff(baseline="(no pin check)", baseline_found=False)
@@ -142,6 +148,13 @@ def _read(label: Label, source: Path | HostReport) -> tuple[HostReport | None, l
         problems.append(
             f"host {name}: {dir / HOST_JSON} is the report of host "
             f"{report.info.host.upper()}; --host-{label} needs host {name}'s report"
+        )
+    if report.info.imported_outside:
+        shown = ", ".join(report.info.imported_outside[:3])
+        more = len(report.info.imported_outside) - 3
+        problems.append(
+            f"host {name}: the code under test was imported from outside host {name}'s own "
+            f"tree: {shown}" + (f" and {more} more" if more > 0 else "")
         )
     if report.info.pins_mismatch:
         problems.append(
@@ -198,6 +211,8 @@ def _pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:
                 line=first.line,
                 message_a=in_a.message if in_a else None,
                 message_b=in_b.message if in_b else None,
+                seed_a=_seed(in_a),
+                seed_b=_seed(in_b),
             )
         )
     return results
@@ -209,24 +224,50 @@ def _raw_ids(a: reports.TestCase | None, b: reports.TestCase | None) -> list[str
     return [a.raw_id, b.raw_id]
 
 
+MAX_NAMED = 5  # test ids named in one reason
+
+
+def unpaired(a: HostReport | None, b: HostReport | None, tests: Sequence[TestResult]) -> list[str]:
+    """Why two reports that do not cover the same tests cannot be judged (no base run to
+    attribute the difference): one line per host, naming the tests it did not run."""
+    if a is None or b is None:
+        return []
+    problems = []
+    sides: tuple[tuple[str, str, Label, HostReport], ...] = (("A", "B", "a", a), ("B", "A", "b", b))
+    for name, other, host, report in sides:
+        lacking = not_run_on(tests, host)
+        if not lacking or report.errors:  # a host that failed to collect fails anyway
+            continue
+        named = ", ".join(
+            f"{t.id} ({'absent' if t.outcome(host) == 'missing' else t.outcome(host)})"
+            for t in lacking[:MAX_NAMED]
+        )
+        more = f" and {len(lacking) - MAX_NAMED} more" if len(lacking) > MAX_NAMED else ""
+        problems.append(
+            f"host {name} did not run {len(lacking)} of the tests host {other} ran: {named}{more}"
+        )
+    return problems
+
+
+def _seed(test: reports.TestCase | None) -> TestSeed | None:
+    if test is None or test.seed is None or test.rng_seed is None:
+        return None
+    return TestSeed(rng_seed=test.rng_seed, seed=test.seed)
+
+
 def _test_outcome(test: reports.TestCase | None) -> TestOutcome:
     return test.outcome if test is not None else "missing"
 
 
-def _outcome(
-    report: HostReport | None, tests: Sequence[TestResult], host: Label, strict: bool
-) -> HostOutcome:
-    """A host fails on a failing test, unless every failing test failed at the base too."""
+def _outcome(report: HostReport | None, tests: Sequence[TestResult], host: Label) -> HostOutcome:
+    """A host fails on any failing or erroring test at the head, whatever the base did."""
     if report is None:
         return "missing"
     if report.errors or not report.tests:
         return "fail"
-    failing = [t for t in tests if t.outcome(host) in FAILING]
-    if not failing:
-        return report.outcome  # a nonzero exit without a failing test still fails
-    if strict:
+    if any(t.outcome(host) in FAILING for t in tests) or not_run_on(tests, host):
         return "fail"
-    return "fail" if any(not t.failed_before(host) for t in failing) else "pass"
+    return report.outcome  # a nonzero exit without a failing test still fails
 
 
 def _host_errors(name: str, report: HostReport | None) -> list[str]:

@@ -16,8 +16,9 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from entropy_action import baseline, compare, evidence_cache, git, reports, runner, scan
+from entropy_action import baseline, compare, evidence_cache, git, inputs, reports, runner, scan
 from entropy_action.errors import ExitCode, GateError
+from entropy_action.host import HOST_JSON, HostInfo
 from entropy_action.verdict import FAILING, Evidence, Verdict, classify
 
 HEARTBEAT_SECONDS = 10.0
@@ -71,7 +72,24 @@ def run_gate(settings: GateSettings) -> GateResult:
         base_a=runs.base_a,
         base_b=runs.base_b,
     )  # (evaluate reads host A and B, and the base runs only where _run_hosts did not)
+    verdict = with_inputs(verdict, check, out)
     return GateResult(verdict, check, out, check.notes + scanned.notes + runs.notes)
+
+
+def with_inputs(verdict: Verdict, check: baseline.PinCheck, out: Path) -> Verdict:
+    """The verdict with the inputs it is a function of and their digest (see `inputs`)."""
+    assert check.head is not None
+    hosts: dict[str, HostInfo | None] = {}
+    for label in ("a", "b"):
+        try:
+            hosts[label] = reports.read_info(out / f"host-{label}" / HOST_JSON)
+        except GateError:
+            hosts[label] = None
+    base_tree = git.tree_of(check.root, check.base_commit) if check.base_commit else None
+    named = inputs.collect(
+        inputs.tree_digest(check.root, exclude=(out,)), base_tree, check.head.sha256, hosts
+    )
+    return verdict.model_copy(update={"inputs": named, "inputs_sha256": inputs.digest(named)})
 
 
 def _unreadable_head(check: baseline.PinCheck) -> Verdict:
@@ -100,8 +118,13 @@ class Runs:
 
 def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> Runs:
     """Host A, host B and the base's module on host A, concurrently when there are cores;
-    then, only when host B failed a test, the base's module on host B too, so a failure
-    that stood at the base is told from one the patch brought."""
+    then, only when host B failed a test, the base's module on host B too.
+
+    That second base run never changes the verdict (head outcomes decide); it only marks
+    host B's failures `failed_at_base`. It is kept because it costs nothing on a patch that
+    passes (it runs only once host B has already failed, so the verdict is a rejection either
+    way), and because it is the one way to tell a reviewer that host B's failure on, say, a
+    docs-only patch is an old coupling of the base, not something the patch brought."""
     host_notes: list[str] = []
     jobs: dict[str, Callable[[], object]] = {
         "host A": lambda: _run_host(_host(settings, check, out, "a"), host_notes),
@@ -126,7 +149,8 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
         )
         base_b = None if more else out / "base-b"
         notes += tuple(
-            f"{name} failed ({why}); host B's failures all count" for name, why in more.items()
+            f"{name} failed ({why}); host B's failures are not told pre-existing"
+            for name, why in more.items()
         )
     base_a = _read_or_none(out / "base-a") or out / "base-a"  # unusable: evaluate says why
     return Runs(errors, compare.base_cases(base_a), base_a, base_b, notes, host_b)

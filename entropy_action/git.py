@@ -115,3 +115,8 @@ def commit_all(root: Path, message: str) -> str:
     identity = ["-c", "user.name=entropy-gate", "-c", "user.email=entropy-gate@localhost.invalid"]
     _git([*identity, "commit", "-q", "--no-verify", "-m", message], root)
     return _git(["rev-parse", "HEAD"], root).stdout.decode().strip()
+
+
+def tree_of(root: Path, commit: str) -> str:
+    """The id of `commit`'s tree (equal trees, equal contents)."""
+    return _git(["rev-parse", "--verify", f"{commit}^{{tree}}"], root).stdout.decode().strip()

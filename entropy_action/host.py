@@ -61,3 +61,23 @@ class HostInfo(BaseModel):
     temp_root: str | None = None
     pytest_args: list[str] = Field(default_factory=list)
     python: str = Field(description="The interpreter that ran pytest.")
+    imported_from: dict[str, str] = Field(
+        default_factory=dict,
+        description="The project's top-level modules and the folder each was imported from "
+        "(inside the tree the tests ran in)",
+    )
+    imported_outside: list[str] = Field(
+        default_factory=list,
+        description="Files of the code under test imported from the original checkout instead "
+        "of host B's own copy; any entry makes the run invalid",
+    )
+    distributions_sha256: str | None = Field(
+        None,
+        description="sha256 of the sorted name==version list of the distributions installed "
+        "for the interpreter that ran the tests (an input of the verdict)",
+    )
+    rng_seed: int | None = Field(
+        None,
+        description="The base seed the test process seeded random, numpy and hypothesis from "
+        "before each test (the pin, or the host's own value when rng_seed is unpinned)",
+    )

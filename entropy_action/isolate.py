@@ -52,6 +52,9 @@ ALLOWED_ENV = (
 )
 UNPINNED_TZ = ("Pacific/Chatham", "Asia/Kathmandu")  # +12:45/+13:45 and +05:45: odd offsets
 UNPINNED_UMASK = (0o077, 0o022)
+UNPINNED_LANG = ("C.UTF-8", "C")  # present everywhere; C turns off Python's UTF-8 coercion
+HOST_A_RNG_SEED = 0  # host A's base seed when rng_seed is unpinned
+UNPINNED_RNG_SEED = 1843  # host B's: another value, so a test coupled to its seed diverges
 SKIP_DIRS = frozenset({".git", ".venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".tox"})
 LIBFAKETIME = (
     "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
@@ -251,6 +254,12 @@ def unpinned_tz(environ: Mapping[str, str]) -> str:
     return UNPINNED_TZ[1] if environ.get("TZ") == UNPINNED_TZ[0] else UNPINNED_TZ[0]
 
 
+def unpinned_lang(environ: Mapping[str, str]) -> str:
+    """A locale other than the caller's effective one (LC_ALL, else LANG)."""
+    current = (environ.get("LC_ALL") or environ.get("LANG") or "").lower().replace("-", "")
+    return UNPINNED_LANG[1] if current == "c.utf8" else UNPINNED_LANG[0]
+
+
 def unpinned_umask(current: int) -> int:
     return UNPINNED_UMASK[1] if current == UNPINNED_UMASK[0] else UNPINNED_UMASK[0]
 
@@ -367,6 +376,8 @@ class HostB:
     umask: int | None = None
     tmpdir: str | None = None
     interpreter: str | None = None
+    lang: str | None = None  # LANG and LC_ALL when lang is unpinned
+    rng_seed: int | None = None  # the base seed when rng_seed is unpinned
 
 
 def prepare(
@@ -407,5 +418,7 @@ def prepare(
         umask=None if pins.umask else unpinned_umask(current_umask()),
         tmpdir=tmpdir,
         interpreter=other,
+        lang=None if pins.lang else unpinned_lang(environ),
+        rng_seed=None if pins.rng_seed is not None else UNPINNED_RNG_SEED,
     )
     return env, hostb

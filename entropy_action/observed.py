@@ -162,6 +162,13 @@ def effects(
         isolation.append(f"umask unpinned: {plan.umask:04o}")
     if plan.tmpdir:
         isolation.append(f"temp_root unpinned: TMPDIR is a fresh private directory {plan.tmpdir}")
+    if plan.lang:
+        isolation.append(f"lang unpinned: LANG and LC_ALL are {plan.lang}")
+    if plan.rng_seed is not None:
+        isolation.append(
+            f"rng_seed unpinned: random, numpy and hypothesis seeded from {plan.rng_seed} "
+            f"(host A: {isolate.HOST_A_RNG_SEED})"
+        )
     if report is None:
         notes.append("the test process reported nothing: clock, network and hostname unverified")
         return isolation, notes
@@ -222,3 +229,66 @@ def _network_effect(
         isolation.append(f"hostname {plan.hostname} ({how})")
     else:
         notes.append(f"hostname not changed: the test process saw {fingerprint.get('hostname')!r}")
+
+
+# --- what reached the Python processes the tests started (host B) --------------------------
+
+MAX_CHILDREN = 1000  # lines of the children file read
+
+
+def read_children(path: Path) -> list[dict[str, Any]]:
+    """The children's lines (data written by processes the tests started), capped."""
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(REPORT_LIMIT).decode("utf-8", "replace")
+    except OSError:
+        return []
+    found: list[dict[str, Any]] = []
+    for line in text.splitlines()[:MAX_CHILDREN]:
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(data, dict):
+            found.append(data)
+    return found
+
+
+def child_effects(
+    plan: isolate.HostB, children: list[dict[str, Any]], notes: list[str]
+) -> list[str]:
+    """The isolation line about child Python processes, with a note for what missed them."""
+    what = ["the clock shift" if plan.clock.plugin_shift else None]
+    what.append(None if plan.namespaces.usable else "the in-process network block")
+    parts = [w for w in what if w]
+    if not parts:
+        return []  # namespaces and libfaketime reach children without help
+    wanted = " and ".join(parts)
+    if not children:
+        return [f"child Python processes: {wanted} through sitecustomize (none started)"]
+    shifted = sum(child.get("clock") == "shifted" for child in children)
+    blocked = sum(child.get("network_blocked") is True for child in children)
+    reached = [f"clock shifted in {shifted}"] if plan.clock.plugin_shift else []
+    if not plan.namespaces.usable:
+        reached.append(f"network refused in {blocked}")
+    for child in children:
+        why = child.get("error") or (
+            child.get("clock") if child.get("clock") != "shifted" else None
+        )
+        if why and plan.clock.plugin_shift:
+            notes.append(f"child Python process {child.get('pid')}: {why}")
+    return [
+        f"child Python processes: {wanted} through sitecustomize; {len(children)} started, "
+        + ", ".join(reached)
+    ]
+
+
+def read_imports(path: Path) -> dict[str, Any]:
+    """The plugin's imports report, every value checked: {"code": {name: dir}, "outside": [..]}."""
+    data = read_report(path) or {}
+    code = data.get("code")
+    outside = data.get("outside")
+    return {
+        "code": {str(k): str(v) for k, v in (code.items() if isinstance(code, dict) else ())},
+        "outside": [str(p) for p in outside] if isinstance(outside, list) else [],
+    }

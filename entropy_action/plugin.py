@@ -11,6 +11,13 @@ in the environment variable CONFIG_ENV. Then, at import (before conftests and te
 
 and once collection is done it writes what the test process saw (the pinned variables, umask,
 temp dir, hash seed, locale, time zone) and what isolation took effect into a JSON report.
+
+Seeding (`rng_seed` in the config, or `--entropy-gate-seed N` to replay a failure by hand):
+before each test, `random`, numpy's legacy global RNG and `numpy.random.default_rng()` without
+a seed (only when the suite imported numpy: it is never imported here) are seeded from
+`test_seed(rng_seed, normalized node id)`; hypothesis runs with `rng_seed` as its seed and an
+example database in a private directory, never the checkout's `.hypothesis/`. Each test's seed
+goes into the JUnit report as the properties `entropy_seed` and `entropy_rng_seed`.
 """
 
 from __future__ import annotations
@@ -23,13 +30,18 @@ import json
 import locale
 import os
 import platform
+import random
 import socket
 import sys
 import tempfile
 import time
+import zlib
 from typing import Any
 
 CONFIG_ENV = "ENTROPY_GATE_PLUGIN"
+SEED_OPTION = "--entropy-gate-seed"
+HYPOTHESIS_DIR_ENV = "HYPOTHESIS_STORAGE_DIRECTORY"
+ROOT_PLACEHOLDER = "<root>"  # reports.ROOT_PLACEHOLDER: ids pair across checkouts
 _LOOPBACK_NAMES = frozenset({"", "localhost", "localhost.localdomain", "ip6-localhost"})
 _INET = (socket.AF_INET, socket.AF_INET6)
 
@@ -155,6 +167,10 @@ def _patch_hostname(name: str) -> None:
 
 
 def _activate(config: dict[str, Any]) -> None:
+    if config.get("original") and config.get("tree"):
+        _copy_first(str(config["original"]), str(config["tree"]))
+    if isinstance(config.get("rng_seed"), int):
+        _private_hypothesis_dir(config.get("hypothesis_dir"))
     if config.get("block_network"):
         _block_network()
     if config.get("hostname"):
@@ -162,6 +178,173 @@ def _activate(config: dict[str, Any]) -> None:
     shift = config.get("clock_shift_seconds")
     if shift:
         _shift_clock(float(shift))
+
+
+# --- seeding, per test ------------------------------------------------------------------------
+
+
+def test_seed(rng_seed: int, nodeid: str) -> int:
+    return (rng_seed + zlib.crc32(nodeid.encode("utf-8"))) & 0xFFFFFFFF
+
+
+test_seed.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
+
+
+class _Seeding:
+    """The run's base seed and the per-test seed in force (None: not seeding)."""
+
+    rng_seed: int | None = None
+    root: str = ""
+    current: int | None = None
+    drawn = 0  # default_rng() calls without a seed in the current test
+    numpy_patched = False
+
+
+def normalized_nodeid(nodeid: str, root: str) -> str:
+    """The node id with the checkout root replaced, so a copy of the tree elsewhere agrees."""
+    return nodeid.replace(root, ROOT_PLACEHOLDER) if len(root) > 1 else nodeid
+
+
+def _patch_numpy(np_random: Any) -> None:
+    """`default_rng()` without a seed draws from the current test's seed instead of the OS."""
+    real = np_random.default_rng
+
+    def default_rng(seed: Any = None) -> Any:
+        if seed is None and _Seeding.current is not None:
+            _Seeding.drawn += 1
+            seed = [_Seeding.current, _Seeding.drawn]
+        return real(seed)
+
+    np_random.default_rng = default_rng
+    _Seeding.numpy_patched = True
+
+
+def _seed_numpy(seed: int) -> None:
+    numpy = sys.modules.get("numpy")  # only a suite that imported numpy pays
+    np_random = getattr(numpy, "random", None)  # numpy 2 loads numpy.random on first use
+    if np_random is None:
+        return
+    if not _Seeding.numpy_patched:
+        _patch_numpy(np_random)
+    np_random.seed(seed)
+
+
+def _seed_hypothesis(config: Any, rng_seed: int) -> None:
+    core = sys.modules.get("hypothesis.core")
+    if core is not None and getattr(config.option, "hypothesis_seed", None) is None:
+        setattr(core, "global_force_seed", rng_seed)  # what --hypothesis-seed does  # noqa: B010
+
+
+def _private_hypothesis_dir(path: str | None) -> None:
+    """Hypothesis's storage (its example database) away from the checkout's .hypothesis/."""
+    os.environ[HYPOTHESIS_DIR_ENV] = path or tempfile.mkdtemp(prefix="entropy-gate-hypothesis-")
+
+
+def pytest_addoption(parser: Any) -> None:
+    parser.getgroup("entropy-gate").addoption(
+        SEED_OPTION,
+        type=int,
+        default=None,
+        help="seed random, numpy and hypothesis before each test from this rng_seed, as the "
+        "entropy gate does (replays a failure it reported)",
+    )
+
+
+def pytest_configure(config: Any) -> None:
+    chosen = config.getoption(SEED_OPTION.lstrip("-").replace("-", "_"))
+    if chosen is None and _config is not None:
+        chosen = _config.get("rng_seed")
+    _Seeding.rng_seed = _Seeding.current = None
+    if not isinstance(chosen, int):
+        return
+    _Seeding.rng_seed = chosen & 0xFFFFFFFF
+    _Seeding.root = str(config.rootpath)
+    if _config is None:  # a replay by hand; the gate's runs set the directory at import
+        _private_hypothesis_dir(None)
+
+
+def pytest_runtest_setup(item: Any) -> None:
+    if _Seeding.rng_seed is None:
+        return
+    seed = test_seed(_Seeding.rng_seed, normalized_nodeid(item.nodeid, _Seeding.root))
+    _Seeding.current, _Seeding.drawn = seed, 0
+    random.seed(seed)
+    _seed_numpy(seed)
+    _seed_hypothesis(item.config, _Seeding.rng_seed)
+    item.user_properties.append(("entropy_seed", seed))
+    item.user_properties.append(("entropy_rng_seed", _Seeding.rng_seed))
+
+
+# --- host B imports the code under test from its own copy -----------------------------------
+
+
+def _inside(path: str, root: str) -> bool:
+    return bool(root) and (path == root or path.startswith(root.rstrip(os.sep) + os.sep))
+
+
+class _CopyFirst:
+    """A meta path finder, first in line on host B: a top-level module that another finder
+    would load from the original checkout (an editable install's .pth entry or finder) is
+    loaded from the same place in the copy instead."""
+
+    def __init__(self, original: str, tree: str) -> None:
+        self.original, self.tree = os.path.realpath(original), os.path.realpath(tree)
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if path is not None or "." in name:
+            return None  # submodules follow their package's __path__, already in the copy
+        spec = self._found_elsewhere(name, target)
+        where = getattr(spec, "origin", None) or ""
+        locations = list(getattr(spec, "submodule_search_locations", None) or [])
+        place = os.path.realpath(locations[0] if locations else where) if spec else ""
+        if not _inside(place, self.original) or _inside(place, self.tree):
+            return None
+        mapped = os.path.join(self.tree, os.path.relpath(os.path.dirname(place), self.original))
+        import importlib.machinery  # noqa: PLC0415  # only on host B
+
+        return importlib.machinery.PathFinder.find_spec(name, [mapped], target)
+
+    def _found_elsewhere(self, name: str, target: Any) -> Any:
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, None, target)
+            if spec is not None:
+                return spec
+        return None
+
+
+def _copy_first(original: str, tree: str) -> None:
+    sys.meta_path.insert(0, _CopyFirst(original, tree))
+    _state["copy_first"] = True
+
+
+def imported_from(tree: str, original: str | None) -> dict[str, Any]:
+    """Where the project's modules were imported from: top-level name -> folder inside the
+    run's tree, and the files imported from the original checkout instead (host B)."""
+    tree, other = os.path.realpath(tree), os.path.realpath(original) if original else ""
+    code: dict[str, str] = {}
+    outside: list[str] = []
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if not isinstance(file, str) or name == "__main__":
+            continue
+        path = os.path.realpath(file)
+        if _inside(path, tree):
+            top = name.split(".", 1)[0]
+            if top == name:
+                code.setdefault(top, os.path.dirname(path))
+        elif _inside(path, other):
+            outside.append(path)
+    return {"code": dict(sorted(code.items())[:100]), "outside": sorted(outside)[:100]}
+
+
+def _write_imports() -> None:
+    if _config is None or not _config.get("imports_report") or not _config.get("tree"):
+        return
+    seen = imported_from(str(_config["tree"]), _config.get("original"))
+    with contextlib.suppress(OSError), open(_config["imports_report"], "w") as handle:
+        json.dump(seen, handle)
 
 
 # --- what the test process saw ---------------------------------------------------------------
@@ -210,6 +393,21 @@ def _fingerprint() -> dict[str, Any]:
     }
 
 
+def _distributions_sha256() -> str | None:
+    """sha256 of the installed distributions: the sorted names of the *.dist-info and
+    *.egg-info entries (name-version) on sys.path, an input of the verdict. Listing folders
+    costs about a millisecond; parsing every METADATA file would cost a hundred."""
+    names: set[str] = set()
+    for entry in sys.path:
+        with contextlib.suppress(OSError):
+            names.update(
+                name.lower()
+                for name in os.listdir(entry or os.curdir)
+                if name.endswith((".dist-info", ".egg-info", ".egg-link"))
+            )
+    return hashlib.sha256("\n".join(sorted(names)).encode("utf-8", "replace")).hexdigest()
+
+
 def _report(config: dict[str, Any]) -> dict[str, Any]:
     gettempdir = tempfile.gettempdir()
     return {
@@ -225,6 +423,9 @@ def _report(config: dict[str, Any]) -> dict[str, Any]:
         "fingerprint": _fingerprint(),
         "interfaces": _interfaces(),
         "loopback_works": _loopback_works() if config.get("check_loopback") else None,
+        "rng_seed": _Seeding.rng_seed,
+        "distributions_sha256": _distributions_sha256(),
+        "hypothesis_dir": os.environ.get(HYPOTHESIS_DIR_ENV),
         **_state,
     }
 
@@ -260,6 +461,7 @@ def pytest_collection_finish() -> None:
 def pytest_sessionfinish() -> None:
     with contextlib.suppress(OSError):
         _write_report()
+    _write_imports()
 
 
 _START_CWD = os.getcwd()

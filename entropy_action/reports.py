@@ -58,6 +58,8 @@ class TestCase:
     message: str | None = None  # the failure, error or skip message (trimmed)
     path: str | None = None  # the test's file, as pytest wrote it (rootdir-relative)
     line: int | None = None  # 1-based
+    seed: int | None = None  # the per-test seed the gate's plugin recorded (entropy_seed)
+    rng_seed: int | None = None  # the base seed it was derived from (entropy_rng_seed)
 
 
 @dataclass(frozen=True)
@@ -309,7 +311,14 @@ def _case(
         file = file or _one_line(get("file")) or None
     if not (name.isprintable() and len(name) <= MAX_ID):
         name = _one_line(name)
-    if len(elem):
+    seeds: dict[str, int] = {}
+    has_result = False
+    for child in elem:  # usually none, or the seeds' <properties>
+        if child.tag == "properties":
+            _seeds(child, seeds)
+        elif child.tag in _RESULT_TAGS:
+            has_result = True
+    if has_result:
         outcome, message, text = _result(_Case.fromelem(elem).result)  # type: ignore[no-untyped-call]
     else:
         outcome, message, text = "passed", None, None
@@ -319,7 +328,30 @@ def _case(
         raw = f"{module}::{name}"
     else:
         raw = node_id(file, classname, name, module)
-    return TestCase(normalize(raw), raw, outcome, message, file, _line(get("line")))
+    return TestCase(
+        normalize(raw),
+        raw,
+        outcome,
+        message,
+        file,
+        _line(get("line")),
+        seeds.get("entropy_seed"),
+        seeds.get("entropy_rng_seed"),
+    )
+
+
+SEED_PROPERTIES = ("entropy_seed", "entropy_rng_seed")
+_RESULT_TAGS = frozenset({"failure", "error", "skipped"})  # what junitparser reads as results
+
+
+def _seeds(properties: Element, found: dict[str, int]) -> None:
+    """The seeds the gate's plugin recorded as testcase properties (32-bit integers)."""
+    for prop in properties:
+        value = prop.get("value") or ""
+        name = prop.get("name") or ""
+        wanted = prop.tag == "property" and name in SEED_PROPERTIES
+        if wanted and value.isdigit() and len(value) <= 10:
+            found.setdefault(name, int(value))
 
 
 _KINDS: dict[type[Any], CaseOutcome] = {

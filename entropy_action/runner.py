@@ -31,6 +31,9 @@ from entropy_action.host import HOST_JSON, JUNIT_XML, HostInfo
 from entropy_action.manifest import LoadedManifest
 
 PLUGIN_MODULE = "entropy_gate_plugin"
+CHILD_ENV = "ENTROPY_GATE_CHILD"  # childsite.CHILD_ENV
+CHILDREN_FILE = "children.jsonl"
+IMPORTS_FILE = "imports.json"
 NSINIT_FILE = "entropy_gate_nsinit.py"
 PLUGIN_ENV = "ENTROPY_GATE_PLUGIN"  # plugin.CONFIG_ENV; the plugin may not import us
 PYTEST_LOG = "pytest.log"
@@ -73,6 +76,7 @@ class Launch:
     temp_root: temproot.Claim | None
     hostb: isolate.HostB | None = None
     notes: list[str] = field(default_factory=list)
+    scratch: Path = Path()  # the run's private directory (plugin, children's reports)
 
 
 def run_host(settings: RunSettings) -> HostInfo:
@@ -107,6 +111,11 @@ def outcome(info: HostInfo) -> tuple[ExitCode, str]:
     host = f"host {info.host}"
     if info.pins_mismatch:
         return ExitCode.INVALID, f"{host}: pins did not take: {'; '.join(info.pins_mismatch)}"
+    if info.imported_outside:
+        return ExitCode.INVALID, (
+            f"{host}: the code under test was imported from outside its own tree: "
+            + ", ".join(info.imported_outside[:3])
+        )
     code = info.returncode
     if code == PYTEST_USAGE_ERROR and CONFTEST_NOTE in info.notes:
         return ExitCode.REJECTED, f"{host}: {CONFTEST_NOTE}"
@@ -188,14 +197,18 @@ def _launch(settings: RunSettings, python: str, scratch: Path, out: Path) -> Lau
     env.update({name: value for _, name, value in expected})
     env.update(_unpinned_b(hostb))
     old_path = env.get("PYTHONPATH") if hostb is None else None
-    env["PYTHONPATH"] = os.pathsep.join([str(plugin_dir), *([old_path] if old_path else [])])
+    paths = [str(plugin_dir), *([old_path] if old_path else [])]
+    if hostb is not None:
+        paths.append(str(_install_childsite(scratch)))
+        env[CHILD_ENV] = _child_config(plugin_dir, scratch, hostb, in_process=not unshare)
+    env["PYTHONPATH"] = os.pathsep.join(paths)
     env[PLUGIN_ENV] = str(_plugin_config(settings, scratch, hostb, unshare, expected))
     pytest = _pytest_argv(settings, python, out)
     argv = _unshare_argv(spaces, python, plugin_dir, claim, hostb, pytest) if unshare else pytest
     umask = int(pins.umask, 8) if pins.umask else -1
     if hostb is not None and hostb.umask is not None:
         umask = hostb.umask
-    return Launch(argv, pytest[3:], env, cwd, umask, expected, claim, hostb, notes)
+    return Launch(argv, pytest[3:], env, cwd, umask, expected, claim, hostb, notes, scratch)
 
 
 def _dropped_notes(settings: RunSettings) -> list[str]:
@@ -215,6 +228,8 @@ def _unpinned_b(hostb: isolate.HostB | None) -> dict[str, str]:
         env.update(dict.fromkeys(("TMPDIR", "TEMP", "TMP"), hostb.tmpdir))
     if hostb.tz:
         env["TZ"] = hostb.tz
+    if hostb.lang:
+        env.update(dict.fromkeys(("LANG", "LC_ALL"), hostb.lang))
     env.update(hostb.clock.environ)
     return env
 
@@ -227,6 +242,29 @@ def _install_plugin(scratch: Path) -> Path:
     shutil.copyfile(here / "plugin.py", folder / f"{PLUGIN_MODULE}.py")
     shutil.copyfile(here / "nsinit.py", folder / NSINIT_FILE)
     return folder
+
+
+def _install_childsite(scratch: Path) -> Path:
+    """childsite.py as sitecustomize.py in a directory of its own (children run it at start)."""
+    folder = scratch / "childsite"
+    folder.mkdir()
+    shutil.copyfile(Path(__file__).parent / "childsite.py", folder / "sitecustomize.py")
+    return folder
+
+
+def _child_config(
+    plugin_dir: Path, scratch: Path, hostb: isolate.HostB, *, in_process: bool
+) -> str:
+    """What host B's Python children apply at start-up: the clock shift, the network block."""
+    return json.dumps(
+        {
+            "plugin_dir": str(plugin_dir),
+            "clock_shift_seconds": hostb.clock.plugin_shift,
+            "block_network": in_process,
+            "hostname": hostb.hostname if in_process else None,
+            "children": str(scratch / CHILDREN_FILE),
+        }
+    )
 
 
 def _plugin_config(
@@ -245,10 +283,22 @@ def _plugin_config(
         "block_network": in_process,
         "hostname": hostb.hostname if hostb and in_process else None,
         "check_loopback": hostb is not None,
+        "rng_seed": rng_seed(settings.loaded.manifest.pins.rng_seed, hostb),
+        "hypothesis_dir": str(scratch / "hypothesis"),
+        "tree": str(hostb.tree if hostb else settings.root.absolute()),
+        "original": str(settings.root.absolute()) if hostb else None,
+        "imports_report": str(scratch / IMPORTS_FILE),
     }
     path = scratch / "plugin.json"
     path.write_text(json.dumps(config), encoding="utf-8")
     return path
+
+
+def rng_seed(pinned: int | None, hostb: isolate.HostB | None) -> int:
+    """The base seed the test process seeds random, numpy and hypothesis from."""
+    if pinned is not None:
+        return pinned
+    return hostb.rng_seed if hostb and hostb.rng_seed is not None else isolate.HOST_A_RNG_SEED
 
 
 def _pytest_argv(settings: RunSettings, python: str, out: Path) -> list[str]:
@@ -378,7 +428,10 @@ def _host_info(
     if launch.hostb is not None:
         isolation, more = observed.effects(launch.hostb, report, started[1])
         notes += more
+        children = observed.read_children(launch.scratch / CHILDREN_FILE)
+        isolation += observed.child_effects(launch.hostb, children, notes)
     temp_root = report.get("gettempdir") if report else None
+    imports = observed.read_imports(launch.scratch / IMPORTS_FILE)
     return HostInfo(
         host=settings.host,
         gate_version=__version__,
@@ -400,7 +453,18 @@ def _host_info(
         temp_root=str(temp_root) if temp_root else (str(claim.target) if claim else None),
         pytest_args=launch.pytest_args,
         python=python,
+        distributions_sha256=_text(report, "distributions_sha256"),
+        imported_from=imports.get("code", {}),
+        imported_outside=imports.get("outside", []),
+        rng_seed=report.get("rng_seed")
+        if report and isinstance(report.get("rng_seed"), int)
+        else None,
     )
+
+
+def _text(report: dict[str, Any] | None, key: str) -> str | None:
+    value = report.get(key) if report else None
+    return value if isinstance(value, str) and len(value) <= 128 else None
 
 
 def _prepare_out(out: Path) -> None:

@@ -5,10 +5,11 @@ Rendering only; every decision was made by `verdict.classify`.
 
 from __future__ import annotations
 
+import shlex
 from typing import Literal
 
 from entropy_action.findings import Finding
-from entropy_action.verdict import TestResult, Verdict
+from entropy_action.verdict import FAILING, TestResult, Verdict
 
 MAX_SHOWN_MESSAGE = 160  # characters of a test's message on its summary line
 
@@ -66,12 +67,37 @@ def _tests(tests: list[TestResult], findings: list[Finding]) -> list[str]:
         lines[0] += f"; {len(shown)} {verb} between hosts or did not pass:"
     for test in shown:
         before = [name for name, key in _HOSTS if test.failed_before(key)]
-        note = f"  (failed at the base too on host {' and '.join(before)})" if before else ""
+        note = f"  ({_at_base(before)})" if before else ""
         lines.append(f"  A {test.host_a:<7}  B {test.host_b:<7}  {_display_id(test)}{note}")
         for host, message in (("A", test.message_a), ("B", test.message_b)):
             if message:
                 lines.append(f"      {host}: {_first_line(message)}")
+        lines.extend(_replays(test))
     return lines
+
+
+def _at_base(hosts: list[str]) -> str:
+    return (
+        f"failed at the base ref too on host {' and '.join(hosts)}: the patch did not cause it, "
+        "and it does not fix it"
+    )
+
+
+# Run from the repository root: --rootdir=. gives the node ids (and so the seeds) the gate saw.
+REPLAY = "python -m pytest -p entropy_action.plugin --rootdir=. --entropy-gate-seed="
+
+
+def _replays(test: TestResult) -> list[str]:
+    """One command per distinct seed a failing test ran with, to replay it under that seed."""
+    seeds: dict[str, int] = {}
+    for name, key in _HOSTS:
+        seed = test.seed_a if key == "a" else test.seed_b
+        if seed is not None and test.outcome(key) in FAILING:
+            seeds[name] = seed.rng_seed
+    target = shlex.quote(test.raw_ids[0] if test.raw_ids else test.id)
+    if len(set(seeds.values())) == 1:
+        return [f"      replay: {REPLAY}{next(iter(seeds.values()))} {target}"]
+    return [f"      replay on host {name}: {REPLAY}{seed} {target}" for name, seed in seeds.items()]
 
 
 def _noteworthy(test: TestResult, flagged: set[str]) -> bool:

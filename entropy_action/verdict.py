@@ -7,6 +7,7 @@ every reporter (text, JSON, check run) renders the Verdict this returns.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
@@ -28,6 +29,7 @@ Classification = Literal[
 HostOutcome = Literal["pass", "fail", "missing"]
 TestOutcome = Literal["passed", "failed", "error", "skipped", "missing"]
 FAILING = frozenset({"failed", "error"})
+EXECUTED = frozenset({"passed", "failed", "error"})
 
 # The seed's table, one row per classification: host A, host B, pins intact, markers, action.
 ROWS: dict[Classification, str] = {
@@ -44,6 +46,16 @@ ROWS: dict[Classification, str] = {
     "reject",
     "invalid": "the inputs cannot be judged → invalid; fix the run and try again",
 }
+
+
+class TestSeed(BaseModel):
+    """How a host's test process seeded one test (random, numpy, hypothesis)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    __test__: ClassVar[bool] = False
+
+    rng_seed: int = Field(description="The run's base seed (the pin, or the host's own value)")
+    seed: int = Field(description="test_seed(rng_seed, normalized node id)")
 
 
 class TestResult(BaseModel):
@@ -66,6 +78,14 @@ class TestResult(BaseModel):
     base_b: TestOutcome | None = Field(
         None, description="The outcome in the base ref's run on host B (None: no such run)"
     )
+    seed_a: TestSeed | None = Field(None, description="The test's seed on host A")
+    seed_b: TestSeed | None = Field(None, description="The test's seed on host B")
+    failed_at_base: bool = Field(
+        False,
+        description="It fails at the head on a host where the base ref's run failed it too: "
+        "the patch did not cause it, and it does not fix it (explanation only; it still fails "
+        "the host)",
+    )
 
     def outcome(self, host: Literal["a", "b"]) -> TestOutcome:
         return self.host_a if host == "a" else self.host_b
@@ -74,6 +94,12 @@ class TestResult(BaseModel):
         """Whether this test failed on `host` and already failed there at the base ref."""
         base = self.base_a if host == "a" else self.base_b
         return self.outcome(host) in FAILING and base in FAILING
+
+
+def not_run_on(tests: Sequence[TestResult], host: Literal["a", "b"]) -> list[TestResult]:
+    """The tests that executed on the other host and are absent or not executed on `host`."""
+    other: Literal["a", "b"] = "b" if host == "a" else "a"
+    return [t for t in tests if t.outcome(other) in EXECUTED and t.outcome(host) not in EXECUTED]
 
 
 class Verdict(BaseModel):
@@ -110,6 +136,15 @@ class Verdict(BaseModel):
     errors: list[str] = Field(
         default_factory=list, description="Collection errors and other host errors, verbatim"
     )
+    inputs: dict[str, str] = Field(
+        default_factory=dict,
+        description="What the verdict is a function of: gate_version, head_tree (sha256 of the "
+        "work tree's files), base_tree (git tree id), manifest_sha256, and per host the "
+        "interpreter and distributions (sha256 of name==version)",
+    )
+    inputs_sha256: str | None = Field(
+        None, description="sha256 of `inputs`: the same inputs give the same verdict"
+    )
 
 
 @dataclass(frozen=True)
@@ -125,7 +160,7 @@ class Evidence:
     tests: tuple[TestResult, ...] = ()
     invalid: tuple[str, ...] = ()  # why the inputs cannot be judged
     errors: tuple[str, ...] = ()  # host errors to show (not reasons by themselves)
-    strict_baseline: bool = False  # pre-existing findings reject too
+    strict_baseline: bool = False  # pre-existing findings reject too (never host failures)
     require_host_b: bool = True
     notes: tuple[str, ...] = ()  # appended to the reasons as they are
 
@@ -220,13 +255,16 @@ def _host_reasons(e: Evidence) -> list[str]:
         if outcome == "missing":
             continue
         failing = [t for t in e.tests if t.outcome(key) in FAILING]
-        before = [t for t in failing if t.failed_before(key)]
-        counted = failing if e.strict_baseline else [t for t in failing if t not in before]
-        bad = Counter(t.outcome(key) for t in counted)
-        details = [f"{n} {what}" for what, n in sorted(bad.items())]
-        if before and not e.strict_baseline:
-            details.append(f"{len(before)} failed at the base too, not counted")
-        out.append(f"host {name}: {outcome}" + (f" ({', '.join(details)})" if details else ""))
+        bad = Counter(t.outcome(key) for t in failing)
+        details = ", ".join(f"{n} {what}" for what, n in sorted(bad.items()))
+        before = sum(t.failed_before(key) for t in failing)
+        if before:
+            details += f"; {_at_base(before)}"
+        unrun = len(not_run_on(e.tests, key))
+        if unrun:
+            other = "B" if name == "A" else "A"
+            details += f"{'; ' if details else ''}{unrun} not run that host {other} ran"
+        out.append(f"host {name}: {outcome}" + (f" ({details})" if details else ""))
     if e.host_a == "pass" and e.host_b == "fail":
         out.append(
             "host A passed and host B failed: the property depends on an unpinned source "
@@ -237,6 +275,15 @@ def _host_reasons(e: Evidence) -> list[str]:
     elif e.host_a == "fail" and e.host_b == "fail":
         out.append("both hosts failed under the pins: a real defect")
     return out
+
+
+def _at_base(count: int) -> str:
+    """Why a failure that stood at the base ref still counts, in words."""
+    it = "it" if count == 1 else "them"
+    return (
+        f"{count} failed at the base ref too: the patch did not cause {it}, "
+        f"and it does not fix {it}"
+    )
 
 
 def exit_code(verdict: Verdict) -> int:

@@ -436,3 +436,114 @@ def test_caller_reasons_for_invalid_input_come_first(tmp_path, runs):
     verdict = compare.evaluate(a, None, loaded=None, pin_diff=None, invalid=["host B: crashed"])
     assert verdict.classification == "invalid"
     assert verdict.reasons[0] == "invalid input: host B: crashed"
+
+
+# -- both hosts must report the same properties ----------------------------------------------
+
+
+def write_case_report(dir: Path, label: str, *cases: tuple[str, str]) -> Path:
+    """A hand-built report: (name, outcome) cases of MODULE in a junit.xml, and a host.json."""
+    bodies = {
+        "passed": "",
+        "failed": '<failure message="boom"/>',
+        "skipped": '<skipped message="s"/>',
+    }
+    xml = "".join(
+        f'<testcase classname="tests.properties.test_shapes" name="{name}" '
+        f'file="{MODULE}" line="3">{bodies[outcome]}</testcase>'
+        for name, outcome in cases
+    )
+    junit = (
+        f'<?xml version="1.0"?><testsuites><testsuite name="pytest">{xml}</testsuite></testsuites>'
+    )
+    returncode = 1 if any(outcome == "failed" for _, outcome in cases) else 0
+    info = host_info(label, f"/{label}/checkout", returncode=returncode)
+    if label == "b":
+        info = info.model_copy(update={"fingerprint": fingerprint(isolated=True, hostname="b")})
+    return write_report(dir, info, junit.encode())
+
+
+def test_a_case_host_b_lacks_makes_the_verdict_invalid_and_names_it(tmp_path):
+    a = write_case_report(tmp_path / "a", "a", ("test_x", "passed"), ("test_y", "passed"))
+    b = write_case_report(tmp_path / "b", "b", ("test_x", "passed"))
+    verdict = compare.evaluate(a, b, loaded=None, pin_diff=None)
+    assert (verdict.classification, verdict.host_a, verdict.host_b) == ("invalid", "pass", "fail")
+    assert verdict.reasons[0] == (
+        f"invalid input: host B did not run 1 of the tests host A ran: {MODULE}::test_y (absent)"
+    )
+    assert "host B: fail (1 not run that host A ran)" in verdict.reasons
+
+
+def test_a_case_host_b_skipped_that_host_a_ran_is_never_a_merge_candidate(tmp_path):
+    a = write_case_report(tmp_path / "a", "a", ("test_x", "passed"), ("test_y", "passed"))
+    b = write_case_report(tmp_path / "b", "b", ("test_x", "passed"), ("test_y", "skipped"))
+    verdict = compare.evaluate(a, b, loaded=None, pin_diff=None)
+    assert (verdict.classification, verdict.host_b, verdict.merge) == ("invalid", "fail", False)
+    assert verdict.reasons[0] == (
+        f"invalid input: host B did not run 1 of the tests host A ran: {MODULE}::test_y (skipped)"
+    )
+
+
+def test_a_case_only_host_b_ran_fails_host_a_and_many_are_cut(tmp_path):
+    names = [f"test_{i}" for i in range(7)]
+    a = write_case_report(tmp_path / "a", "a", ("test_x", "passed"))
+    b = write_case_report(
+        tmp_path / "b", "b", ("test_x", "passed"), *((n, "passed") for n in names)
+    )
+    verdict = compare.evaluate(a, b, loaded=None, pin_diff=None)
+    assert (verdict.classification, verdict.host_a, verdict.host_b) == ("invalid", "fail", "pass")
+    listed = ", ".join(f"{MODULE}::{n} (absent)" for n in names[:5])
+    assert verdict.reasons[0] == (
+        f"invalid input: host A did not run 7 of the tests host B ran: {listed} and 2 more"
+    )
+
+
+def test_with_a_base_run_the_runtime_rule_decides_a_one_sided_test(tmp_path):
+    a = write_case_report(tmp_path / "a", "a", ("test_x", "passed"), ("test_y", "passed"))
+    b = write_case_report(tmp_path / "b", "b", ("test_x", "passed"))
+    base = write_case_report(tmp_path / "base", "a", ("test_x", "passed"), ("test_y", "passed"))
+    gone = Finding(kind="not_executed", path=MODULE, line=3, message="test_y: absent on B")
+    verdict = compare.evaluate(
+        a, b, loaded=None, pin_diff=None, runtime_findings=lambda tests, broken: [gone], base_a=base
+    )
+    assert (verdict.classification, verdict.host_b) == ("entropy_silenced", "fail")
+    assert not any(r.startswith("invalid input") for r in verdict.reasons)
+
+
+def test_two_reports_with_the_same_cases_pair_cleanly(tmp_path):
+    a = write_case_report(tmp_path / "a", "a", ("test_x", "passed"), ("test_y", "skipped"))
+    b = write_case_report(tmp_path / "b", "b", ("test_x", "passed"), ("test_y", "skipped"))
+    verdict = compare.evaluate(a, b, loaded=None, pin_diff=None)
+    assert (verdict.classification, verdict.host_a, verdict.host_b) == (
+        "merge_candidate",
+        "pass",
+        "pass",
+    )
+
+
+def test_compare_cli_names_the_case_host_b_lacks(repo, tmp_path):
+    a = write_case_report(tmp_path / "a", "a", ("test_x", "passed"), ("test_y", "passed"))
+    b = write_case_report(tmp_path / "b", "b", ("test_x", "passed"))
+    code, out, verdict, _ = compare_cli(repo, "--host-a", str(a), "--host-b", str(b))
+    assert (code, verdict["classification"]) == (2, "invalid")
+    assert f"host B did not run 1 of the tests host A ran: {MODULE}::test_y (absent)\n" in out
+    assert f"  A passed   B missing  {MODULE}::test_y\n" in out
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_failure_that_stood_at_the_base_fails_the_host_strict_or_not(tmp_path, strict):
+    a = write_case_report(tmp_path / "a", "a", ("test_x", "failed"), ("test_y", "passed"))
+    b = write_case_report(tmp_path / "b", "b", ("test_x", "failed"), ("test_y", "passed"))
+    base = write_case_report(tmp_path / "base", "a", ("test_x", "failed"), ("test_y", "passed"))
+    verdict = compare.evaluate(
+        a, b, loaded=None, pin_diff=None, base_a=base, base_b=base, strict_baseline=strict
+    )
+    assert (verdict.classification, verdict.host_a, verdict.host_b) == (
+        "real_defect",
+        "fail",
+        "fail",
+    )
+    assert [(t.id.split("::")[-1], t.failed_at_base) for t in verdict.tests] == [
+        ("test_x", True),
+        ("test_y", False),
+    ]

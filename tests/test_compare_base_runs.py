@@ -61,13 +61,16 @@ def test_compare_judges_against_the_base_runs_it_is_given(repo: Repo, tmp_path: 
     assert (code, verdict["classification"]) == (1, "entropy_silenced")
     kinds = sorted((f["kind"], f["introduced"]) for f in verdict["findings"])
     assert kinds == [("not_executed", True), ("skip_call", True)]
-    # The live-clock test failed on host B at the base as well: not counted.
-    assert "host B: pass (1 failed at the base too, not counted)" in verdict["reasons"]
+    # The live-clock test failed on host B at the base as well: explained, still counted.
+    assert (
+        "host B: fail (1 failed; 1 failed at the base ref too: the patch did not cause it, "
+        "and it does not fix it)"
+    ) in verdict["reasons"]
 
     repo.write("tests/test_sq.py", BASE)  # the honest head: only the old coupling remains
     _runs(repo, "honest")
-    code, verdict = _compare(repo, base, "honest", with_base=True)
-    assert (code, verdict["classification"]) == (0, "merge_candidate")
-    # Without the base runs, the same honest head is rejected: host B fails.
-    code, verdict = _compare(repo, base, "honest", with_base=False)
-    assert (code, verdict["classification"]) == (1, "env_coupled")
+    for with_base in (True, False):  # the base runs explain; they never change the verdict
+        code, verdict = _compare(repo, base, "honest", with_base=with_base)
+        assert (code, verdict["classification"]) == (1, "env_coupled")
+        (coupled,) = [t for t in verdict["tests"] if t["host_b"] == "failed"]
+        assert coupled["failed_at_base"] is with_base

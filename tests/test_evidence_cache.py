@@ -177,7 +177,7 @@ def test_a_second_gate_on_the_same_base_reuses_the_base_run(repo: Repo, tmp_path
         result = repo.cli(
             "gate", "--base-ref", base, "--json", str(out), "--out", str(tmp_path / run)
         )
-        assert result.code == 0, result.out + result.err
+        assert result.code == 1, result.out + result.err  # head outcomes decide (#9)
         verdicts.append(json.loads(out.read_text(encoding="utf-8")))
         errs.append(result.err)
     assert "reused from the cache" not in errs[0]
@@ -188,6 +188,8 @@ def test_a_second_gate_on_the_same_base_reuses_the_base_run(repo: Repo, tmp_path
         for test in verdict["tests"]:
             test.pop("message_b")
     assert verdicts[0] == verdicts[1]
-    assert verdicts[1]["classification"] == "merge_candidate"
+    assert verdicts[1]["classification"] == "env_coupled"
+    (coupled,) = [t for t in verdicts[1]["tests"] if t["host_b"] == "failed"]
+    assert coupled["failed_at_base"] is True  # the base runs explain; they never approve
     no_cache = repo.cli("gate", "--base-ref", base, "--no-cache", "--out", str(tmp_path / "3"))
     assert "reused from the cache" not in no_cache.err

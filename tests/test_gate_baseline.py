@@ -54,18 +54,65 @@ def _gate(repo: Repo, base: str) -> tuple[int, dict[str, Any], str]:
     return result.code, json.loads(out.read_text(encoding="utf-8")), result.out
 
 
-def test_a_failure_that_stood_at_the_base_does_not_reject_a_docs_patch(
+def test_a_host_b_failure_that_stood_at_the_base_still_rejects_a_docs_patch(
     years: tuple[Repo, str],
 ) -> None:
     repo, base = years
     repo.write("README.md", "years, documented\n")
     code, verdict, out = _gate(repo, base)
-    assert (code, verdict["classification"]) == (0, "merge_candidate"), out
+    assert (code, verdict["classification"]) == (1, "env_coupled"), out
     (coupled,) = [t for t in verdict["tests"] if t["id"].endswith("test_live_year_is_this_decade")]
     assert (coupled["host_a"], coupled["host_b"]) == ("passed", "failed")
     assert (coupled["base_a"], coupled["base_b"]) == ("passed", "failed")
-    assert "host B: pass (1 failed at the base too, not counted)" in verdict["reasons"]
+    assert coupled["failed_at_base"] is True
+    assert verdict["reasons"][1] == (
+        "host B: fail (1 failed; 1 failed at the base ref too: the patch did not cause it, "
+        "and it does not fix it)"
+    )
+    assert (
+        "(failed at the base ref too on host B: the patch did not cause it, and it does not "
+        "fix it)\n" in out
+    )
     assert (repo.path.parent / "reports" / "base-b" / "host.json").exists()
+
+
+def test_a_patch_that_removes_the_live_clock_read_is_a_merge_candidate(
+    years: tuple[Repo, str],
+) -> None:
+    repo, base = years
+    repo.write(
+        "tests/test_years.py",
+        COUPLED_AT_BASE.replace(
+            "time.localtime().tm_year < 2030",
+            "time.gmtime(int(os.environ['ENTROPY_RNG_SEED'])).tm_year < 2030",
+        ).replace("import time\n", "import os\nimport time\n"),
+    )
+    code, verdict, out = _gate(repo, base)
+    assert (code, verdict["classification"]) == (0, "merge_candidate"), out
+    assert {t["failed_at_base"] for t in verdict["tests"]} == {False}
+
+
+def test_a_property_that_fails_at_the_base_is_a_real_defect_under_a_docs_patch(
+    repo: Repo, tmp_path: Path
+) -> None:
+    repo.write("entropy.yaml", MANIFEST.format(temp_root=tmp_path / "pins-tmp"))
+    repo.write(
+        "tests/test_years.py",
+        "def test_total_is_order_free():\n    assert sum([0.1, 0.2, 0.3]) == sum([0.3, 0.2, 0.1])\n"
+        "\n\ndef test_len():\n    assert len([1, 2]) == 2\n",
+    )
+    base = repo.commit("base")
+    repo.write("README.md", "docs only\n")
+    code, verdict, out = _gate(repo, base)
+    assert (code, verdict["classification"], verdict["merge"]) == (1, "real_defect", False), out
+    by_id = {t["id"].split("::")[-1]: t for t in verdict["tests"]}
+    failing = by_id["test_total_is_order_free"]
+    assert (failing["host_a"], failing["host_b"], failing["base_a"]) == ("failed",) * 3
+    assert (failing["failed_at_base"], by_id["test_len"]["failed_at_base"]) == (True, False)
+    assert verdict["reasons"][0] == (
+        "host A: fail (1 failed; 1 failed at the base ref too: the patch did not cause it, "
+        "and it does not fix it)"
+    )
 
 
 def test_a_green_host_b_needs_no_base_run_on_host_b(years: tuple[Repo, str]) -> None:
@@ -86,17 +133,14 @@ def test_a_new_coupled_test_is_still_env_coupled(years: tuple[Repo, str]) -> Non
     )
     code, verdict, _ = _gate(repo, base)
     assert (code, verdict["classification"]) == (1, "env_coupled")
-    assert verdict["reasons"][1] == "host B: fail (1 failed, 1 failed at the base too, not counted)"
-
-
-def test_strict_baseline_counts_failures_that_stood_at_the_base(repo: Repo, tmp_path: Path) -> None:
-    manifest = MANIFEST.format(temp_root=tmp_path / "t") + "constraints:\n  strict_baseline: true\n"
-    repo.write("entropy.yaml", manifest)
-    repo.write("tests/test_years.py", COUPLED_AT_BASE)
-    base = repo.commit("base")
-    repo.write("README.md", "docs\n")
-    code, verdict, _ = _gate(repo, base)
-    assert (code, verdict["classification"]) == (1, "env_coupled")
+    assert verdict["reasons"][1] == (
+        "host B: fail (2 failed; 1 failed at the base ref too: the patch did not cause it, "
+        "and it does not fix it)"
+    )
+    new = [t for t in verdict["tests"] if t["id"].endswith("test_month_is_not_far_off")]
+    assert [(t["host_b"], t["base_b"], t["failed_at_base"]) for t in new] == [
+        ("failed", "missing", False)
+    ]
 
 
 def test_one_parametrized_case_skipped_at_run_time_is_caught(years: tuple[Repo, str]) -> None:

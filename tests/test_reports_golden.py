@@ -31,8 +31,14 @@ def render(xml: Path) -> tuple[str, str]:
         tests, errors = reports.parse_junit(xml.read_bytes(), xml.name, NORMALIZE)
     except GateError as exc:
         return ".exception", exc.message + "\n"
-    data = {"tests": [dataclasses.asdict(t) for t in tests], "errors": list(errors)}
+    data = {"tests": [_case(t) for t in tests], "errors": list(errors)}
     return ".results.json", json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _case(test: reports.TestCase) -> dict[str, object]:
+    """A case as JSON; the seeds only where the gate's plugin recorded them."""
+    data = dataclasses.asdict(test)
+    return {k: v for k, v in data.items() if v is not None or k not in ("seed", "rng_seed")}
 
 
 def golden(xml: Path, suffix: str) -> Path:

@@ -202,7 +202,11 @@ def test_host_b_reports_what_differed(host_b: tuple[dict[str, str], Any]) -> Non
         "live",
         "network:",
         "hostname",
+        "child",
     ]
+    assert info.isolation[5] == (
+        "child Python processes: the clock shift through sitecustomize (none started)"
+    )
     assert info.isolation[2] == (
         "live wall clock shifted forward 1843 days 7 h 13 min by time-machine "
         "(ticking; monotonic clocks untouched)"

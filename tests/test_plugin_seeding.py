@@ -1,0 +1,160 @@
+"""Seeding inside the test process: random, numpy and hypothesis, per test, from rng_seed."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from entropy_action import plugin
+
+pytest_plugins = ["pytester"]
+
+TWO_RANDOM_TESTS = """
+import random
+
+
+def test_one(record_property):
+    record_property("value", repr(random.random()))
+
+
+def test_two(record_property):
+    record_property("value", repr(random.random()))
+"""
+
+
+def properties(junit: Path) -> dict[str, dict[str, str]]:
+    """testcase name -> its JUnit properties."""
+    found = {}
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        props = {p.get("name", ""): p.get("value", "") for p in case.iter("property")}
+        found[case.get("name", "")] = props
+    return found
+
+
+def run_seeded(pytester: pytest.Pytester, seed: int | None, *extra: str) -> dict[str, Any]:
+    junit = pytester.path / "junit.xml"
+    args = ["-p", "entropy_action.plugin", f"--junitxml={junit}", "-p", "no:cacheprovider"]
+    args += ["-o", "junit_family=xunit1"]
+    if seed is not None:
+        args.append(f"--entropy-gate-seed={seed}")
+    result = pytester.runpytest_subprocess(*args, *extra)
+    return {"result": result, "props": properties(junit)}
+
+
+def test_the_seed_is_pytest_randomlys_derivation() -> None:
+    assert plugin.test_seed(0, "") == 0
+    nodeid = "tests/t.py::test_a[<root>/x]"
+    assert plugin.test_seed(9173, nodeid) == (9173 + zlib.crc32(nodeid.encode())) & 0xFFFFFFFF
+    assert plugin.test_seed(0xFFFFFFFF, "x") == (zlib.crc32(b"x") - 1) & 0xFFFFFFFF
+
+
+def test_random_differs_per_test_and_repeats_across_runs(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_rand=TWO_RANDOM_TESTS)
+    first = run_seeded(pytester, 9173)
+    first["result"].assert_outcomes(passed=2)
+    second = run_seeded(pytester, 9173)["props"]
+    props = first["props"]
+    assert props == second
+    assert props["test_one"]["value"] != props["test_two"]["value"]
+    for name in ("test_one", "test_two"):
+        expected = plugin.test_seed(9173, f"test_rand.py::{name}")
+        assert props[name]["entropy_seed"] == str(expected)
+        assert props[name]["entropy_rng_seed"] == "9173"
+    other = run_seeded(pytester, 9174)["props"]
+    assert other["test_one"]["value"] != props["test_one"]["value"]
+
+
+def test_without_a_seed_nothing_is_seeded_or_recorded(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_rand=TWO_RANDOM_TESTS)
+    runs = [run_seeded(pytester, None)["props"] for _ in range(2)]
+    assert "entropy_seed" not in runs[0]["test_one"]
+    assert runs[0]["test_one"]["value"] != runs[1]["test_one"]["value"]
+
+
+def test_the_checkout_root_is_normalized_out_of_the_seeded_id(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_paths="""
+        import os, random, pytest
+
+        @pytest.mark.parametrize("where", [os.path.dirname(os.path.abspath(__file__))])
+        def test_path(where, record_property):
+            record_property("value", repr(random.random()))
+        """
+    )
+    props = run_seeded(pytester, 5)["props"]
+    (case,) = props.values()
+    assert case["entropy_seed"] == str(plugin.test_seed(5, "test_paths.py::test_path[<root>]"))
+
+
+def test_numpy_is_seeded_only_when_the_suite_imports_it(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("numpy")  # the test extra installs it; CI never skips this
+    pytester.makepyfile(
+        test_np="""
+        import numpy as np
+
+        def test_a(record_property):
+            record_property("legacy", repr(np.random.random()))
+            record_property("rng", repr(np.random.default_rng().random()))
+            record_property("rng2", repr(np.random.default_rng().random()))
+
+        def test_b(record_property):
+            record_property("legacy", repr(np.random.random()))
+            record_property("rng", repr(np.random.default_rng().random()))
+        """
+    )
+    first, second = (run_seeded(pytester, 11)["props"] for _ in range(2))
+    assert first == second
+    assert first["test_a"]["legacy"] != first["test_b"]["legacy"]
+    assert first["test_a"]["rng"] != first["test_b"]["rng"]
+    assert first["test_a"]["rng"] != first["test_a"]["rng2"]
+
+
+def test_a_suite_without_numpy_never_imports_it(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_light="""
+        import sys
+
+        def test_numpy_stays_out():
+            assert "numpy" not in sys.modules
+        """
+    )
+    run_seeded(pytester, 3)["result"].assert_outcomes(passed=1)
+
+
+HYPOTHESIS_PROPERTY = """
+import json
+from hypothesis import given, strategies as st
+
+@given(st.integers())
+def test_small(x):
+    with open("seen.jsonl", "a") as out:
+        out.write(json.dumps(x) + "\\n")
+    assert x < 1000
+"""
+
+
+def test_hypothesis_is_seeded_and_never_touches_the_checkouts_database(
+    pytester: pytest.Pytester,
+) -> None:
+    pytest.importorskip("hypothesis")
+    pytester.makepyfile(test_hyp=HYPOTHESIS_PROPERTY)
+    # Without the gate, hypothesis finds x >= 1000 and keeps it in .hypothesis/ in the checkout.
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(failed=1)
+    database = pytester.path / ".hypothesis"
+    before = sorted(str(p.relative_to(database)) for p in database.rglob("*"))
+    assert any("examples" in name for name in before)
+    seen = []
+    for _ in range(2):
+        (pytester.path / "seen.jsonl").unlink()
+        run_seeded(pytester, 9173)["result"].assert_outcomes(failed=1)
+        lines = (pytester.path / "seen.jsonl").read_text().splitlines()
+        seen.append([json.loads(line) for line in lines])
+    assert seen[0] == seen[1]  # the same examples in the same order: seeded
+    assert seen[0][0] < 1000  # the saved failing example was not replayed first
+    after = sorted(str(p.relative_to(database)) for p in database.rglob("*"))
+    assert after == before

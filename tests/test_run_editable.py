@@ -1,0 +1,133 @@
+"""Host B imports the code under test from its own copy, also through an editable install."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import sysconfig
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from entropy_action import compare, runner
+from entropy_action.host import JUNIT_XML
+from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
+
+PACKAGE = {
+    "pyproject.toml": """\
+        [build-system]
+        requires = ["setuptools>=64"]
+        build-backend = "setuptools.build_meta"
+
+        [project]
+        name = "gatepkg"
+        version = "0.1"
+
+        [tool.setuptools.packages.find]
+        where = ["src"]
+        """,
+    ".gitignore": "src/gatepkg/_planted.py\n*.egg-info/\n",
+    # Only the original checkout has the planted module: git ignores it, so the copy lacks it.
+    "src/gatepkg/_planted.py": 'WHERE = "original"\n',
+    "src/gatepkg/__init__.py": """\
+        try:
+            from gatepkg._planted import WHERE
+        except ImportError:
+            WHERE = "copy"
+        """,
+    MODULE: """\
+        import gatepkg
+
+
+        def test_where(record_property):
+            record_property("where", gatepkg.WHERE)
+            record_property("file", gatepkg.__file__)
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def editable(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A repository with gatepkg (src layout), installed with a real `pip install -e` into a
+    fresh venv that sees the gate's own dependencies (pytest, time-machine) through a .pth."""
+    tmp = tmp_path_factory.mktemp("editable")
+    files = {**PACKAGE, "entropy.yaml": manifest_yaml(tmp / "entropy-tmp")}
+    root = make_repo(tmp / "repo", files)
+    venv = tmp / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    purelib = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    Path(purelib, "gate_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps",
+         "--no-build-isolation", "--no-index", "-e", str(root)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return root, python
+
+
+def props(junit: Path) -> dict[str, str]:
+    case = next(ET.parse(junit).getroot().iter("testcase"))
+    return {p.get("name", ""): p.get("value", "") for p in case.iter("property")}
+
+
+def test_the_editable_install_points_at_the_original_checkout(editable, tmp_path):
+    root, python = editable
+    where = subprocess.run(
+        [python, "-c", "import gatepkg; print(gatepkg.WHERE, gatepkg.__file__)"],
+        cwd=tmp_path, capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    assert where == ["original", str(root / "src" / "gatepkg" / "__init__.py")]
+
+
+def test_host_b_imports_the_package_from_its_copy(editable, tmp_path):
+    root, python = editable
+    out_a, out_b = tmp_path / "a", tmp_path / "b"
+    info_a = runner.run_host(settings(root, out_a, dict(os.environ), python=python))
+    info_b = runner.run_host(settings(root, out_b, dict(os.environ), python=python, isolate=True))
+    seen_a, seen_b = props(out_a / JUNIT_XML), props(out_b / JUNIT_XML)
+    assert seen_a["where"] == "original"
+    assert seen_b["where"] == "copy"  # the planted difference: host B ran the copy's files
+    assert info_a.imported_from["gatepkg"] == str((root / "src" / "gatepkg").resolve())
+    copy = Path(info_b.root)
+    assert info_b.imported_from["gatepkg"] == str((copy / "src" / "gatepkg").resolve())
+    assert seen_b["file"] == str(copy / "src" / "gatepkg" / "__init__.py")
+    assert info_b.imported_outside == []
+    assert runner.outcome(info_b)[0] == 0
+
+
+def test_a_host_b_run_that_imported_from_the_original_tree_is_invalid(editable, tmp_path):
+    root, python = editable
+    planted = root / "src" / "gatepkg" / "_planted.py"
+    (root / MODULE).write_text(
+        "import importlib.util\n\n\n"
+        "def test_loads_a_file_of_the_original_checkout():\n"
+        f"    spec = importlib.util.spec_from_file_location('planted_mod', {str(planted)!r})\n"
+        "    module = importlib.util.module_from_spec(spec)\n"
+        "    import sys\n"
+        "    sys.modules['planted_mod'] = module\n"
+        "    spec.loader.exec_module(module)\n"
+    )
+    subprocess.run(["git", "commit", "-qam", "load by path"], cwd=root, check=True)
+    out_a, out_b = tmp_path / "a", tmp_path / "b"
+    runner.run_host(settings(root, out_a, dict(os.environ), python=python))
+    info_b = runner.run_host(settings(root, out_b, dict(os.environ), python=python, isolate=True))
+    assert info_b.imported_outside == [str(planted.resolve())]
+    code, why = runner.outcome(info_b)
+    assert (code, why) == (
+        2,
+        f"host b: the code under test was imported from outside its own tree: {planted.resolve()}",
+    )
+    verdict = compare.evaluate(out_a, out_b, loaded=None, pin_diff=None)
+    assert verdict.classification == "invalid"
+    assert verdict.reasons[0] == (
+        "invalid input: host B: the code under test was imported from outside host B's own "
+        f"tree: {planted.resolve()}"
+    )
