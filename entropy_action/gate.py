@@ -74,13 +74,16 @@ def run_gate(settings: GateSettings) -> GateResult:
 
 
 def _unreadable_head(check: baseline.PinCheck) -> Verdict:
+    broken = check.diff.of_kind("invalid")
+    where = f"{check.relative}:{broken[0].line}" if broken else check.relative
+    why = f": {broken[0].message.removesuffix(' (the patch broke the pin file)')}" if broken else ""
     return classify(
         Evidence(
             host_a="missing",
             host_b="missing",
             pins_intact=check.diff.intact,
             pin_changes=check.diff.summary(),
-            invalid=(f"{check.relative} cannot be read at the head, so no host can run under it",),
+            invalid=(f"{where}: cannot be read at the head, so no host can run under it{why}",),
         )
     )
 

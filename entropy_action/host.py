@@ -13,7 +13,7 @@ JUNIT_XML = "junit.xml"
 class Fingerprint(BaseModel):
     """Enough of a machine to tell two hosts apart; equal fingerprints mean one host."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     python_version: str
     python_implementation: str
@@ -31,7 +31,7 @@ class Fingerprint(BaseModel):
 class HostInfo(BaseModel):
     """The contents of host.json."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     format: Literal[1] = 1
     host: Literal["a", "b"]
@@ -61,3 +61,8 @@ class HostInfo(BaseModel):
     temp_root: str | None = None
     pytest_args: list[str] = Field(default_factory=list)
     python: str = Field(description="The interpreter that ran pytest.")
+    commit: str | None = Field(
+        None,
+        pattern=r"^[0-9a-f]{40,64}$",
+        description="The checkout's HEAD commit (None outside git); both hosts must agree.",
+    )

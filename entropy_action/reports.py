@@ -33,6 +33,9 @@ MAX_JUNIT_XML = 64 << 20  # 64 MiB
 MAX_MESSAGE = 2000  # characters kept of a test's failure or skip message
 MAX_ERROR = 4000  # characters kept of a collection error's text
 MAX_ID = 2000  # characters kept of a test id (a longer one is cut, not trusted)
+REPORT_FILES = (HOST_JSON, JUNIT_XML, "pytest.log")  # all a host run writes
+MAX_EXTRA_SHOWN = 3
+MAX_EXTRA_LISTED = 10_000  # names listed (then sorted, so the message is stable) at most
 ROOT_PLACEHOLDER = "<root>"
 TMP_PLACEHOLDER = "<tmp>"
 
@@ -91,11 +94,36 @@ class HostReport:
 
 def read_host(dir: Path) -> HostReport:
     """Read DIR/host.json and DIR/junit.xml; GateError (one line, naming the file) if unusable."""
+    check_folder(dir)
     info = read_info(dir / HOST_JSON)
     junit = dir / JUNIT_XML
     data = read_capped(junit, MAX_JUNIT_XML)
     tests, errors = parse_junit(data, str(junit), normalizer(placeholders(info)), info.module)
     return HostReport(dir=dir, info=info, tests=tests, errors=errors)
+
+
+def check_folder(dir: Path) -> None:
+    """A report folder holds what a host run writes and nothing else (a planted conftest.py,
+    thousands of files, a folder): anything more means it is not a host run's report."""
+    extra: list[str] = []
+    try:
+        with os.scandir(dir) as entries:
+            for entry in entries:
+                if entry.name not in REPORT_FILES:
+                    extra.append(entry.name)
+                if len(extra) > MAX_EXTRA_LISTED:
+                    break
+    except FileNotFoundError:
+        return  # said by the read of host.json, which names the file
+    except OSError as exc:
+        raise GateError(f"{dir}: cannot list the report folder: {exc.strerror}") from None
+    if extra:
+        shown = ", ".join(_one_line(name)[:80] for name in sorted(extra)[:MAX_EXTRA_SHOWN])
+        more = " and more" if len(extra) > MAX_EXTRA_SHOWN else ""
+        raise GateError(
+            f"{dir}: holds {shown}{more} besides {', '.join(REPORT_FILES)}; "
+            "a host run writes nothing else, so this is not its report folder"
+        )
 
 
 def read_capped(path: Path, limit: int) -> bytes:
@@ -187,7 +215,9 @@ def parse_junit(
     `module` is the property module the run collected: a test it inherits from a class defined
     in another file carries that file in `file`, but belongs to `module` (see `node_id`).
     """
-    document = _JUnit.fromroot(_xml_root(data, name))
+    root = _xml_root(data, name)
+    check_structure(root, name)
+    document = _JUnit.fromroot(root)
     tests: list[TestCase] = []
     errors: list[str] = []
     try:
@@ -221,6 +251,48 @@ def _xml_root(data: bytes, name: str) -> Any:
             "expected <testsuites> or <testsuite>"
         )
     return root
+
+
+_COUNTED = {"failures": "failure", "errors": "error", "skipped": "skipped"}
+
+
+def check_structure(root: Any, name: str) -> None:
+    """Refuse what pytest never writes and a tampered report would: a <testcase> outside a
+    <testsuite> or nested in another, one without a name, and suites whose counts claim more
+    tests, failures, errors or skips than their testcases show (testcases removed)."""
+    suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
+    placed = 0
+    for suite in suites:
+        cases = [child for child in suite if child.tag == "testcase"]
+        placed += len(cases)
+        for index, case in enumerate(cases, 1):
+            if not case.get("name"):
+                raise GateError(
+                    f"{name}: testcase #{index} has no name attribute; not a report pytest wrote"
+                )
+        _check_counts(suite, cases, name)
+    if sum(1 for _ in root.iter("testcase")) != placed:
+        raise GateError(
+            f"{name}: a <testcase> nested in another element than a <testsuite>; "
+            "not a report pytest wrote"
+        )
+
+
+def _check_counts(suite: Any, cases: list[Any], name: str) -> None:
+    shown = {"tests": len(cases)}
+    for attribute, tag in _COUNTED.items():
+        shown[attribute] = sum(any(child.tag == tag for child in case) for case in cases)
+    for attribute, count in shown.items():
+        claimed = suite.get(attribute)
+        if claimed is None or not claimed.isdigit():
+            continue
+        value = int(claimed) if len(claimed) <= 9 else 10**9  # ints past 4300 digits raise
+        if value > count:
+            label = _one_line(suite.get("name"))[:60]
+            raise GateError(
+                f"{name}: <testsuite name={label!r}> says {attribute}={value} but holds "
+                f"{count} such testcases: testcases were removed; not a report pytest wrote"
+            )
 
 
 class _Case(junitparser.TestCase):

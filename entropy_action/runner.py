@@ -25,10 +25,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
-from entropy_action import __version__, isolate, observed, temproot
+from entropy_action import __version__, git, isolate, observed, temproot
 from entropy_action.errors import ExitCode, GateError
 from entropy_action.host import HOST_JSON, JUNIT_XML, HostInfo
-from entropy_action.manifest import LoadedManifest
+from entropy_action.manifest import LoadedManifest, check_temp_root
 
 PLUGIN_MODULE = "entropy_gate_plugin"
 NSINIT_FILE = "entropy_gate_nsinit.py"
@@ -159,6 +159,9 @@ def check_cassette(loaded: LoadedManifest, root: Path) -> Path | None:
 
 def _launch(settings: RunSettings, python: str, scratch: Path, out: Path) -> Launch:
     pins = settings.loaded.manifest.pins
+    home = settings.environ.get("HOME")
+    places = {"checkout": settings.root, **({"home directory": Path(home)} if home else {})}
+    check_temp_root(settings.loaded, places)
     check_cassette(settings.loaded, settings.root)
     plugin_dir = _install_plugin(scratch)
     spaces = isolate.namespaces(settings.namespaces)
@@ -400,6 +403,7 @@ def _host_info(
         temp_root=str(temp_root) if temp_root else (str(claim.target) if claim else None),
         pytest_args=launch.pytest_args,
         python=python,
+        commit=git.head_commit(settings.root),
     )
 
 
