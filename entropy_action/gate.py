@@ -34,6 +34,7 @@ class GateSettings:
     python: str | None = None  # host B's interpreter
     base_run: bool = True  # run the base's module once to attribute non-executed tests
     namespaces: bool = True  # False: keep every run out of Linux namespaces
+    timeout: float | None = None  # seconds per host run; None: the manifest's, else the default
     progress: Callable[[str], None] = field(default=lambda line: None)
 
 
@@ -166,6 +167,7 @@ def _host(
         python=settings.python if isolated else None,
         namespaces=settings.namespaces,
         progress=_labelled(settings.progress, f"host {host.upper()}"),
+        timeout=settings.timeout,
     )
 
 
@@ -193,6 +195,7 @@ def _run_base(settings: GateSettings, check: baseline.PinCheck, out: Path, host:
                 python=settings.python if host == "b" else None,
                 namespaces=settings.namespaces,
                 progress=_labelled(settings.progress, f"base run on host {host.upper()}"),
+                timeout=settings.timeout,
             )
         )
     finally:

@@ -96,6 +96,12 @@ def read_host(dir: Path) -> HostReport:
     """Read DIR/host.json and DIR/junit.xml; GateError (one line, naming the file) if unusable."""
     check_folder(dir)
     info = read_info(dir / HOST_JSON)
+    if info.returncode < 0:
+        raise GateError(
+            f"{dir / HOST_JSON}: returncode {info.returncode}: pytest was killed by a signal "
+            "(a timeout, the temp root's cap, or from outside); the run did not finish and its "
+            "report is not trusted"
+        )
     junit = dir / JUNIT_XML
     data = read_capped(junit, MAX_JUNIT_XML)
     tests, errors = parse_junit(data, str(junit), normalizer(placeholders(info)), info.module)

@@ -39,6 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="host B's interpreter (e.g. a venv of another Python version)",
     )
+    options.add_timeout(parser)
     parser.add_argument(
         "--no-base-run",
         dest="base_run",
@@ -68,6 +69,7 @@ def _gate(args: argparse.Namespace, out: Path) -> int:
         base_run=args.base_run,
         namespaces=options.namespaces_allowed(args.environ),
         progress=_progress,
+        timeout=args.timeout,
     )
     result = gate.run_gate(settings)
     for note in result.notes:
