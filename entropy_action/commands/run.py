@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from entropy_action import manifest, runner
+from entropy_action import manifest, runner, workflow
 from entropy_action.commands import options
 from entropy_action.errors import GateError
 
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
     )
     info = runner.run_host(settings)
-    _show_log(args.out / runner.PYTEST_LOG)
+    _show_log(args.out / runner.PYTEST_LOG, fence=args.environ.get("GITHUB_ACTIONS") == "true")
     for line in info.isolation:
         print(f"isolation: {line}", file=sys.stderr)
     for note in info.notes:
@@ -80,10 +80,14 @@ def repo_root(path: Path) -> Path:
         return folder.resolve()
 
 
-def _show_log(path: Path) -> None:
+def _show_log(path: Path, *, fence: bool) -> None:
+    """Echo pytest's log. It is PR code's output: in GitHub Actions it is fenced with
+    stop-commands so a line a test prints cannot act as a workflow command."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return
+    if fence and text:
+        text = "\n".join(workflow.fenced_log(text))
     sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
     sys.stdout.flush()
