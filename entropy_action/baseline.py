@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,13 +36,17 @@ def check(manifest_path: Path, base_ref: str | None, baseline_file: Path | None)
         source, commit = str(baseline_file), None
     else:
         assert base_ref is not None
-        root = git.toplevel(manifest_path.parent if manifest_path.parent.parts else Path.cwd())
+        root = _toplevel(manifest_path)
         relative = git.repo_path(root, manifest_path)
         commit = git.resolve_ref(root, base_ref)
         source = f"{base_ref}:{relative}"
         raw = git.show(root, commit, relative)
         base = None if raw is None else manifest.parse(raw, source)
     notes = _ignored_baseline_note(root, relative)
+    if base is not None and not os.path.lexists(root / relative):
+        gone = f"deleted or renamed by the patch; it exists at {source}"
+        diff = pins.diff(base, None, relative, source, [(1, gone)])
+        return PinCheck(root, relative, None, base, commit, diff, notes)
     raw = manifest.read(root / relative, relative)
     if base is None:
         head: manifest.LoadedManifest | None = manifest.parse(raw, relative, root)
@@ -63,6 +68,18 @@ def repo_root(manifest_path: Path) -> Path:
         return git.toplevel(manifest_path.parent if manifest_path.parent.parts else Path.cwd())
     except GateError:
         return (manifest_path.parent if manifest_path.parent.parts else Path.cwd()).resolve()
+
+
+def _toplevel(manifest_path: Path) -> Path:
+    try:
+        return git.toplevel(manifest_path.parent if manifest_path.parent.parts else Path.cwd())
+    except GateError as exc:
+        if "not inside a git work tree" not in exc.message:
+            raise
+        raise GateError(
+            f"{manifest_path}: not inside a git work tree, so no base ref can be read "
+            "(check-pins takes --baseline FILE without git)"
+        ) from None
 
 
 def _relative(root: Path, path: Path) -> str:

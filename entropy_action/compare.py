@@ -158,8 +158,8 @@ def _read(label: Label, source: Path | HostReport) -> tuple[HostReport | None, l
         )
     if report.info.pins_mismatch:
         problems.append(
-            f"host {name}: the test process did not see these pins as pinned: "
-            + ", ".join(report.info.pins_mismatch)
+            f"host {name}: {dir / HOST_JSON}: pins_mismatch: the test process did not see "
+            "these pins as pinned: " + ", ".join(report.info.pins_mismatch)
         )
     return report, problems
 
@@ -167,24 +167,60 @@ def _read(label: Label, source: Path | HostReport) -> tuple[HostReport | None, l
 def _cross_checks(
     a: HostReport | None, b: HostReport | None, loaded: LoadedManifest | None, require_b: bool
 ) -> list[str]:
+    """Two reports of one manifest, property and commit, from two different hosts."""
     problems: list[str] = []
-    if a and b and a.info.manifest_sha256 != b.info.manifest_sha256:
-        problems.append(
-            f"manifest_sha256 differs between host A ({a.info.manifest_sha256[:12]}…) and "
-            f"host B ({b.info.manifest_sha256[:12]}…): the hosts ran different entropy.yaml bytes"
-        )
-    for name, report in (("A", a), ("B", b)):
-        if loaded is not None and report and report.info.manifest_sha256 != loaded.sha256:
-            problems.append(
-                f"host {name} ran a manifest with sha256 {report.info.manifest_sha256[:12]}…, "
-                f"not {loaded.name} ({loaded.sha256[:12]}…)"
-            )
+    present = [(name, r) for name, r in (("A", a), ("B", b)) if r is not None]
+    if loaded is not None:
+        for name, report in present:
+            problems.extend(_against_manifest(name, report, loaded)[:1])
+    if a and b:  # against each other what no manifest was there to check
+        fields = ("commit",) if loaded else ("manifest_sha256", "property_id", "module", "commit")
+        for field in fields:
+            ours, theirs = getattr(a.info, field), getattr(b.info, field)
+            if ours != theirs:
+                problems.append(
+                    f"host B: {b.dir / HOST_JSON}: {field} is {_shown(theirs)}, host A's is "
+                    f"{_shown(ours)}: the hosts did not run the same {_WHAT[field]}"
+                )
     if a and b and require_b and a.info.fingerprint == b.info.fingerprint:
         problems.append(
-            "host A and host B have the same fingerprint: comparing a process to itself is "
-            "theater (run host B on another machine or with --isolate)"
+            f"{a.dir / HOST_JSON} and {b.dir / HOST_JSON}: the fingerprint is the same: "
+            "comparing a process to itself is theater (run host B on another machine or with "
+            "--isolate)"
         )
     return problems
+
+
+_WHAT = {
+    "manifest_sha256": "entropy.yaml bytes",
+    "property_id": "property",
+    "module": "property module",
+    "commit": "commit",
+}
+
+
+def _against_manifest(name: str, report: HostReport, loaded: LoadedManifest) -> list[str]:
+    where = f"host {name}: {report.dir / HOST_JSON}"
+    info, manifest = report.info, loaded.manifest
+    found = []
+    if info.manifest_sha256 != loaded.sha256:
+        found.append(
+            f"{where}: manifest_sha256 is {info.manifest_sha256[:12]}…, {loaded.name} has "
+            f"{loaded.sha256[:12]}…: host {name} ran other entropy.yaml bytes"
+        )
+    for field in ("property_id", "module"):
+        if getattr(info, field) != getattr(manifest, field):
+            found.append(
+                f"{where}: {field} is {_shown(getattr(info, field))}, {loaded.name} says "
+                f"{_shown(getattr(manifest, field))}: a report of another {_WHAT[field]}"
+            )
+    return found
+
+
+def _shown(value: str | None, limit: int = 60) -> str:
+    if value is None:
+        return "missing"
+    return repr(value if len(value) <= limit else value[: limit - 1] + "…")
 
 
 def pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:

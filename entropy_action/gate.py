@@ -35,6 +35,7 @@ class GateSettings:
     python: str | None = None  # host B's interpreter
     base_run: bool = True  # run the base's module once to attribute non-executed tests
     namespaces: bool = True  # False: keep every run out of Linux namespaces
+    timeout: float | None = None  # seconds per host run; None: the manifest's, else the default
     progress: Callable[[str], None] = field(default=lambda line: None)
     cache_dir: Path | None = None  # the base evidence cache (None: no cache)
 
@@ -93,13 +94,16 @@ def with_inputs(verdict: Verdict, check: baseline.PinCheck, out: Path) -> Verdic
 
 
 def _unreadable_head(check: baseline.PinCheck) -> Verdict:
+    broken = check.diff.of_kind("invalid")
+    where = f"{check.relative}:{broken[0].line}" if broken else check.relative
+    why = f": {broken[0].message.removesuffix(' (the patch broke the pin file)')}" if broken else ""
     return classify(
         Evidence(
             host_a="missing",
             host_b="missing",
             pins_intact=check.diff.intact,
             pin_changes=check.diff.summary(),
-            invalid=(f"{check.relative} cannot be read at the head, so no host can run under it",),
+            invalid=(f"{where}: cannot be read at the head, so no host can run under it{why}",),
         )
     )
 
@@ -191,6 +195,7 @@ def _host(
         python=settings.python if isolated else None,
         namespaces=settings.namespaces,
         progress=_labelled(settings.progress, f"host {host.upper()}"),
+        timeout=settings.timeout,
     )
 
 
@@ -242,6 +247,7 @@ def _run_base(settings: GateSettings, check: baseline.PinCheck, out: Path, host:
                 python=settings.python if host == "b" else None,
                 namespaces=settings.namespaces,
                 progress=_labelled(settings.progress, f"base run on host {host.upper()}"),
+                timeout=settings.timeout,
             )
         )
     finally:

@@ -42,6 +42,14 @@ def toplevel(path: Path) -> Path:
     return Path(proc.stdout.decode().strip())
 
 
+def head_commit(path: Path) -> str | None:
+    """The HEAD commit of the work tree at `path`, or None outside git (or without a commit)."""
+    if shutil.which("git") is None:
+        return None
+    proc = _git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], path, check=False)
+    return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+
+
 def resolve_ref(root: Path, ref: str) -> str:
     """The commit id `ref` names, or a GateError with the shallow-clone hint."""
     if ref.startswith("-") or not ref:

@@ -13,7 +13,7 @@ JUNIT_XML = "junit.xml"
 class Fingerprint(BaseModel):
     """Enough of a machine to tell two hosts apart; equal fingerprints mean one host."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     python_version: str
     python_implementation: str
@@ -31,7 +31,7 @@ class Fingerprint(BaseModel):
 class HostInfo(BaseModel):
     """The contents of host.json."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     format: Literal[1] = 1
     host: Literal["a", "b"]
@@ -80,4 +80,9 @@ class HostInfo(BaseModel):
         None,
         description="The base seed the test process seeded random, numpy and hypothesis from "
         "before each test (the pin, or the host's own value when rng_seed is unpinned)",
+    )
+    commit: str | None = Field(
+        None,
+        pattern=r"^[0-9a-f]{40,64}$",
+        description="The checkout's HEAD commit (None outside git); both hosts must agree.",
     )

@@ -30,6 +30,8 @@ T = TypeVar("T")
 Chunk = bytes | memoryview  # a piece of the document as read
 MAX_SUITE_DEPTH = 256  # testsuites nested deeper are no pytest report
 ROOTS = ("testsuites", "testsuite")
+COUNTED = {"failures": "failure", "errors": "error", "skipped": "skipped"}  # attribute: tag
+MISPLACED = "a <testcase> nested in another element than a <testsuite>; not a report pytest wrote"
 DTD_REFUSED = (
     "refused: it declares a document type (DTD); a JUnit report needs none, "
     "and entities and external references are never read"
@@ -55,9 +57,42 @@ class _Suite(Generic[T]):
     depth: int
     cases: list[T] = field(default_factory=list)
     nested: list[list[T]] = field(default_factory=list)
+    # what its testcases show, against what the suite's attributes claim (see `check`)
+    shown: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTED.values(), 0))
+    unnamed: int = 0  # 1-based index of the first testcase without a name (0: none)
 
     def output(self) -> list[T]:
         return [*self.cases, *(case for suite in self.nested for case in suite)]
+
+    def count(self, elem: Element) -> None:
+        """Note what one of its testcases shows, before the testcase is converted."""
+        if not self.unnamed and not elem.get("name"):
+            self.unnamed = len(self.cases) + 1
+        if len(elem):
+            shown = self.shown
+            for tag in {child.tag for child in elem}:
+                if tag in shown:
+                    shown[tag] += 1
+
+    def check(self, elem: Element) -> str | None:
+        """What pytest never writes and a tampered report would: a testcase without a name,
+        and counts that claim more tests, failures, errors or skips than the testcases show
+        (testcases removed)."""
+        if self.unnamed:
+            return f"testcase #{self.unnamed} has no name attribute; not a report pytest wrote"
+        shown = {"tests": len(self.cases), **{a: self.shown[t] for a, t in COUNTED.items()}}
+        for attribute, count in shown.items():
+            claimed = elem.get(attribute)
+            if claimed is None or not claimed.isdigit():
+                continue
+            value = int(claimed) if len(claimed) <= 9 else 10**9  # ints past 4300 digits raise
+            if value > count:
+                label = str(elem.get("name") or "").replace("\n", " ")[:60]
+                return (
+                    f"<testsuite name={label!r}> says {attribute}={value} but holds {count} "
+                    "such testcases: testcases were removed; not a report pytest wrote"
+                )
+        return None
 
 
 def read_cases(chunks: Iterable[Chunk], name: str, convert: Callable[[Element], T]) -> list[T]:
@@ -146,7 +181,8 @@ class _Reader(Generic[T]):
             elif elem.tag == "testcase" and len(opened) > 1 and opened[-2][1] is not None:
                 opened.pop()
                 parent_elem, parent = opened[-1]
-                parent.cases.append(convert(elem))  # type: ignore[union-attr]  # checked above
+                parent.count(elem)  # type: ignore[union-attr]  # checked above
+                parent.cases.append(convert(elem))  # type: ignore[union-attr]
                 del parent_elem[:]  # nothing reads a suite's finished children again
             else:
                 self._end(elem)
@@ -180,21 +216,30 @@ class _Reader(Generic[T]):
         _, suite = self.open.pop()
         if not self.open:  # the root
             if suite is not None:
+                self._problem(suite.check(elem))
                 self.cases.extend(suite.output())
             elem.clear()
             return
         parent_elem, parent = self.open[-1]
         at_top = len(self.open) == 1  # a child of the root
         if suite is not None:
+            self._problem(suite.check(elem))
             if parent is None:
                 self.cases.extend(suite.output())
             else:
                 parent.nested.append(suite.output())
         elif parent is not None and elem.tag == "testcase":
+            parent.count(elem)
             parent.cases.append(self.convert(elem))
+        elif elem.tag == "testcase" and parent_elem.tag != "testsuite":
+            self._problem(MISPLACED)
         if parent is not None or at_top:
             # Nothing reads a suite's finished children again: drop them, this one included.
             del parent_elem[:]
+
+    def _problem(self, problem: str | None) -> None:
+        if self.problem is None:
+            self.problem = problem
 
     def finish(self) -> list[T]:
         if self.problem is not None:

@@ -6,6 +6,7 @@ import difflib
 import hashlib
 import re
 import zoneinfo
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Literal
@@ -13,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from entropy_action import safe_yaml
+from entropy_action import safe_yaml, temproot
 from entropy_action.errors import GateError
 from entropy_action.run_options import RunOptions
 
@@ -380,9 +381,19 @@ def _suggest(path: tuple[str | int, ...]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+def check_temp_root(loaded: LoadedManifest, places: Mapping[str, Path]) -> None:
+    """pins.temp_root may not be a symbolic link, the checkout or hold `places` (see temproot)."""
+    value = loaded.manifest.pins.temp_root
+    why = None if value is None else temproot.unsafe(Path(value), places)
+    if why:
+        line = loaded.line_of("pins", "temp_root")
+        raise safe_yaml.problem(loaded.name, line, f"pins.temp_root {value!r} {why}")
+
+
 def _check_files(loaded: LoadedManifest, repo_root: Path) -> None:
     manifest = loaded.manifest
     root = repo_root.resolve()
+    check_temp_root(loaded, {"checkout": root})
     for field, relative in (("module", manifest.module), ("cassette", manifest.pins.cassette)):
         if relative is None:
             continue

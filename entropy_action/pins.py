@@ -129,7 +129,26 @@ def diff(
             f"run.pytest_args changed: {_show(old_m.run.pytest_args)} → "
             f"{_show(new_m.run.pytest_args)}",
         )
+    _diff_limits(base, head, add)
     return PinDiff(baseline=baseline, baseline_found=True, changes=changes.items)
+
+
+def _diff_limits(base: LoadedManifest, head: LoadedManifest, add: _Add) -> None:
+    """run.timeout_seconds and run.temp_root_max_mb: listed, never rejecting — a run that
+    hits a limit is killed and the verdict is invalid, so no limit can turn red into green."""
+    for name in ("timeout_seconds", "temp_root_max_mb"):
+        old, new = getattr(base.manifest.run, name), getattr(head.manifest.run, name)
+        if old != new:
+            add(
+                "changed",
+                f"run.{name}",
+                old,
+                new,
+                head.line_of("run", name),
+                f"run.{name} changed: {_show(old)} → {_show(new)} (a run past it is invalid, "
+                "never a pass)",
+                rejects=False,
+            )
 
 
 def _pin_path(key: str) -> tuple[str, ...]:

@@ -22,7 +22,7 @@ from entropy_action.checkrun import Annotation, CheckRunPlan
 from entropy_action.errors import GateError
 from entropy_action.github import ApiSettings, PublishError, Secret
 from entropy_action.reports import _field_problem, read_capped
-from entropy_action.verdict import Verdict
+from entropy_action.verdict import Verdict, contradictions
 
 MAX_VERDICT = 32 * 1024 * 1024  # bytes of a verdict file
 MAX_EVENT = 64 * 1024 * 1024  # bytes of $GITHUB_EVENT_PATH
@@ -85,9 +85,13 @@ def read_verdict(path: Path) -> Verdict:
     if not isinstance(loaded, dict):
         raise GateError(f"{path}: must be a JSON object (the verdict `compare --json` writes)")
     try:
-        return Verdict.model_validate(loaded)
+        verdict = Verdict.model_validate(loaded)
     except ValidationError as exc:
         raise GateError(f"{path}: not a verdict: {_field_problem(exc)}") from None
+    wrong = contradictions(verdict)
+    if wrong:
+        raise GateError(f"{path}: not a verdict the gate wrote: {'; '.join(wrong)}")
+    return verdict
 
 
 def head_sha(environ: Mapping[str, str]) -> str:

@@ -34,6 +34,9 @@ MAX_MESSAGE = 2000  # characters kept of a test's failure or skip message
 MAX_ERROR = 4000  # characters kept of a collection error's text
 MAX_ID = 2000  # characters kept of a test id (a longer one is cut, not trusted)
 CHUNK = 1 << 16  # bytes of a report parsed at a time
+REPORT_FILES = (HOST_JSON, JUNIT_XML, "pytest.log")  # all a host run writes
+MAX_EXTRA_SHOWN = 3
+MAX_EXTRA_LISTED = 10_000  # names listed (then sorted, so the message is stable) at most
 ROOT_PLACEHOLDER = "<root>"
 TMP_PLACEHOLDER = "<tmp>"
 
@@ -94,12 +97,43 @@ class HostReport:
 
 def read_host(dir: Path) -> HostReport:
     """Read DIR/host.json and DIR/junit.xml; GateError (one line, naming the file) if unusable."""
+    check_folder(dir)
     info = read_info(dir / HOST_JSON)
+    if info.returncode < 0:
+        raise GateError(
+            f"{dir / HOST_JSON}: returncode {info.returncode}: pytest was killed by a signal "
+            "(a timeout, the temp root's cap, or from outside); the run did not finish and its "
+            "report is not trusted"
+        )
     junit = dir / JUNIT_XML
     with _open_capped(junit, MAX_JUNIT_XML) as handle:
         chunks = _chunks_of(handle, junit, MAX_JUNIT_XML)
         tests, errors = _parse(chunks, str(junit), normalizer(placeholders(info)), info.module)
     return HostReport(dir=dir, info=info, tests=tests, errors=errors)
+
+
+def check_folder(dir: Path) -> None:
+    """A report folder holds what a host run writes and nothing else (a planted conftest.py,
+    thousands of files, a folder): anything more means it is not a host run's report."""
+    extra: list[str] = []
+    try:
+        with os.scandir(dir) as entries:
+            for entry in entries:
+                if entry.name not in REPORT_FILES:
+                    extra.append(entry.name)
+                if len(extra) > MAX_EXTRA_LISTED:
+                    break
+    except FileNotFoundError:
+        return  # said by the read of host.json, which names the file
+    except OSError as exc:
+        raise GateError(f"{dir}: cannot list the report folder: {exc.strerror}") from None
+    if extra:
+        shown = ", ".join(_one_line(name)[:80] for name in sorted(extra)[:MAX_EXTRA_SHOWN])
+        more = " and more" if len(extra) > MAX_EXTRA_SHOWN else ""
+        raise GateError(
+            f"{dir}: holds {shown}{more} besides {', '.join(REPORT_FILES)}; "
+            "a host run writes nothing else, so this is not its report folder"
+        )
 
 
 def read_capped(path: Path, limit: int) -> bytes:

@@ -8,6 +8,7 @@ property module, and a `-k` in the manifest would silence properties as surely a
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 # `-p no:NAME` is allowed only for plugins that report or measure, never select or retry.
 REPORTING_PLUGINS = frozenset(
@@ -97,13 +98,28 @@ def refused_pytest_arg(args: list[str]) -> str | None:
 
 
 class RunOptions(BaseModel):
-    """How the property module is run, on both hosts. Pinned like the pins."""
+    """How the property module is run, on both hosts. Pinned like the pins; the limits may
+    change (a run past a limit makes the verdict invalid, never a pass)."""
 
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
 
     pytest_args: list[str] = Field(
         default_factory=list,
         description='Extra pytest arguments, e.g. ["-o", "addopts=", "-p", "no:cov"].',
+    )
+
+    timeout_seconds: int | SkipJsonSchema[None] = Field(
+        None,
+        gt=0,
+        le=86400,
+        description="Seconds a host run may take before its process group is killed and the "
+        "verdict is invalid (default 1800; `--timeout` overrides it).",
+    )
+    temp_root_max_mb: int | SkipJsonSchema[None] = Field(
+        None,
+        gt=0,
+        description="MB the pinned temp_root may hold before the run is killed and the verdict "
+        "is invalid (default 4096).",
     )
 
     @field_validator("pytest_args")

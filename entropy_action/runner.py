@@ -25,10 +25,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
-from entropy_action import __version__, isolate, observed, temproot
+from entropy_action import __version__, git, isolate, observed, supervise, temproot
 from entropy_action.errors import ExitCode, GateError
 from entropy_action.host import HOST_JSON, JUNIT_XML, HostInfo
-from entropy_action.manifest import LoadedManifest
+from entropy_action.manifest import LoadedManifest, check_temp_root
 
 PLUGIN_MODULE = "entropy_gate_plugin"
 CHILD_ENV = "ENTROPY_GATE_CHILD"  # childsite.CHILD_ENV
@@ -60,7 +60,7 @@ class RunSettings:
     python: str | None = None  # interpreter for pytest; default sys.executable
     progress: Callable[[str], None] | None = None  # one-line status updates
     namespaces: bool = True  # False: never unshare (in-process network block, temp_root lock)
-    timeout: float = DEFAULT_TIMEOUT
+    timeout: float | None = None  # seconds; None: run.timeout_seconds, else DEFAULT_TIMEOUT
 
 
 @dataclass
@@ -77,6 +77,7 @@ class Launch:
     hostb: isolate.HostB | None = None
     notes: list[str] = field(default_factory=list)
     scratch: Path = Path()  # the run's private directory (plugin, children's reports)
+    marker: str = field(default_factory=supervise.new_marker)  # in the env of all it starts
 
 
 def run_host(settings: RunSettings) -> HostInfo:
@@ -94,16 +95,45 @@ def run_host(settings: RunSettings) -> HostInfo:
         launch = _launch(settings, python, scratch, out)
         _say(settings, f"running pytest on {settings.loaded.manifest.module}")
         with temproot.claimed(launch.temp_root):
-            returncode = _execute(launch, settings, out / PYTEST_LOG)
+            returncode, stopped = _execute(launch, settings, out / PYTEST_LOG)
+        untrusted = stopped or (f"was killed by {_signal(returncode)}" if returncode < 0 else None)
+        if untrusted:
+            (out / JUNIT_XML).unlink(missing_ok=True)
+            launch.notes.append(f"pytest {untrusted}: its partial report was discarded")
         report = observed.read_report(scratch / "report.json")
         if returncode == NSINIT_FAILED and report is None:
             raise GateError(f"host {settings.host}: {last_line(out / PYTEST_LOG)}")
         if returncode == PYTEST_USAGE_ERROR and record_conftest_failure(out):
             launch.notes.append(CONFTEST_NOTE)
         info = _host_info(settings, launch, python, report, returncode, (started_iso, started))
-    (out / HOST_JSON).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    _write_host_json(out / HOST_JSON, info)
     _say(settings, f"pytest exited {returncode} ({time.time() - started:.1f} s)")
+    if stopped:
+        raise GateError(
+            f"host {settings.host}: pytest {stopped} and was killed (see {out / PYTEST_LOG})"
+        )
     return info
+
+
+def timeout_of(settings: RunSettings) -> float:
+    """--timeout, else run.timeout_seconds, else DEFAULT_TIMEOUT."""
+    if settings.timeout is not None:
+        return settings.timeout
+    return float(settings.loaded.manifest.run.timeout_seconds or DEFAULT_TIMEOUT)
+
+
+def _write_host_json(path: Path, info: HostInfo) -> None:
+    try:
+        path.write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:  # a full disk, say
+        raise GateError(f"{path}: cannot write the host report: {exc.strerror}") from None
+
+
+def _signal(returncode: int) -> str:
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
 
 
 def outcome(info: HostInfo) -> tuple[ExitCode, str]:
@@ -117,6 +147,11 @@ def outcome(info: HostInfo) -> tuple[ExitCode, str]:
             + ", ".join(info.imported_outside[:3])
         )
     code = info.returncode
+    if code < 0:
+        return ExitCode.INVALID, (
+            f"{host}: pytest was killed by {_signal(code)}; the run did not finish and its "
+            "report is not trusted"
+        )
     if code == PYTEST_USAGE_ERROR and CONFTEST_NOTE in info.notes:
         return ExitCode.REJECTED, f"{host}: {CONFTEST_NOTE}"
     known = {
@@ -168,6 +203,9 @@ def check_cassette(loaded: LoadedManifest, root: Path) -> Path | None:
 
 def _launch(settings: RunSettings, python: str, scratch: Path, out: Path) -> Launch:
     pins = settings.loaded.manifest.pins
+    home = settings.environ.get("HOME")
+    places = {"checkout": settings.root, **({"home directory": Path(home)} if home else {})}
+    check_temp_root(settings.loaded, places)
     check_cassette(settings.loaded, settings.root)
     plugin_dir = _install_plugin(scratch)
     spaces = isolate.namespaces(settings.namespaces)
@@ -203,12 +241,14 @@ def _launch(settings: RunSettings, python: str, scratch: Path, out: Path) -> Lau
         env[CHILD_ENV] = _child_config(plugin_dir, scratch, hostb, in_process=not unshare)
     env["PYTHONPATH"] = os.pathsep.join(paths)
     env[PLUGIN_ENV] = str(_plugin_config(settings, scratch, hostb, unshare, expected))
+    marker = supervise.new_marker()
+    env[supervise.MARKER_ENV] = marker
     pytest = _pytest_argv(settings, python, out)
     argv = _unshare_argv(spaces, python, plugin_dir, claim, hostb, pytest) if unshare else pytest
     umask = int(pins.umask, 8) if pins.umask else -1
     if hostb is not None and hostb.umask is not None:
         umask = hostb.umask
-    return Launch(argv, pytest[3:], env, cwd, umask, expected, claim, hostb, notes, scratch)
+    return Launch(argv, pytest[3:], env, cwd, umask, expected, claim, hostb, notes, scratch, marker)
 
 
 def _dropped_notes(settings: RunSettings) -> list[str]:
@@ -337,8 +377,9 @@ def _unshare_argv(
 # --- running -------------------------------------------------------------------------------
 
 
-def _execute(launch: Launch, settings: RunSettings, log_path: Path) -> int:
-    """Run pytest to the end, or kill its process group after the timeout."""
+def _execute(launch: Launch, settings: RunSettings, log_path: Path) -> tuple[int, str | None]:
+    """Run pytest to the end, or kill its process group past the timeout or the temp root's
+    cap; then kill what the tests left running. (returncode, why it was killed or None)."""
     with open(log_path, "wb") as log:
         try:
             proc = subprocess.Popen(
@@ -354,26 +395,24 @@ def _execute(launch: Launch, settings: RunSettings, log_path: Path) -> int:
         except OSError as exc:
             raise GateError(f"host {settings.host}: cannot start {launch.argv[0]}: {exc}") from None
         try:
-            return proc.wait(timeout=settings.timeout)
-        except subprocess.TimeoutExpired:
-            raise GateError(
-                f"host {settings.host}: pytest did not finish within {settings.timeout:.0f} s "
-                f"and was killed (a hanging test? see {log_path})"
-            ) from None
+            returncode, stopped = supervise.wait(proc, _limits(launch, settings))
         finally:
             if proc.poll() is None:
-                _kill(proc)
+                supervise.kill_group(proc)
+            left = supervise.reap(proc.pid, launch.marker)
+    if left:
+        shown = ", ".join(left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")
+        launch.notes.append(
+            f"{len(left)} process(es) the tests started outlived pytest and were killed: {shown}"
+        )
+    return returncode, stopped
 
 
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        if hasattr(os, "killpg"):
-            os.killpg(proc.pid, signal.SIGKILL)
-        else:
-            proc.kill()
-    except ProcessLookupError:
-        pass
-    proc.wait()
+def _limits(launch: Launch, settings: RunSettings) -> supervise.Limits:
+    claim, cap = launch.temp_root, settings.loaded.manifest.run.temp_root_max_mb
+    watched = None if claim is None else (claim.private or claim.target)
+    cap_mb = cap or supervise.DEFAULT_TEMP_CAP_MB
+    return supervise.Limits(timeout_of(settings), watched, cap_mb * 1024 * 1024)
 
 
 def record_conftest_failure(out: Path) -> bool:
@@ -459,6 +498,7 @@ def _host_info(
         rng_seed=report.get("rng_seed")
         if report and isinstance(report.get("rng_seed"), int)
         else None,
+        commit=git.head_commit(settings.root),
     )
 
 

@@ -291,3 +291,19 @@ def exit_code(verdict: Verdict) -> int:
     if verdict.classification == "merge_candidate":
         return 0
     return 2 if verdict.classification == "invalid" else 1
+
+
+def contradictions(verdict: Verdict) -> list[str]:
+    """What in a verdict read back from a file `classify` could not have written: the checks
+    that keep a forged or edited verdict from being published as a merge."""
+    found = []
+    if verdict.merge != (verdict.classification == "merge_candidate"):
+        found.append(f"merge is {str(verdict.merge).lower()} for {verdict.classification!r}")
+    if verdict.classification == "merge_candidate":
+        if (verdict.host_a, verdict.host_b) != ("pass", "pass"):
+            found.append(f"merge_candidate with host A {verdict.host_a}, host B {verdict.host_b}")
+        if not verdict.pins_intact:
+            found.append("merge_candidate with pins that are not intact")
+        if any(f.introduced or verdict.strict_baseline for f in verdict.findings):
+            found.append("merge_candidate with findings that count against the patch")
+    return found

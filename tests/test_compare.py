@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from entropy_action import compare
+from entropy_action import compare, manifest
 from entropy_action.cli import main
 from entropy_action.findings import Finding
 from entropy_action.host import HOST_JSON, JUNIT_XML, HostInfo
@@ -92,11 +92,21 @@ def manifest_sha(repo: Repo) -> str:
     return hashlib.sha256(manifest.read_bytes()).hexdigest() if manifest.exists() else SHA
 
 
+def manifest_names(repo: Repo) -> dict[str, str]:
+    """property_id and module as the repository's entropy.yaml names them (a real report's)."""
+    path = repo.path / "entropy.yaml"
+    if not path.exists():
+        return {}
+    loaded = manifest.load(path)
+    return {"property_id": loaded.manifest.property_id, "module": loaded.manifest.module}
+
+
 def host(repo: Repo, label: str, run: Run, *, into: str = "", **overrides: object) -> Path:
     """A report dir for host `label` beside the repository, from a real run's junit.xml."""
     fields: dict[str, object] = {
         "manifest_sha256": manifest_sha(repo),
         "returncode": run.returncode,
+        **manifest_names(repo),
     }
     fields.update(overrides)
     root = fields.pop("root", run.root)
@@ -205,14 +215,14 @@ INVALID = {
     "required field missing": "host A: {a}/host.json: missing required field 'manifest_sha256'",
     "a report of host B passed as host A": "host A: {a}/host.json is the report of host B; "
     "--host-a needs host A's report",
-    "manifest bytes differ between the hosts": "manifest_sha256 differs between host A ({sha}…) "
-    "and host B (eeeeeeeeeeee…): the hosts ran different entropy.yaml bytes",
-    "the local manifest differs": "host A ran a manifest with sha256 dddddddddddd…, not "
-    "entropy.yaml ({sha}…)",
-    "the same host twice": "host A and host B have the same fingerprint: comparing a process to "
-    "itself is theater (run host B on another machine or with --isolate)",
-    "a pin did not take": "host B: the test process did not see these pins as pinned: tz: saw "
-    "Europe/Berlin, pinned UTC",
+    "manifest bytes differ between the hosts": "host B: {b}/host.json: manifest_sha256 is "
+    "eeeeeeeeeeee…, entropy.yaml has {sha}…: host B ran other entropy.yaml bytes",
+    "the local manifest differs": "host A: {a}/host.json: manifest_sha256 is dddddddddddd…, "
+    "entropy.yaml has {sha}…: host A ran other entropy.yaml bytes",
+    "the same host twice": "{a}/host.json and {b}/host.json: the fingerprint is the same: "
+    "comparing a process to itself is theater (run host B on another machine or with --isolate)",
+    "a pin did not take": "host B: {b}/host.json: pins_mismatch: the test process did not see "
+    "these pins as pinned: tz: saw Europe/Berlin, pinned UTC",
     "truncated junit.xml": "host B: {b}/junit.xml:1: not well-formed XML: unclosed token "
     "(column 70)",
 }

@@ -194,7 +194,10 @@ def test_an_unreadable_manifest_at_the_head_is_invalid_and_lists_why(
     code, verdict, out = _gate(repo, base)
     assert (code, verdict["classification"]) == (2, "invalid")
     assert verdict["pins_intact"] is False
-    assert "entropy.yaml cannot be read at the head, so no host can run under it" in out
+    assert (
+        "entropy.yaml:3: cannot be read at the head, so no host can run under it: invalid YAML"
+        in out
+    )
 
 
 def test_without_a_base_run_skips_are_attributed_statically(

@@ -19,7 +19,6 @@ from tests.test_reports import PASSING, host_info, write_host
 
 NESTED = b"""<?xml version="1.0"?>
 <testsuites>
-  <testcase classname="m" name="ignored_under_the_root"/>
   <testsuite name="outer">
     <testcase classname="m" name="first"/>
     <testsuite name="inner">
@@ -28,7 +27,6 @@ NESTED = b"""<?xml version="1.0"?>
       <testcase classname="m" name="nested_two"/>
     </testsuite>
     <testcase classname="m" name="second"><skipped message="later"/></testcase>
-    <other><testcase classname="m" name="not_a_suite_child"/></other>
   </testsuite>
   <testsuite name="next"><testcase classname="m" name="third"/></testsuite>
   <junk><testsuite><testcase classname="m" name="under_junk"/></testsuite></junk>
@@ -58,6 +56,23 @@ def test_the_stream_yields_junitparsers_testcases_in_its_order_whatever_the_chun
         "deepest",
         "third",
     ]
+
+
+@pytest.mark.parametrize(
+    "misplaced",
+    [
+        b'<testsuites><testcase classname="m" name="under_the_root"/></testsuites>',
+        b'<testsuites><testsuite><other><testcase classname="m" name="x"/></other>'
+        b"</testsuite></testsuites>",
+        b'<testsuite><testcase classname="m" name="a"><testcase classname="m" name="b"/>'
+        b"</testcase></testsuite>",
+    ],
+    ids=["under the root", "under another element", "inside a testcase"],
+)
+def test_a_testcase_outside_a_testsuite_is_refused_whatever_the_chunks(misplaced):
+    for chunk in (1, 1 << 16):
+        with pytest.raises(GateError, match=r"^x\.xml: a <testcase> nested in another element"):
+            streamed_names(misplaced, chunk)
 
 
 def test_a_root_testsuite_counts_as_the_only_suite():

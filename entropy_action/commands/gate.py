@@ -37,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="host B's interpreter (e.g. a venv of another Python version)",
     )
+    options.add_timeout(parser)
     parser.add_argument(
         "--no-base-run",
         dest="base_run",
@@ -76,6 +77,7 @@ def _gate(args: argparse.Namespace, out: Path) -> int:
         namespaces=options.namespaces_allowed(args.environ),
         progress=_progress,
         cache_dir=_cache_dir() if args.cache else None,
+        timeout=args.timeout,
     )
     result = gate.run_gate(settings)
     for note in result.notes:

@@ -41,3 +41,23 @@ def add_base(parser: argparse.ArgumentParser, *, required: bool) -> None:
         metavar="FILE",
         help="a baseline manifest file, for use without git",
     )
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= 86400:
+        raise argparse.ArgumentTypeError(f"{text!r}: give between 0 and 86400 seconds")
+    return value
+
+
+def add_timeout(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="kill a host run's process group after this long; the verdict is then invalid "
+        "(default: run.timeout_seconds in entropy.yaml, else 1800)",
+    )

@@ -32,6 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--python", metavar="PATH", help="the interpreter that runs pytest (default: this one)"
     )
+    options.add_timeout(parser)
     parser.epilog = (
         f"{options.NO_NAMESPACES_ENV}=1 keeps the run out of Linux namespaces; the degraded "
         "isolation is noted in host.json.\n\n" + (parser.epilog or "")
@@ -56,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
         python=args.python,
         progress=lambda message: print(message, file=sys.stderr, flush=True),
         namespaces=options.namespaces_allowed(args.environ),
+        timeout=args.timeout,
     )
     info = runner.run_host(settings)
     _show_log(args.out / runner.PYTEST_LOG, fence=args.environ.get("GITHUB_ACTIONS") == "true")
