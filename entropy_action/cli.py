@@ -19,6 +19,7 @@ from entropy_action.commands import (
     scan,
     schema,
     validate,
+    verdict,
 )
 from entropy_action.errors import ExitCode, GateError
 
@@ -29,6 +30,7 @@ COMMANDS: tuple[ModuleType, ...] = (
     scan,
     run,
     compare,
+    verdict,
     validate,
     schema,
 )
