@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from entropy_action import baseline, manifest
 from entropy_action.commands import options
+from entropy_action.errors import GateError
 
 NAME = "validate"
 HELP = "validate entropy.yaml (schema, duplicate keys, files it names); exit 2 when invalid"
@@ -15,6 +17,11 @@ HELP = "validate entropy.yaml (schema, duplicate keys, files it names); exit 2 w
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     options.add_manifest(parser)
+    parser.add_argument(
+        "--github-output",
+        action="store_true",
+        help="also set the step output property-id (via $GITHUB_OUTPUT) for artifact names",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -25,4 +32,18 @@ def run(args: argparse.Namespace) -> int:
         print(warning, file=sys.stderr)
     pins = loaded.manifest.pins.flat()
     print(f"{path}: valid ({len(pins)} pins: {', '.join(pins)})")
+    if args.github_output:
+        _set_output(args.environ, "property-id", loaded.manifest.property_id)
     return 0
+
+
+def _set_output(environ: Mapping[str, str], name: str, value: str) -> None:
+    """One step output; the value is a validated identifier, so one line is safe."""
+    target = environ.get("GITHUB_OUTPUT")
+    if not target:
+        raise GateError("--github-output: $GITHUB_OUTPUT is not set (not in a workflow step?)")
+    try:
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write(f"{name}={value}\n")
+    except OSError as exc:
+        raise GateError(f"{target}: cannot append the step output: {exc.strerror}") from None
