@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.github_api import GitHubAPI, serving
 from tests.helpers import SEED_MANIFEST, SEED_PROPERTY, Repo, Result
 
 __all__ = ["SEED_MANIFEST", "SEED_PROPERTY", "Repo", "Result"]
@@ -46,3 +48,10 @@ def seed_repo(repo: Repo) -> Repo:
     repo.write("tests/properties/test_invoice_total.py", SEED_PROPERTY)
     repo.commit("base")
     return repo
+
+
+@pytest.fixture
+def github_api() -> Iterator[GitHubAPI]:
+    """A local server speaking GitHub's check-run API (tests/github_api.py), stopped after."""
+    with serving() as api:
+        yield api
