@@ -14,7 +14,7 @@ import secrets
 from collections.abc import Mapping
 from pathlib import Path
 
-from entropy_action import summary
+from entropy_action import markdown, summary
 from entropy_action.commands import compare as compare_command
 from entropy_action.errors import GateError
 from entropy_action.manifest import MANIFEST_NAME
@@ -105,7 +105,7 @@ def publish_to_workflow(verdict: Verdict, json_path: Path, environ: Mapping[str,
     """The job summary and the step outputs, when the runner asked for them."""
     summary_file = environ.get("GITHUB_STEP_SUMMARY")
     if summary_file:
-        _append(Path(summary_file), _markdown(verdict))
+        _append(Path(summary_file), markdown.render(verdict))
     output_file = environ.get("GITHUB_OUTPUT")
     if output_file:
         outputs = {
@@ -114,10 +114,6 @@ def publish_to_workflow(verdict: Verdict, json_path: Path, environ: Mapping[str,
             "verdict-path": str(json_path.resolve()),
         }
         _append(Path(output_file), "".join(_output(k, v) for k, v in outputs.items()))
-
-
-def _markdown(verdict: Verdict) -> str:
-    return f"## entropy-gate\n\n```text\n{summary.render_text(verdict)}```\n"
 
 
 def _output(name: str, value: str) -> str:
