@@ -231,12 +231,26 @@ def truncate(markdown: str, limit: int, *, unit: str = "characters") -> str:
     lines, kept, size, fence = markdown.split("\n"), [], 0, ""
     for line in lines:
         if size + measure(line) + 1 > budget:
+            kept.append(_prefix(line, budget - size - 1, measure))  # what fits of the last
+            fence = _track_fence(fence, kept[-1])
             break
         kept.append(line)
         size += measure(line) + 1
         fence = _track_fence(fence, line)
     closing = [fence] if fence else []
     return "\n".join([*kept, *closing]) + note
+
+
+def _prefix(line: str, budget: int, measure: Callable[[str], int]) -> str:
+    """The longest prefix of `line` whose measure is within `budget` (binary search)."""
+    low, high = 0, len(line)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if measure(line[:middle]) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    return line[:low]
 
 
 def _track_fence(open_fence: str, line: str) -> str:

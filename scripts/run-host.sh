@@ -28,12 +28,9 @@ fi
 args=(run --host "$HOST" --out "$out" --manifest "$MANIFEST" --python "$py")
 if [ "$HOST" = b ]; then args+=(--isolate); fi
 if [ -n "${BASE_REF:-}" ]; then args+=(--base-ref "$BASE_REF"); fi
-# What the properties print is echoed into the log: PR code must not issue workflow commands.
-token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
-echo "::stop-commands::$token"
+# `run` fences the pytest log it echoes (PR code's output) with ::stop-commands::.
 rc=0
 "$GATE" "${args[@]}" || rc=$?
-echo "::$token::"
 echo "report-dir=$out" >> "$GITHUB_OUTPUT"
 case $rc in
   0) echo "host $HOST: the properties passed; the verdict job judges the report" ;;

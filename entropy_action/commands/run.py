@@ -7,7 +7,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from entropy_action import baseline, gate, manifest, runner
+from entropy_action import baseline, gate, manifest, runner, workflow
 from entropy_action.commands import options
 from entropy_action.commands.verdict import BASE_DIR
 from entropy_action.errors import ExitCode, GateError
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         namespaces=options.namespaces_allowed(args.environ),
     )
     info = runner.run_host(settings)
-    _show_log(args.out / runner.PYTEST_LOG)
+    _show_log(args.out / runner.PYTEST_LOG, fence=args.environ.get("GITHUB_ACTIONS") == "true")
     for line in info.isolation:
         print(f"isolation: {line}", file=sys.stderr)
     for note in info.notes:
@@ -122,10 +122,14 @@ def repo_root(path: Path) -> Path:
         return folder.resolve()
 
 
-def _show_log(path: Path) -> None:
+def _show_log(path: Path, *, fence: bool) -> None:
+    """Echo pytest's log. It is PR code's output: in GitHub Actions it is fenced with
+    stop-commands so a line a test prints cannot act as a workflow command."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return
+    if fence and text:
+        text = "\n".join(workflow.fenced_log(text))
     sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
     sys.stdout.flush()

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from entropy_action import baseline, manifest
+from entropy_action import baseline, manifest, workflow
 from entropy_action.commands import options
 from entropy_action.errors import GateError
 
@@ -38,12 +38,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _set_output(environ: Mapping[str, str], name: str, value: str) -> None:
-    """One step output; the value is a validated identifier, so one line is safe."""
-    target = environ.get("GITHUB_OUTPUT")
-    if not target:
-        raise GateError("--github-output: $GITHUB_OUTPUT is not set (not in a workflow step?)")
     try:
-        with open(target, "a", encoding="utf-8") as handle:
-            handle.write(f"{name}={value}\n")
+        done = workflow.set_output(name, value, environ)
     except OSError as exc:
-        raise GateError(f"{target}: cannot append the step output: {exc.strerror}") from None
+        raise GateError(f"{exc.filename}: cannot append the step output: {exc.strerror}") from None
+    if not done:
+        raise GateError("--github-output: $GITHUB_OUTPUT is not set (not in a workflow step?)")

@@ -10,11 +10,10 @@ or uploaded nothing) makes the verdict `invalid`, never a pass.
 from __future__ import annotations
 
 import argparse
-import secrets
 from collections.abc import Mapping
 from pathlib import Path
 
-from entropy_action import markdown, summary
+from entropy_action import markdown, summary, workflow
 from entropy_action.commands import compare as compare_command
 from entropy_action.errors import GateError
 from entropy_action.manifest import MANIFEST_NAME
@@ -103,27 +102,14 @@ def base_run(folder: Path) -> Path | None:
 
 def publish_to_workflow(verdict: Verdict, json_path: Path, environ: Mapping[str, str]) -> None:
     """The job summary and the step outputs, when the runner asked for them."""
-    summary_file = environ.get("GITHUB_STEP_SUMMARY")
-    if summary_file:
-        _append(Path(summary_file), markdown.render(verdict))
-    output_file = environ.get("GITHUB_OUTPUT")
-    if output_file:
-        outputs = {
-            "classification": verdict.classification,
-            "merge": "true" if verdict.classification == "merge_candidate" else "false",
-            "verdict-path": str(json_path.resolve()),
-        }
-        _append(Path(output_file), "".join(_output(k, v) for k, v in outputs.items()))
-
-
-def _output(name: str, value: str) -> str:
-    delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
-    return f"{name}<<{delimiter}\n{value}\n{delimiter}\n"
-
-
-def _append(path: Path, text: str) -> None:
+    outputs = {
+        "classification": verdict.classification,
+        "merge": "true" if verdict.classification == "merge_candidate" else "false",
+        "verdict-path": str(json_path.resolve()),
+    }
     try:
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(text)
+        workflow.append_summary(markdown.render(verdict), environ)
+        for name, value in outputs.items():
+            workflow.set_output(name, value, environ)
     except OSError as exc:
-        raise GateError(f"{path}: cannot append: {exc.strerror}") from None
+        raise GateError(f"{exc.filename}: cannot append: {exc.strerror}") from None

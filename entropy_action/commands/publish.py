@@ -1,0 +1,244 @@
+"""`entropy-gate publish`: the verdict as a check run on the PR's head commit.
+
+Exit 0 once the verdict is published, by check run or by the fallback (job summary plus
+workflow-command annotations) when the token cannot write checks or the API keeps failing;
+the job's pass/fail comes from the verdict step, not from here. Exit 2 for a verdict file
+that is not a verdict, or settings that cannot work (no repository, no head commit).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from pydantic import ValidationError
+
+from entropy_action import checkrun, github, markdown, workflow
+from entropy_action.checkrun import Annotation, CheckRunPlan
+from entropy_action.errors import GateError
+from entropy_action.github import ApiSettings, PublishError, Secret
+from entropy_action.manifest import MANIFEST_NAME
+from entropy_action.reports import _field_problem, read_capped
+from entropy_action.verdict import Verdict
+
+NAME = "publish"
+HELP = (
+    "post the verdict JSON as a check run on the PR's head commit (falls back to the job "
+    "summary and annotations when checks cannot be written); exit 0 once published"
+)
+MAX_VERDICT = 32 * 1024 * 1024  # bytes of a verdict file
+MAX_EVENT = 64 * 1024 * 1024  # bytes of $GITHUB_EVENT_PATH
+DEFAULT_API = "https://api.github.com"
+FORK_HINT = (
+    "To get the full check run on pull requests from forks, publish from a workflow "
+    "triggered by workflow_run (the fork workflow in entropy-gate's README, 'Fork pull "
+    "requests'): it runs with a token that can write checks and never checks out PR code."
+)
+_LEVELS: dict[str, workflow.Severity] = {
+    "failure": "error",
+    "warning": "warning",
+    "notice": "notice",
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--verdict", type=Path, required=True, metavar="FILE", help="the verdict JSON to publish"
+    )
+    parser.add_argument(
+        "--check-name",
+        default="entropy-gate",
+        metavar="NAME",
+        help="the check run's name (default: entropy-gate); make it a required status",
+    )
+    parser.add_argument(
+        "--manifest",
+        default=MANIFEST_NAME,
+        metavar="PATH",
+        help="the manifest, repository-relative: failing tests without a path are annotated "
+        f"on its line 1 (default: {MANIFEST_NAME})",
+    )
+    parser.add_argument(
+        "--token-env",
+        default="GITHUB_TOKEN",
+        metavar="NAME",
+        help="the environment variable holding the token (default: GITHUB_TOKEN); "
+        "a token is never taken from the command line",
+    )
+    parser.add_argument(
+        "--head-sha",
+        metavar="SHA",
+        help="the commit to attach the check run to (default: the pull request's head from "
+        "GITHUB_EVENT_PATH, else GITHUB_SHA)",
+    )
+
+
+@dataclass(frozen=True)
+class PublishSettings:
+    """Everything `publish` needs, read once from argv and the environment."""
+
+    verdict: Verdict
+    head_sha: str
+    check_name: str
+    manifest_path: str | None
+    api: ApiSettings | None  # None: no token, so straight to the fallback
+    environ: Mapping[str, str] = field(default_factory=dict)  # for GITHUB_STEP_SUMMARY
+
+
+def run(args: argparse.Namespace) -> int:
+    return publish(settings_from(args, args.environ))
+
+
+def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> PublishSettings:
+    verdict = read_verdict(args.verdict)
+    token = Secret(environ.get(args.token_env, ""))
+    api = None
+    if token:
+        api = ApiSettings(
+            api_url=_api_url(environ.get("GITHUB_API_URL") or DEFAULT_API),
+            repository=_repository(environ.get("GITHUB_REPOSITORY", "")),
+            token=token,
+        )
+    return PublishSettings(
+        verdict=verdict,
+        head_sha=args.head_sha or head_sha(environ),
+        check_name=args.check_name,
+        manifest_path=_manifest_path(args.manifest),
+        api=api,
+        environ=environ,
+    )
+
+
+def read_verdict(path: Path) -> Verdict:
+    """The verdict file, as data: size-capped and validated against the Verdict model."""
+    data = read_capped(path, MAX_VERDICT)
+    try:
+        loaded = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise GateError(f"{path}: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise GateError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    except (ValueError, RecursionError):
+        raise GateError(f"{path}: not valid JSON (a number too long or nesting too deep)") from None
+    if not isinstance(loaded, dict):
+        raise GateError(f"{path}: must be a JSON object (the verdict `compare --json` writes)")
+    try:
+        return Verdict.model_validate(loaded)
+    except ValidationError as exc:
+        raise GateError(f"{path}: not a verdict: {_field_problem(exc)}") from None
+
+
+def head_sha(environ: Mapping[str, str]) -> str:
+    """The pull request's head (or a workflow_run's), else GITHUB_SHA."""
+    event_path = environ.get("GITHUB_EVENT_PATH")
+    if event_path:
+        event = _event(Path(event_path))
+        for outer, inner in (("pull_request", "head"), ("workflow_run", None)):
+            node = event.get(outer)
+            node = node.get(inner) if isinstance(node, dict) and inner else node
+            sha = node.get("sha" if inner else "head_sha") if isinstance(node, dict) else None
+            if isinstance(sha, str) and sha:
+                return sha
+    sha = environ.get("GITHUB_SHA", "")
+    if not sha:
+        raise GateError(
+            "publish: no head commit: GITHUB_EVENT_PATH has no pull_request.head.sha and "
+            "GITHUB_SHA is unset (pass --head-sha)"
+        )
+    return sha
+
+
+def _event(path: Path) -> dict[str, object]:
+    try:
+        loaded = json.loads(read_capped(path, MAX_EVENT).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise GateError(f"{path}: the event file (GITHUB_EVENT_PATH) is not JSON") from None
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _api_url(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise GateError(f"publish: GITHUB_API_URL must be an http(s) URL, not {url[:100]!r}")
+    return url.rstrip("/")
+
+
+def _repository(repository: str) -> str:
+    owner, _, name = repository.partition("/")
+    if not owner or not name or "/" in name or any(c in repository for c in "?#% "):
+        raise GateError(f"publish: GITHUB_REPOSITORY must be OWNER/NAME, not {repository!r}")
+    return repository
+
+
+def _manifest_path(manifest: str) -> str | None:
+    """Repository-relative POSIX, or None when it is absolute or leaves the repository."""
+    posix = manifest.replace("\\", "/")
+    if posix.startswith("/") or ".." in posix.split("/") or ":" in posix:
+        return None
+    return posix.removeprefix("./")
+
+
+def publish(settings: PublishSettings) -> int:
+    """Send the plan; on failure publish by the fallback. Exit 0 either way."""
+    verdict = settings.verdict
+    summary = markdown.render(verdict)
+    plan = checkrun.plan(
+        verdict,
+        head_sha=settings.head_sha,
+        check_name=settings.check_name,
+        manifest_path=settings.manifest_path,
+        summary=summary,
+    )
+    if settings.api is None:
+        return _fallback(plan, summary, settings, "no token (set GITHUB_TOKEN or --token-env)")
+    try:
+        sent = github.send(plan, settings.api)
+    except PublishError as exc:
+        why = _scrub(exc.message, settings.api.token)
+        if exc.created is not None:
+            why += f" (check run {exc.created} was created; its later annotations are missing)"
+        return _fallback(plan, summary, settings, why)
+    where = f": {sent.html_url}" if sent.html_url else ""
+    print(
+        f"entropy-gate: check run {settings.check_name!r} ({plan.conclusion}) published on "
+        f"{settings.head_sha[:12]} with {sent.annotations} annotation(s) in "
+        f"{sent.requests} request(s){where}"
+    )
+    workflow.append_summary(summary, settings.environ)
+    return 0
+
+
+def _fallback(plan: CheckRunPlan, summary: str, settings: PublishSettings, why: str) -> int:
+    print(
+        f"entropy-gate: cannot write the check run ({why}); publishing the verdict to the "
+        "job summary and as annotations instead",
+        file=sys.stderr,
+    )
+    for annotation in plan.annotations:
+        print(_command(annotation))
+    print(workflow.annotation("notice", FORK_HINT, title="entropy-gate: no check run"))
+    note = f"\n> **No check run was written** ({markdown.text(why)}). {FORK_HINT}\n"
+    if not workflow.append_summary(summary + note, settings.environ):
+        print("entropy-gate: GITHUB_STEP_SUMMARY is unset; the summary follows", file=sys.stderr)
+        print(summary)
+    return 0
+
+
+def _command(annotation: Annotation) -> str:
+    return workflow.annotation(
+        _LEVELS[annotation.level],
+        annotation.message,
+        file=annotation.path,
+        line=annotation.line,
+        title=annotation.title,
+    )
+
+
+def _scrub(message: str, token: Secret) -> str:
+    secret = token.reveal()
+    return message.replace(secret, "***") if secret else message
