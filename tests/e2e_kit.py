@@ -258,6 +258,8 @@ def run_act(
         "--env", "PIP_CONFIG_FILE=/dev/null", "--env", "PIP_NO_INDEX=1",
         "--env", f"PIP_FIND_LINKS={wheels}", "--env", "PIP_DISABLE_PIP_VERSION_CHECK=1",
         "--env", "GIT_PAGER=cat",
+        # One action venv per interpreter for the whole session (scripts/install.sh).
+        "--env", f"ENTROPY_GATE_VENV_CACHE={folder.parent / 'venv-cache'}",
         "-s", f"GITHUB_TOKEN={TOKEN}",
     ]  # fmt: skip
     started = time.monotonic()
