@@ -8,10 +8,14 @@ live-clock verdict falls back to the job summary and annotations). See tests/e2e
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 import time
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +28,7 @@ from tests.e2e_kit import ActRun, ApiServer, Sample
 
 pytestmark = pytest.mark.e2e
 WORKFLOWS = Path(__file__).parent / "data" / "e2e_workflows"
+MODULE = "tests/properties/test_invoice_total.py"
 
 
 @dataclass(frozen=True)
@@ -95,8 +100,15 @@ def _annotations(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def test_three_patches_reach_their_check_runs(world: World) -> None:
-    run, requests = _act(world, "gate.yml")
+@pytest.fixture(scope="module")
+def gate_run(world: World) -> tuple[ActRun, list[dict[str, Any]]]:
+    return _act(world, "gate.yml")
+
+
+def test_three_patches_reach_their_check_runs(
+    world: World, gate_run: tuple[ActRun, list[dict[str, Any]]]
+) -> None:
+    run, requests = gate_run
     assert [r for r in requests if r["violations"]] == [], "a body GitHub would reject"
     assert _verdicts(run.log) == {
         "honest": ("merge_candidate", "succeeded"),
@@ -132,7 +144,43 @@ def test_faults_fail_closed_and_fall_back(world: World) -> None:
     assert {r["status"] for r in requests} == {403}
     assert requests, "publish did try the API"
     # The fallback: workflow-command annotations in the log, and publish's step passed.
-    assert re.search(r"::error file=live/[^:]*,line=\d+", run.log) or "live/invoice_lib" in run.log
+    failing = _def_line(world.sample.path / "live" / MODULE, "test_no_late_fee_before_due")
+    annotation = f"::error file=live/{MODULE},line={failing},"
+    assert re.search(
+        rf"^\[forbidden/entropy-gate/verdict\s*\].*{re.escape(annotation)}", run.log, re.M
+    )
     publish_ok = re.findall(r"\[.*forbidden.*/verdict\s*\].*Success - Main publish", run.log)
     assert publish_ok, "publish must exit 0 on 403"
     assert e2e_kit.TOKEN not in run.log.replace(f"GITHUB_TOKEN={e2e_kit.TOKEN}", "")
+
+
+def _def_line(module: Path, name: str) -> int:
+    lines = module.read_text(encoding="utf-8").splitlines()
+    return next(i for i, line in enumerate(lines, 1) if line.startswith(f"def {name}("))
+
+
+@pytest.mark.parametrize("scenario", ["honest", "live"])
+def test_the_workflow_reaches_the_local_gates_verdict(
+    world: World, gate_run: tuple[ActRun, list[dict[str, Any]]], scenario: str
+) -> None:
+    """Parity: `entropy-gate gate` on the same commit and manifest, host B on the same
+    interpreter as the workflow's host B (host A here is this interpreter, 3.11, where the
+    workflow's host A ran 3.12), reaches the same classification and per-test outcomes."""
+    artifact = world.root / "gate" / "artifacts" / "1" / f"entropy-gate-{scenario}-verdict"
+    with zipfile.ZipFile(next(artifact.glob("*.zip"))) as archive:
+        workflow = json.loads(archive.read("verdict.json"))
+    local_json = world.root / f"local-{scenario}.json"
+    host_b = next((world.toolcache / "Python").glob("3.11.*/x64/bin/python"))
+    done = subprocess.run(
+        [sys.executable, "-m", "entropy_action", "gate", "--manifest", f"{scenario}/entropy.yaml",
+         "--base-ref", world.sample.base, "--python", str(host_b), "--json", str(local_json)],
+        cwd=world.sample.path, capture_output=True, text=True, check=False, timeout=600,
+    )  # fmt: skip
+    local = json.loads(local_json.read_text(encoding="utf-8"))
+    assert done.returncode == (0 if scenario == "honest" else 1), done.stderr
+    assert local["classification"] == workflow["classification"]
+    assert _outcomes(local) == _outcomes(workflow)
+
+
+def _outcomes(verdict: dict[str, Any]) -> list[tuple[str, str, str]]:
+    return sorted((t["id"], t["host_a"], t["host_b"]) for t in verdict["tests"])
