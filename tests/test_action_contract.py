@@ -167,4 +167,5 @@ def test_validate_github_output_outside_a_workflow_is_a_usage_error(seed_repo: R
     seed_repo.monkeypatch.delenv("GITHUB_OUTPUT", raising=False)
     result = seed_repo.cli("validate", "--github-output")
     assert result.code == 2
-    assert result.err.endswith("--github-output: $GITHUB_OUTPUT is not set (not in a workflow step?)\n")
+    expected = "--github-output: $GITHUB_OUTPUT is not set (not in a workflow step?)\n"
+    assert result.err.endswith(expected)
