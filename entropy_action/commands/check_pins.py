@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from entropy_action import baseline
+from entropy_action import baseline, workflow
 from entropy_action.commands import options
 from entropy_action.errors import ExitCode
 from entropy_action.pins import PinDiff
@@ -24,6 +24,8 @@ def run(args: argparse.Namespace) -> int:
     for note in check.notes:
         print(note, file=sys.stderr)
     print(render(check.diff), end="")
+    if args.environ.get("GITHUB_ACTIONS") == "true":
+        print(workflow_annotations(check.diff), end="")
     return int(ExitCode.OK if check.diff.intact else ExitCode.REJECTED)
 
 
@@ -43,3 +45,18 @@ def render(diff: PinDiff) -> str:
             f"pins intact against {diff.baseline}" + (f" ({added} added)" if added else "")
         )
     return "\n".join(lines) + "\n"
+
+
+def workflow_annotations(diff: PinDiff) -> str:
+    """Each pin change as a workflow-command annotation on its entropy.yaml line."""
+    lines = [
+        workflow.annotation(
+            "error" if change.rejects else "notice",
+            change.message,
+            file=change.path,
+            line=change.line,
+            title=f"entropy-gate: pin {change.kind}",
+        )
+        for change in diff.changes
+    ]
+    return "".join(line + "\n" for line in lines)
