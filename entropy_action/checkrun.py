@@ -150,7 +150,7 @@ def _finding_annotation(finding: Finding, strict: bool) -> Annotation:
     level: Level = "failure" if finding.introduced or strict else "notice"
     if getattr(finding, "level", None) == "warning":
         level = "warning"
-    prefix = "" if finding.introduced else "pre-existing, stood at the base ref: "
+    prefix = "" if finding.introduced else markdown.PRE_EXISTING
     test = f" (test {finding.test})" if finding.test else ""
     return Annotation(
         path=finding.path,

@@ -6,10 +6,10 @@ import argparse
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import ModuleType
 
-from entropy_action import __version__
+from entropy_action import __version__, workflow
 from entropy_action.commands import (
     check_pins,
     compare,
@@ -85,14 +85,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("entropy-gate: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # the one top-level handler: users never see a traceback
-        if args.debug:
-            traceback.print_exc()
-        print(
-            f"entropy-gate: internal error: {type(exc).__name__}: {exc} "
-            "(a bug in entropy-gate; --debug shows the traceback)",
-            file=sys.stderr,
-        )
-        return int(ExitCode.INTERNAL)
+        return _internal_error(exc, args.debug, args.environ)
+
+
+def _internal_error(exc: Exception, debug: bool, environ: Mapping[str, str]) -> int:
+    """A bug: one line on stderr; the traceback with --debug. In GitHub Actions the traceback
+    goes into a collapsed group (fenced, since it may quote PR data) plus one ::error:: line
+    carrying the version, so a crash in CI is a ready bug report."""
+    if debug:
+        traceback.print_exc()
+    summary = f"{type(exc).__name__}: {_scrub(str(exc), environ)}"
+    print(
+        f"entropy-gate: internal error: {summary} "
+        "(a bug in entropy-gate; --debug shows the traceback)",
+        file=sys.stderr,
+    )
+    if environ.get("GITHUB_ACTIONS") == "true":
+        trace = _scrub("".join(traceback.format_exception(exc)), environ)
+        title = f"entropy-gate {__version__}: internal error (traceback)"
+        for line in workflow.group(title, workflow.fenced_log(trace)):
+            print(line)
+        message = f"entropy-gate {__version__} internal error: {summary} - please report it"
+        print(workflow.annotation("error", message, title="entropy-gate internal error"))
+    sys.stdout.flush()
+    return int(ExitCode.INTERNAL)
+
+
+def _scrub(text: str, environ: Mapping[str, str]) -> str:
+    """Text without the value of any *TOKEN* variable (a traceback must not leak one)."""
+    for name, value in environ.items():
+        if "TOKEN" in name.upper() and len(value) >= 8:
+            text = text.replace(value, "***")
+    return text
 
 
 def main_entry() -> None:

@@ -13,6 +13,10 @@ rate limits (403/429 with `retry-after`, or `x-ratelimit-remaining: 0` with
 not hang, the send gives up and the caller falls back. 403 and 404 without rate-limit headers
 mean the token cannot write checks (the read-only token of a fork's pull request): no retry.
 
+A POST whose answer timed out may still have created the check run; its retry then creates a
+second one with the same content (GitHub shows the latest per name). Retrying is preferred to
+leaving the pull request without a check.
+
 The token is held in a `Secret` whose repr and str are masked; it is sent only in the
 Authorization header and never appears in a message this module produces.
 """
@@ -145,7 +149,7 @@ class Client:
                 return answer.body
             delay, failure = wait_before_retry(answer, attempt, settings)
             if delay is None or attempt == settings.attempts - 1:
-                raise PublishError(failure, self._describe(method, answer, failure, attempt + 1))
+                raise PublishError(failure, _describe(method, answer, delay, attempt + 1))
             settings.sleep(delay)
         raise AssertionError("unreachable: attempts >= 1")  # pragma: no cover
 
@@ -174,14 +178,15 @@ class Client:
                 return Answer(0, {}, None, f"no answer within {self.settings.timeout:g} s")
             return Answer(0, {}, None, f"connection failed ({type(reason).__name__})")
 
-    def _describe(self, method: str, answer: Answer, failure: Failure, tries: int) -> str:
-        said = _message(answer.body)
-        what = answer.problem or f"HTTP {answer.status}" + (f" {said}" if said else "")
-        if failure == "rate_limited":
-            return f"{method} check run: rate limited ({what}); the wait exceeds the cap"
-        if failure == "exhausted":
-            return f"{method} check run: {what} after {tries} attempts"
-        return f"{method} check run: {what}"
+
+def _describe(method: str, answer: Answer, delay: float | None, tries: int) -> str:
+    said = _message(answer.body)
+    what = answer.problem or f"HTTP {answer.status}" + (f" {said}" if said else "")
+    if delay is not None:
+        return f"{method} check run: {what} after {tries} attempts"
+    if _rate_limit_wait(answer.headers, 0.0) is not None and answer.status in (403, 429):
+        return f"{method} check run: rate limited ({what}) for longer than the job waits"
+    return f"{method} check run: {what}"
 
 
 def _headers(headers: Any) -> dict[str, str]:

@@ -40,6 +40,7 @@ TITLES: dict[Classification, str] = {
     "invalid": "Invalid input: the runs could not be judged",
 }
 
+PRE_EXISTING = "pre-existing — "  # the wording of `scan` and the text summary
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
 _HOSTS: tuple[tuple[str, Literal["a", "b"]], ...] = (("A", "a"), ("B", "b"))
 
@@ -186,10 +187,10 @@ def _pin_changes(verdict: Verdict) -> list[str]:
     return _list("Pin changes", keys, text)
 
 
-def _finding_line(finding: Finding) -> str:
+def _finding_line(finding: Finding, prefix: str = "") -> str:
     where = code(finding.location())
     test = f" (test {code(finding.test)})" if finding.test else ""
-    return f"{where} **{finding.kind}**{test}: {text(finding.message)}"
+    return f"{where} **{finding.kind}**{test}: {prefix}{text(finding.message)}"
 
 
 def _findings(verdict: Verdict) -> list[str]:
@@ -201,7 +202,7 @@ def _notices(verdict: Verdict) -> list[str]:
     if verdict.strict_baseline:
         return []
     pre = [f for f in verdict.findings if not f.introduced]
-    items = [f"pre-existing, not counted: {_finding_line(f)}" for f in pre]
+    items = [_finding_line(f, PRE_EXISTING) for f in pre]
     return _list("Notices", items, str)
 
 

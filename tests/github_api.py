@@ -6,10 +6,8 @@ library: whatever `entropy-gate publish` sends goes over the wire and is recorde
 - `POST /repos/{owner}/{repo}/check-runs` answers 201 with an id;
   `PATCH /repos/{owner}/{repo}/check-runs/{id}` answers 200 (404 for an unknown id).
 - Every request body is validated against the request schema of GitHub's own REST description
-  (`/work/shared/github-api/check-runs.openapi.json`, or `$GITHUB_API_OPENAPI`), `$ref`s
-  resolved, plus the limits GitHub documents only in prose (annotation `title` <= 255
-  characters, `message` and `raw_details` <= 64 KB). An invalid body gets 422 and is recorded
-  as a violation.
+  (tests/openapi.py: `$ref`s resolved, plus the limits GitHub documents only in prose). An
+  invalid body gets 422 and is recorded as a violation.
 - `Authorization` must be `Bearer <token>` or `token <token>` with the expected token (401
   otherwise). Recorded headers never hold the token's value.
 - Faults are scripted as a queue of `Reply`s, one per request, before normal handling: a
@@ -44,18 +42,24 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-import jsonschema
+from tests.openapi import OPENAPI, VENDORED, load_schemas, violations
 
-OPENAPI = Path(
-    os.environ.get("GITHUB_API_OPENAPI", "/work/shared/github-api/check-runs.openapi.json")
-)
+__all__ = [
+    "FORBIDDEN_MESSAGE",
+    "OPENAPI",
+    "VENDORED",
+    "GitHubAPI",
+    "Reply",
+    "load_schemas",
+    "serving",
+    "violations",
+]
+
 FORBIDDEN_MESSAGE = "Resource not accessible by integration"
 MAX_BODY = 10 * 1024 * 1024
 _CREATE = re.compile(r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/check-runs$")
 _UPDATE = re.compile(r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/check-runs/(?P<id>[0-9]+)$")
 _DOCS = "https://docs.github.com/rest/checks/runs"
-# Limits GitHub states in the descriptions, not in the schema's keywords.
-_PROSE_LIMITS = {"title": 255, "message": 64 * 1024, "raw_details": 64 * 1024}
 
 
 @dataclass(frozen=True)
@@ -132,50 +136,6 @@ class CheckRun:
         merged = {**self.fields.get("output", {}), **output}
         self.fields.update({k: v for k, v in body.items() if k != "output"})
         self.fields["output"] = merged
-
-
-def _resolve(node: Any, root: Mapping[str, Any], depth: int = 0) -> Any:
-    """The schema with every local `$ref` (`#/...`) replaced by what it points at."""
-    if depth > 64:
-        raise ValueError("$ref nesting too deep")
-    if isinstance(node, list):
-        return [_resolve(item, root, depth) for item in node]
-    if not isinstance(node, dict):
-        return node
-    if "$ref" in node:
-        target: Any = root
-        for part in node["$ref"].removeprefix("#/").split("/"):
-            target = target[part.replace("~1", "/").replace("~0", "~")]
-        return _resolve(target, root, depth + 1)
-    return {key: _resolve(value, root, depth) for key, value in node.items()}
-
-
-def load_schemas(path: Path = OPENAPI) -> dict[str, Any]:
-    """`{"POST": create's request schema, "PATCH": update's}` from the OpenAPI document."""
-    document = json.loads(path.read_text(encoding="utf-8"))
-    schemas: dict[str, Any] = {}
-    for operation in document["operations"].values():
-        schema = _resolve(operation["request_schema"], document)
-        jsonschema.Draft7Validator.check_schema(schema)
-        schemas[operation["method"]] = schema
-    return schemas
-
-
-def violations(schema: Mapping[str, Any], body: Any) -> list[str]:
-    """Every way `body` breaks the schema or GitHub's documented limits."""
-    validator = jsonschema.Draft7Validator(schema)
-    found = [
-        f"{'/'.join(str(p) for p in error.absolute_path) or '(body)'}: {error.message}"
-        for error in sorted(validator.iter_errors(body), key=lambda e: list(e.absolute_path))
-    ]
-    output = body.get("output") if isinstance(body, dict) else None
-    annotations = output.get("annotations", []) if isinstance(output, dict) else []
-    for index, annotation in enumerate(annotations if isinstance(annotations, list) else []):
-        for key, limit in _PROSE_LIMITS.items():
-            value = annotation.get(key) if isinstance(annotation, dict) else None
-            if isinstance(value, str) and len(value.encode("utf-8")) > limit:
-                found.append(f"output/annotations/{index}/{key}: longer than {limit} bytes")
-    return found
 
 
 class GitHubAPI:

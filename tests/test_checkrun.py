@@ -62,7 +62,7 @@ def test_findings_annotate_failure_and_pre_existing_ones_notice():
         (MODULE, 14, "failure", "entropy-gate: skip_marker"),
         (MODULE, 30, "notice", "entropy-gate: skip_marker"),
     ]
-    assert p.annotations[1].message.startswith("pre-existing, stood at the base ref: ")
+    assert p.annotations[1].message == "pre-existing — xfail marker (test test_total)"
 
 
 def test_under_strict_baseline_a_pre_existing_finding_is_a_failure():

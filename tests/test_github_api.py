@@ -15,7 +15,14 @@ from typing import Any
 
 import pytest
 
-from tests.github_api import FORBIDDEN_MESSAGE, GitHubAPI, Reply, load_schemas, violations
+from tests.github_api import (
+    FORBIDDEN_MESSAGE,
+    VENDORED,
+    GitHubAPI,
+    Reply,
+    load_schemas,
+    violations,
+)
 
 VALID: dict[str, Any] = {
     "name": "entropy-gate",
@@ -141,32 +148,29 @@ def test_a_slow_reply_outlasts_the_client_timeout(github_api):
         send(github_api, "POST", "/repos/o/r/check-runs", VALID, timeout=0.2)
 
 
-def test_standalone_server_writes_its_port_and_logs_requests(tmp_path: Path):
+@pytest.mark.parametrize(
+    ("options", "statuses"),
+    [(["--fault", "502"], [502, 201]), (["--fail-status", "403"], [403, 403])],
+    ids=["fault-sequence", "fail-status"],
+)
+def test_standalone_server_writes_its_port_and_logs_requests(tmp_path: Path, options, statuses):
     port_file, log = tmp_path / "port", tmp_path / "requests.jsonl"
+    root = Path(__file__).parent.parent
     proc = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "tests.github_api",
-            "--port-file",
-            str(port_file),
-            "--log",
-            str(log),
-            "--token",
-            "tok-xyz",
-            "--fault",
-            "502",
+            *(sys.executable, "-m", "tests.github_api", "--port-file", str(port_file)),
+            *("--log", str(log), "--token", "tok-xyz", *options),
         ],
-        cwd=Path(__file__).parent.parent,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)},
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
     )
     try:
-        for _ in range(100):
+        for _ in range(200):
             if port_file.exists():
                 break
             time.sleep(0.05)
         url = f"http://127.0.0.1:{int(port_file.read_text())}"
-        codes = []
+        codes, messages = [], []
         for _ in range(2):
             request = urllib.request.Request(
                 url + "/repos/o/r/check-runs",
@@ -179,10 +183,20 @@ def test_standalone_server_writes_its_port_and_logs_requests(tmp_path: Path):
                     codes.append(response.status)
             except urllib.error.HTTPError as exc:
                 codes.append(exc.code)
-        assert codes == [502, 201]
+                messages.append(json.loads(exc.read())["message"])
+        assert codes == statuses
+        if 403 in statuses:
+            assert messages == [FORBIDDEN_MESSAGE, FORBIDDEN_MESSAGE]
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=10) == 0
     lines = [json.loads(line) for line in log.read_text().splitlines()]
-    assert [(x["method"], x["status"]) for x in lines] == [("POST", 502), ("POST", 201)]
+    assert [(x["method"], x["status"]) for x in lines] == [("POST", s) for s in statuses]
     assert "tok-xyz" not in log.read_text()
+
+
+def test_the_vendored_openapi_description_is_the_shared_one():
+    shared = Path("/work/shared/github-api/check-runs.openapi.json")
+    if not shared.exists():
+        pytest.skip("the shared copy exists only on the development machines")
+    assert VENDORED.read_bytes() == shared.read_bytes()
