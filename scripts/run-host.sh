@@ -21,9 +21,15 @@ if ! "$py" -c 'import pytest' 2>/dev/null; then
   exit 2
 fi
 if [ "$HOST" = b ] && ! "$py" -c 'import time_machine' 2>/dev/null; then
-  echo "host B: installing time-machine into $py (requirements/host-b.lock, hashed) for the clock shift"
-  "$py" -m pip --disable-pip-version-check --quiet install --require-hashes --no-deps \
-    -r "$here/requirements/host-b.lock"
+  # Jobs sharing one interpreter (a self-hosted runner, act) install one at a time.
+  exec 8>"$("$py" -c 'import sys; print(sys.prefix)')/.entropy-gate-time-machine.lock"
+  if command -v flock >/dev/null; then flock 8; fi
+  if ! "$py" -c 'import time_machine' 2>/dev/null; then
+    echo "host B: installing time-machine into $py (requirements/host-b.lock, hashed) for the clock shift"
+    "$py" -m pip --disable-pip-version-check --quiet install --require-hashes --no-deps \
+      -r "$here/requirements/host-b.lock"
+  fi
+  exec 8>&-
 fi
 args=(run --host "$HOST" --out "$out" --manifest "$MANIFEST" --python "$py")
 if [ "$HOST" = b ]; then args+=(--isolate); fi

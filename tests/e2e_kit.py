@@ -98,8 +98,9 @@ def wheelhouse(target: Path) -> Path:
 
 
 def tool_cache(target: Path, wheels: Path) -> dict[str, str]:
-    """setup-python's tool cache (AGENT_TOOLSDIRECTORY): a venv per version with pytest and
-    time-machine preinstalled, so concurrent jobs never pip-install into one venv."""
+    """setup-python's tool cache (AGENT_TOOLSDIRECTORY): a venv per version with pytest
+    preinstalled (the sample's `install` finds it satisfied). time-machine is left out: the
+    action installs it into host B's interpreter from requirements/host-b.lock."""
     versions = {}
     for version in PYTHONS:
         python = interpreter(version)
@@ -109,7 +110,7 @@ def tool_cache(target: Path, wheels: Path) -> dict[str, str]:
         _sh(python, "-m", "venv", venv)
         _sh(
             venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-index",
-            "--find-links", wheels, "pytest", "time-machine",
+            "--find-links", wheels, "pytest",
         )  # fmt: skip
         (target / "Python" / full / "x64.complete").touch()
         versions[version] = full

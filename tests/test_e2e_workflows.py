@@ -132,6 +132,8 @@ def test_three_patches_reach_their_check_runs(
     ]  # fmt: skip
     assert marker, _annotations(requests)
     assert run.code != 0, "act must fail: two verdict jobs failed"
+    # Host B's interpreter lacked time-machine: the action installed it from the hashed lock.
+    assert re.search(r"^\[\w+/entropy-gate/host b-2\s*\].*installing time-machine", run.log, re.M)
 
 
 def test_faults_fail_closed_and_fall_back(world: World) -> None:
