@@ -20,6 +20,7 @@ from entropy_action.commands import (
     scan,
     schema,
     validate,
+    verdict,
 )
 from entropy_action.errors import ExitCode, GateError
 
@@ -30,6 +31,7 @@ COMMANDS: tuple[ModuleType, ...] = (
     scan,
     run,
     compare,
+    verdict,
     publish,
     validate,
     schema,

@@ -33,6 +33,7 @@ class GateSettings:
     environ: Mapping[str, str]
     out: Path | None = None  # where the host reports go; default: a temporary directory
     python: str | None = None  # host B's interpreter
+    python_a: str | None = None  # host A's interpreter (default: this one)
     base_run: bool = True  # run the base's module once to attribute non-executed tests
     namespaces: bool = True  # False: keep every run out of Linux namespaces
     timeout: float | None = None  # seconds per host run; None: the manifest's, else the default
@@ -192,7 +193,7 @@ def _host(
         loaded=check.head,
         environ=settings.environ,
         isolate=isolated,
-        python=settings.python if isolated else None,
+        python=settings.python if isolated else settings.python_a,
         namespaces=settings.namespaces,
         progress=_labelled(settings.progress, f"host {host.upper()}"),
         timeout=settings.timeout,
@@ -227,6 +228,12 @@ def _base_run(settings: GateSettings, check: baseline.PinCheck, out: Path, host:
         settings.progress(f"{label}: {note}")
 
 
+def run_base(settings: GateSettings, check: baseline.PinCheck, out: Path, host: str) -> Path:
+    """The base ref's module on one host (`entropy-gate run --base-ref`); its report folder."""
+    _base_run(settings, check, out, host)
+    return out / f"base-{host}"
+
+
 def _run_base(settings: GateSettings, check: baseline.PinCheck, out: Path, host: str) -> None:
     """The base ref's module in a temporary git worktree, under the base's manifest."""
     assert check.base is not None
@@ -244,7 +251,7 @@ def _run_base(settings: GateSettings, check: baseline.PinCheck, out: Path, host:
                 loaded=check.base,
                 environ=settings.environ,
                 isolate=host == "b",
-                python=settings.python if host == "b" else None,
+                python=settings.python if host == "b" else settings.python_a,
                 namespaces=settings.namespaces,
                 progress=_labelled(settings.progress, f"base run on host {host.upper()}"),
                 timeout=settings.timeout,

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from entropy_action import workflow
 from entropy_action.commands import options
 from entropy_action.errors import ExitCode
 
@@ -28,6 +29,8 @@ def run(args: argparse.Namespace) -> int:
     for note in check.notes:
         print(note, file=sys.stderr)
     print(render(check.diff), end="")
+    if args.environ.get("GITHUB_ACTIONS") == "true":
+        print(workflow_annotations(check.diff), end="")
     return int(ExitCode.OK if check.diff.intact else ExitCode.REJECTED)
 
 
@@ -47,3 +50,18 @@ def render(diff: PinDiff) -> str:
             f"pins intact against {diff.baseline}" + (f" ({added} added)" if added else "")
         )
     return "\n".join(lines) + "\n"
+
+
+def workflow_annotations(diff: PinDiff) -> str:
+    """Each pin change as a workflow-command annotation on its entropy.yaml line."""
+    lines = [
+        workflow.annotation(
+            "error" if change.rejects else "notice",
+            change.message,
+            file=change.path,
+            line=change.line,
+            title=f"entropy-gate: pin {change.kind}",
+        )
+        for change in diff.changes
+    ]
+    return "".join(line + "\n" for line in lines)

@@ -78,36 +78,59 @@ class Judged:
     notes: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Inputs:
+    """The report folders and the checks around them, as `compare` and `verdict` take them."""
+
+    host_a: Path
+    host_b: Path | None
+    manifest: Path | None = None
+    base_ref: str | None = None
+    base_a: Path | None = None
+    base_b: Path | None = None
+    invalid: Sequence[str] = ()  # reasons the caller found why the reports cannot be judged
+
+
 def run(args: argparse.Namespace) -> int:
-    from entropy_action import compare, summary  # noqa: PLC0415 (--help imports no model)
+    from entropy_action import summary  # noqa: PLC0415 (--help imports no model)
     from entropy_action.verdict import exit_code  # noqa: PLC0415
 
-    try:
-        judged = _judge(args.manifest, args.base_ref, args.base_host_a)
-    except GateError as exc:  # the manifest or the base ref: nothing can be judged
-        verdict = compare.invalid_verdict(exc.message)
-    else:
-        verdict = _evaluate(args, judged)
+    verdict = judge_reports(
+        Inputs(
+            host_a=args.host_a,
+            host_b=args.host_b,
+            manifest=args.manifest,
+            base_ref=args.base_ref,
+            base_a=args.base_host_a,
+            base_b=args.base_host_b,
+        )
+    )
     print(summary.render_text(verdict), end="")
-    _write(args.json, summary.render_json(verdict))
+    write_verdict(args.json, summary.render_json(verdict))
     return exit_code(verdict)
 
 
-def _evaluate(args: argparse.Namespace, judged: Judged) -> Verdict:
-    from entropy_action import compare  # noqa: PLC0415
+def judge_reports(inputs: Inputs) -> Verdict:
+    """The verdict on two report folders; an unusable manifest or base ref makes it invalid."""
+    from entropy_action import compare  # noqa: PLC0415 (--help imports no model)
 
+    try:
+        judged = _judge(inputs.manifest, inputs.base_ref, inputs.base_a)
+    except GateError as exc:  # the manifest or the base ref: nothing can be judged
+        return compare.invalid_verdict(exc.message)
     return compare.evaluate(
-        args.host_a,
-        args.host_b,
+        inputs.host_a,
+        inputs.host_b,
         loaded=judged.loaded,
         pin_diff=judged.pin_diff,
         findings=judged.findings,
         runtime_findings=judged.runtime,
         strict_baseline=judged.strict_baseline,
         require_host_b=judged.require_host_b,
+        invalid=inputs.invalid,
         notes=judged.notes,
-        base_a=args.base_host_a,
-        base_b=args.base_host_b,
+        base_a=inputs.base_a,
+        base_b=inputs.base_b,
     )
 
 
@@ -172,7 +195,8 @@ def _scan(
     return scanned.findings, scan.runtime_rule(scanned, cases), [*notes, *scanned.notes]
 
 
-def _write(path: Path, text: str) -> None:
+def write_verdict(path: Path, text: str) -> None:
+    """Write the verdict JSON, creating its folder."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from pathlib import Path
 
 from entropy_action.commands import options
-from entropy_action.errors import GateError
+from entropy_action.commands.verdict import BASE_DIR
+from entropy_action.errors import ExitCode, GateError
 
 NAME = "run"
 HELP = (
@@ -33,6 +35,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--python", metavar="PATH", help="the interpreter that runs pytest (default: this one)"
     )
     options.add_timeout(parser)
+    parser.add_argument(
+        "--base-ref",
+        metavar="REF",
+        help="also run the base ref's property module (a temporary git worktree, the base's "
+        "manifest) into DIR/base: on host A always, on host B only when the head did not pass; "
+        "`verdict` then tells failures and skips that stood at the base from new ones",
+    )
     parser.epilog = (
         f"{options.NO_NAMESPACES_ENV}=1 keeps the run out of Linux namespaces; the degraded "
         "isolation is noted in host.json.\n\n" + (parser.epilog or "")
@@ -67,7 +76,44 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: {note}", file=sys.stderr)
     code, message = runner.outcome(info)
     print(message, file=sys.stderr)
+    if args.base_ref is not None and (args.host == "a" or code != ExitCode.OK):
+        _run_base(args, path)
     return int(code)
+
+
+def _run_base(args: argparse.Namespace, path: Path) -> None:
+    """The base ref's module on this host into DIR/base; a failure there is only a note."""
+    from entropy_action import baseline, gate  # noqa: PLC0415 (--help imports no model)
+
+    try:
+        check = baseline.check(path, args.base_ref, None)
+    except GateError as exc:
+        print(f"note: no base run: {exc.message}", file=sys.stderr)
+        return
+    if check.base is None or check.base_commit is None:
+        print(f"note: no base run: {args.base_ref} has no readable manifest", file=sys.stderr)
+        return
+    settings = gate.GateSettings(
+        manifest=path,
+        base_ref=args.base_ref,
+        environ=args.environ,
+        python=args.python,
+        python_a=args.python,
+        namespaces=options.namespaces_allowed(args.environ),
+        progress=lambda message: print(message, file=sys.stderr, flush=True),
+    )
+    target = args.out / BASE_DIR
+    shutil.rmtree(target, ignore_errors=True)
+    try:
+        done = gate.run_base(settings, check, args.out, args.host)
+    except GateError as exc:
+        print(
+            f"note: the base run failed ({exc.message}); skips are attributed statically",
+            file=sys.stderr,
+        )
+        return
+    done.rename(target)
+    print(f"base run ({args.base_ref}) on host {args.host.upper()}: {target}", file=sys.stderr)
 
 
 def repo_root(path: Path) -> Path:

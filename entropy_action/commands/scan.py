@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from entropy_action import workflow
 from entropy_action.commands import options
 from entropy_action.errors import ExitCode, GateError
 
@@ -60,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
     module = check.head.manifest.module if check.head is not None else None
     print(render(result, module, strict=constraints.strict_baseline), end="")
     counted = [f for f in result.findings if f.introduced or constraints.strict_baseline]
+    if args.environ.get("GITHUB_ACTIONS") == "true":
+        print(workflow_annotations(result.findings, counted), end="")
     return int(ExitCode.REJECTED if counted else ExitCode.OK)
 
 
@@ -96,6 +99,22 @@ def summary(findings: Sequence[Finding], *, strict: bool) -> str:
             "constraints.strict_baseline rejects them all"
         )
     return f"scan: {introduced} finding(s) introduced by the patch, {pre} pre-existing (notices)"
+
+
+def workflow_annotations(findings: Sequence[Finding], counted: Sequence[Finding]) -> str:
+    """Each finding as a workflow-command annotation on its line: an error when it counts,
+    a notice when it stood at the base."""
+    lines = [
+        workflow.annotation(
+            "error" if finding in counted else "notice",
+            finding.message,
+            file=finding.path,
+            line=finding.line,
+            title=f"entropy-gate: {finding.kind}",
+        )
+        for finding in findings
+    ]
+    return "".join(line + "\n" for line in lines)
 
 
 def _write_json(path: Path, findings: Sequence[Finding]) -> None:

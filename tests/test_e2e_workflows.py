@@ -1,0 +1,188 @@
+"""End to end, offline, with GitHub's workflow engine (act): the reusable workflow and the
+composite action on a sample pull request, the verdict published to a local GitHub API.
+
+Two act runs: `gate.yml` (an honest fix, a laptop-shaped live-clock patch, a skip marker) and
+`faults.yml` against an API that answers 403 (host B's job fails before uploading; the
+live-clock verdict falls back to the job summary and annotations). See tests/e2e_kit.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests import e2e_kit
+from tests.e2e_kit import ActRun, ApiServer, Sample
+
+pytestmark = pytest.mark.e2e
+WORKFLOWS = Path(__file__).parent / "data" / "e2e_workflows"
+MODULE = "tests/properties/test_invoice_total.py"
+
+
+@dataclass(frozen=True)
+class World:
+    sample: Sample
+    kit: Path
+    project: Path
+    toolcache: Path
+    wheels: Path
+    root: Path
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    kit = e2e_kit.kit_dir()
+    if not (kit / "actions" / "VERSIONS.txt").is_file():
+        pytest.fail(f"the offline actions kit is missing at {kit} (set ENTROPY_GATE_GHA_KIT)")
+    root = tmp_path_factory.mktemp("e2e")
+    started = time.monotonic()
+    wheels = e2e_kit.wheelhouse(root / "wheelhouse")
+    toolcache = root / "toolcache"
+    e2e_kit.tool_cache(toolcache, wheels)
+    project = e2e_kit.project_copy(root / "entropy-gate")
+    sample = e2e_kit.sample_repo(root / "sample", root / "pins-tmp", WORKFLOWS)
+    print(f"e2e setup: {time.monotonic() - started:.1f} s")
+    yield World(sample, kit, project, toolcache, wheels, root)
+    if not os.environ.get("ENTROPY_GATE_E2E_KEEP"):
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _act(world: World, workflow: str, *api_args: str) -> tuple[ActRun, list[dict[str, Any]]]:
+    folder = world.root / workflow.removesuffix(".yml")
+    folder.mkdir()
+    api = ApiServer.start(folder, *api_args)
+    try:
+        run = e2e_kit.run_act(
+            world.sample, workflow, folder, kit=world.kit, project=world.project, api=api,
+            toolcache=world.toolcache, wheels=world.wheels,
+        )  # fmt: skip
+    finally:
+        api.stop()
+    (folder / "act.log").write_text(run.log, encoding="utf-8")
+    print(f"act {workflow}: exit {run.code} in {run.seconds:.1f} s (log: {folder / 'act.log'})")
+    return run, api.requests()
+
+
+def _verdicts(log: str) -> dict[str, tuple[str, str]]:
+    """Caller job -> (the verdict its verdict job printed, how that job ended)."""
+    printed = re.findall(
+        r"^\[(\w+)/entropy-gate/verdict\s*\]\s+\| entropy-gate verdict: (\w+)", log, re.MULTILINE
+    )
+    ended = re.findall(r"^\[(\w+)/entropy-gate/verdict\s*\] 🏁  Job (\w+)", log, re.MULTILINE)
+    endings = dict(ended)
+    assert printed, "no verdict job printed a verdict:\n" + log[-6000:]
+    return {job: (verdict, endings.get(job, "?")) for job, verdict in printed}
+
+
+def _check_runs(requests: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Check-run name -> the body that created it."""
+    return {r["body"]["name"]: r["body"] for r in requests if r["method"] == "POST"}
+
+
+def _annotations(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every annotation sent, by POST or by PATCH."""
+    return [
+        annotation
+        for r in requests
+        for annotation in (r["body"].get("output") or {}).get("annotations", [])
+    ]
+
+
+@pytest.fixture(scope="module")
+def gate_run(world: World) -> tuple[ActRun, list[dict[str, Any]]]:
+    return _act(world, "gate.yml")
+
+
+def test_three_patches_reach_their_check_runs(
+    world: World, gate_run: tuple[ActRun, list[dict[str, Any]]]
+) -> None:
+    run, requests = gate_run
+    assert [r for r in requests if r["violations"]] == [], "a body GitHub would reject"
+    assert _verdicts(run.log) == {
+        "honest": ("merge_candidate", "succeeded"),
+        "live": ("env_coupled", "failed"),
+        "skip": ("entropy_silenced", "failed"),
+    }
+    runs = _check_runs(requests)
+    assert {name: body["conclusion"] for name, body in runs.items()} == {
+        "entropy-gate (honest)": "success",
+        "entropy-gate (live)": "failure",
+        "entropy-gate (skip)": "failure",
+    }
+    assert all(body["head_sha"] == world.sample.head for body in runs.values())
+    assert {r["path"].rsplit("/check-runs", 1)[0] for r in requests} == {
+        f"/repos/{e2e_kit.OWNER_REPO}"
+    }
+    marker = [
+        a for a in _annotations(requests)
+        if a["path"] == "skip/tests/properties/test_invoice_total.py"
+        and a["start_line"] == world.sample.skip_line
+    ]  # fmt: skip
+    assert marker, _annotations(requests)
+    assert run.code != 0, "act must fail: two verdict jobs failed"
+    # Host B's interpreter lacked time-machine: the action installed it from the hashed lock.
+    assert re.search(r"^\[\w+/entropy-gate/host b-2\s*\].*installing time-machine", run.log, re.M)
+
+
+def test_faults_fail_closed_and_fall_back(world: World) -> None:
+    run, requests = _act(world, "faults.yml", "--fail-status", "403")
+    assert _verdicts(run.log) == {
+        "hostfail": ("invalid", "failed"),
+        "forbidden": ("env_coupled", "failed"),
+    }
+    assert "E2E host B breaks before uploading" in run.log
+    assert {r["status"] for r in requests} == {403}
+    assert requests, "publish did try the API"
+    # The fallback: workflow-command annotations in the log, and publish's step passed.
+    failing = _def_line(world.sample.path / "live" / MODULE, "test_no_late_fee_before_due")
+    annotation = f"::error file=live/{MODULE},line={failing},"
+    assert re.search(
+        rf"^\[forbidden/entropy-gate/verdict\s*\].*{re.escape(annotation)}", run.log, re.M
+    )
+    publish_ok = re.findall(r"\[.*forbidden.*/verdict\s*\].*Success - Main publish", run.log)
+    assert publish_ok, "publish must exit 0 on 403"
+    assert e2e_kit.TOKEN not in run.log.replace(f"GITHUB_TOKEN={e2e_kit.TOKEN}", "")
+
+
+def _def_line(module: Path, name: str) -> int:
+    lines = module.read_text(encoding="utf-8").splitlines()
+    return next(i for i, line in enumerate(lines, 1) if line.startswith(f"def {name}("))
+
+
+@pytest.mark.parametrize("scenario", ["honest", "live"])
+def test_the_workflow_reaches_the_local_gates_verdict(
+    world: World, gate_run: tuple[ActRun, list[dict[str, Any]]], scenario: str
+) -> None:
+    """Parity: `entropy-gate gate` on the same commit and manifest, host B on the same
+    interpreter as the workflow's host B (host A here is this interpreter, 3.11, where the
+    workflow's host A ran 3.12), reaches the same classification and per-test outcomes."""
+    artifact = world.root / "gate" / "artifacts" / "1" / f"entropy-gate-{scenario}-verdict"
+    with zipfile.ZipFile(next(artifact.glob("*.zip"))) as archive:
+        workflow = json.loads(archive.read("verdict.json"))
+    local_json = world.root / f"local-{scenario}.json"
+    host_b = next((world.toolcache / "Python").glob("3.11.*/x64/bin/python"))
+    done = subprocess.run(
+        [sys.executable, "-m", "entropy_action", "gate", "--manifest", f"{scenario}/entropy.yaml",
+         "--base-ref", world.sample.base, "--python", str(host_b), "--json", str(local_json)],
+        cwd=world.sample.path, capture_output=True, text=True, check=False, timeout=600,
+    )  # fmt: skip
+    local = json.loads(local_json.read_text(encoding="utf-8"))
+    assert done.returncode == (0 if scenario == "honest" else 1), done.stderr
+    assert local["classification"] == workflow["classification"]
+    assert _outcomes(local) == _outcomes(workflow)
+
+
+def _outcomes(verdict: dict[str, Any]) -> list[tuple[str, str, str]]:
+    return sorted((t["id"], t["host_a"], t["host_b"]) for t in verdict["tests"])
