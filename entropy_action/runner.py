@@ -25,12 +25,17 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from entropy_action import __version__, isolate, observed, temproot
 from entropy_action.errors import ExitCode, GateError
-from entropy_action.host import HOST_JSON, JUNIT_XML, HostInfo
+from entropy_action.host import HOST_JSON, JUNIT_XML, Audit, HostInfo
 from entropy_action.manifest import LoadedManifest
 
 PLUGIN_MODULE = "entropy_gate_plugin"
+AUDIT_MODULE = "entropy_gate_audit"  # audit.py, copied beside the plugin
+AUDIT_ENV = "ENTROPY_GATE_AUDIT"  # audit.AUDIT_ENV
+AUDIT_JSON = "audit.json"
 NSINIT_FILE = "entropy_gate_nsinit.py"
 PLUGIN_ENV = "ENTROPY_GATE_PLUGIN"  # plugin.CONFIG_ENV; the plugin may not import us
 PYTEST_LOG = "pytest.log"
@@ -58,6 +63,7 @@ class RunSettings:
     progress: Callable[[str], None] | None = None  # one-line status updates
     namespaces: bool = True  # False: never unshare (in-process network block, temp_root lock)
     timeout: float = DEFAULT_TIMEOUT
+    audit: bool = True  # record live reads from code under test (audit.py in the test process)
 
 
 @dataclass
@@ -97,6 +103,7 @@ def run_host(settings: RunSettings) -> HostInfo:
         if returncode == PYTEST_USAGE_ERROR and record_conftest_failure(out):
             launch.notes.append(CONFTEST_NOTE)
         info = _host_info(settings, launch, python, report, returncode, (started_iso, started))
+        info = _with_audit(info, settings, scratch / AUDIT_JSON)
     (out / HOST_JSON).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
     _say(settings, f"pytest exited {returncode} ({time.time() - started:.1f} s)")
     return info
@@ -181,7 +188,8 @@ def _launch(settings: RunSettings, python: str, scratch: Path, out: Path) -> Lau
         )
         cwd, notes = hostb.tree, []
     else:
-        env = {k: v for k, v in settings.environ.items() if k not in (*DROPPED_ON_A, PLUGIN_ENV)}
+        dropped = (*DROPPED_ON_A, PLUGIN_ENV, AUDIT_ENV)
+        env = {k: v for k, v in settings.environ.items() if k not in dropped}
         isolate.inspect_interpreter(python, env)
     cassette = str(cwd / pins.cassette) if pins.cassette else None
     expected = observed.pinned_environ(pins, None if claim is None else str(claim.target), cassette)
@@ -190,6 +198,8 @@ def _launch(settings: RunSettings, python: str, scratch: Path, out: Path) -> Lau
     old_path = env.get("PYTHONPATH") if hostb is None else None
     env["PYTHONPATH"] = os.pathsep.join([str(plugin_dir), *([old_path] if old_path else [])])
     env[PLUGIN_ENV] = str(_plugin_config(settings, scratch, hostb, unshare, expected))
+    if settings.audit:
+        env[AUDIT_ENV] = str(_audit_config(settings, scratch, cwd, claim, expected))
     pytest = _pytest_argv(settings, python, out)
     argv = _unshare_argv(spaces, python, plugin_dir, claim, hostb, pytest) if unshare else pytest
     umask = int(pins.umask, 8) if pins.umask else -1
@@ -226,7 +236,44 @@ def _install_plugin(scratch: Path) -> Path:
     here = Path(__file__).parent
     shutil.copyfile(here / "plugin.py", folder / f"{PLUGIN_MODULE}.py")
     shutil.copyfile(here / "nsinit.py", folder / NSINIT_FILE)
+    shutil.copyfile(here / "audit.py", folder / f"{AUDIT_MODULE}.py")
     return folder
+
+
+def _audit_config(
+    settings: RunSettings,
+    scratch: Path,
+    cwd: Path,
+    claim: temproot.Claim | None,
+    expected: list[tuple[str, str, str]],
+) -> Path:
+    """What the audit needs: the tree (code under test), the property module, the pins."""
+    config = {
+        "root": str(cwd),
+        "module": settings.loaded.manifest.module,
+        "pinned_env": sorted({name for _, name, _ in expected}),
+        "temp_root": None if claim is None else str(claim.target),
+        "out": str(scratch / AUDIT_JSON),
+    }
+    path = scratch / "audit-config.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    return path
+
+
+def _with_audit(info: HostInfo, settings: RunSettings, path: Path) -> HostInfo:
+    """host.json with the audit's records; a report the test process spoiled is a note."""
+    if not settings.audit:
+        return info
+    data = observed.read_report(path)
+    if data is None:
+        note = "live-entropy audit: the test process wrote no usable report"
+        return info.model_copy(update={"notes": [*info.notes, note]})
+    try:
+        return info.model_copy(update={"audit": Audit.model_validate(data)})
+    except ValidationError as exc:
+        where = ".".join(str(part) for part in exc.errors()[0]["loc"])[:80]
+        note = f"live-entropy audit: report refused (field {where!r}: {exc.errors()[0]['msg']})"
+        return info.model_copy(update={"notes": [*info.notes, note]})
 
 
 def _plugin_config(
@@ -260,7 +307,8 @@ def _pytest_argv(settings: RunSettings, python: str, out: Path) -> list[str]:
     manifest = settings.loaded.manifest
     return [
         python, "-m", "pytest", manifest.module, *manifest.run.pytest_args,
-        "-p", PLUGIN_MODULE, "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
+        "-p", PLUGIN_MODULE, *(["-p", AUDIT_MODULE] if settings.audit else []),
+        "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
         "--rootdir=.", f"--junitxml={out / JUNIT_XML}",
     ]  # fmt: skip
 
