@@ -69,6 +69,7 @@ def run_gate(settings: GateSettings) -> GateResult:
         notes=[f"silencing scan incomplete: {error}" for error in scanned.errors],
         base_a=runs.base_a,
         base_b=runs.base_b,
+        forbid_live_entropy=constraints.forbid_live_entropy,
     )
     return GateResult(verdict, check, out, check.notes + scanned.notes + runs.notes)
 

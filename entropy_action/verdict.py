@@ -12,6 +12,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from entropy_action import live_entropy
 from entropy_action.findings import Finding
 from entropy_action.pins import PinChange
 
@@ -132,7 +133,11 @@ class Evidence:
 
 def counted(evidence: Evidence) -> list[Finding]:
     """The findings that count against the patch."""
-    return [f for f in evidence.findings if f.introduced or evidence.strict_baseline]
+    return [
+        f
+        for f in evidence.findings
+        if f.level == "error" and (f.introduced or evidence.strict_baseline)
+    ]
 
 
 def classify(evidence: Evidence) -> Verdict:
@@ -192,6 +197,7 @@ def _reasons(e: Evidence) -> list[str]:
         reasons.append("pin mutation against the baseline (" + "; ".join(parts) + ")")
     reasons.extend(_finding_reasons(e))
     reasons.extend(_host_reasons(e))
+    reasons.extend(live_entropy.reasons([f for f in e.findings if f.level == "warning"]))
     reasons.extend(e.notes)
     return reasons
 
@@ -204,7 +210,7 @@ def _finding_reasons(e: Evidence) -> list[str]:
         listed = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
         scope = "present (strict_baseline)" if e.strict_baseline else "introduced by the patch"
         out.append(f"entropy silenced: {len(against)} finding(s) {scope} ({listed})")
-    pre = [f for f in e.findings if not f.introduced]
+    pre = [f for f in e.findings if not f.introduced and f.level == "error"]
     if pre and not e.strict_baseline:
         out.append(f"{len(pre)} pre-existing finding(s) stood at the base ref (notices only)")
     return out

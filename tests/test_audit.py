@@ -128,7 +128,7 @@ def test_each_live_read_of_code_under_test_is_recorded_with_its_line(tmp_path: P
     # Not recorded: the test module's own reads, the pinned API_URL, the temp dir made inside
     # the pinned temp_root (line 27), a seeded Random of its own, uuid4's own os.urandom.
     assert _records(data) == EXPECTED
-    assert data["audit"]["mechanism"] == "sys.setprofile + sys.addaudithook"
+    assert data["audit"]["mechanism"] == "wrappers + sys.addaudithook"
     assert data["audit"]["dropped"] == 0
     assert {r["test"] for r in data["audit"]["records"]} == {
         f"{MODULE}::test_quote",

@@ -72,6 +72,7 @@ class Judged:
     strict_baseline: bool = False
     require_host_b: bool = True
     notes: list[str] = field(default_factory=list)
+    forbid_live_entropy: bool = False
 
 
 def run(args: argparse.Namespace) -> int:
@@ -99,6 +100,7 @@ def _evaluate(args: argparse.Namespace, judged: Judged) -> Verdict:
         notes=judged.notes,
         base_a=args.base_host_a,
         base_b=args.base_host_b,
+        forbid_live_entropy=judged.forbid_live_entropy,
     )
 
 
@@ -119,6 +121,7 @@ def _judge(manifest_path: Path | None, base_ref: str | None, base_a: Path | None
         strict_baseline=constraints.strict_baseline if constraints else False,
         require_host_b=constraints.require_host_b if constraints else True,
         notes=notes,
+        forbid_live_entropy=constraints.forbid_live_entropy if constraints else False,
     )
 
 
@@ -138,6 +141,7 @@ def _without_base(manifest_path: Path | None) -> Judged:
         strict_baseline=constraints.strict_baseline,
         require_host_b=constraints.require_host_b,
         notes=notes,
+        forbid_live_entropy=constraints.forbid_live_entropy,
     )
 
 
