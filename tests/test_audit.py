@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -209,3 +211,57 @@ def test_an_audit_report_the_test_process_spoiled_becomes_a_note(tmp_path: Path)
     )
     missing = runner._with_audit(bare, settings(root, out), tmp_path / "none.json")
     assert missing.notes[-1] == "live-entropy audit: the test process wrote no usable report"
+
+
+AUDIT = Path(runner.__file__).parent / "audit.py"
+
+
+def _import_audit(tmp_path: Path, config: dict[str, Any] | None, script: str) -> None:
+    folder = tmp_path / "plugin"
+    folder.mkdir()
+    (folder / "entropy_gate_audit.py").write_bytes(AUDIT.read_bytes())
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(folder)}
+    if config is not None:
+        (tmp_path / "config.json").write_text(json.dumps(config))
+        env[runner.AUDIT_ENV] = str(tmp_path / "config.json")
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_the_audit_does_nothing_without_the_runners_variable(tmp_path: Path) -> None:
+    script = (
+        "import datetime, os, time\n"
+        "before = (time.time, type(os.environ), datetime.datetime.__dict__['now'])\n"
+        "import entropy_gate_audit as audit\n"
+        "assert (time.time, type(os.environ), datetime.datetime.__dict__['now']) == before\n"
+        "assert audit._auditor is None\n"
+        "audit.pytest_runtest_logstart('t'); audit.pytest_sessionfinish()\n"
+    )
+    _import_audit(tmp_path, None, script)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plugin"]
+
+
+def test_the_wrapped_sources_behave_as_before(tmp_path: Path) -> None:
+    script = (
+        "import datetime, inspect, os, pickle, random, time\n"
+        "import entropy_gate_audit as audit\n"
+        "assert audit._auditor is not None and 'ENTROPY_GATE_AUDIT' not in os.environ\n"
+        "assert pickle.loads(pickle.dumps(time.time)) is time.time\n"
+        "assert time.time.__name__ == 'time' and inspect.unwrap(time.time) is not time.time\n"
+        "assert type(datetime.datetime.now()) is datetime.datetime\n"
+        "class Sub(datetime.datetime): pass\n"
+        "assert type(Sub.now(datetime.timezone.utc)) is Sub\n"
+        "assert type(datetime.datetime.today()) is datetime.datetime\n"
+        "assert type(datetime.date.today()) is datetime.date\n"
+        "random.seed(5); first = random.random(); random.seed(5); assert random.random() == first\n"
+        "os.environ['X_SET'] = '1'; assert os.environ['X_SET'] == os.getenv('X_SET') == '1'\n"
+        "assert dict(os.environ)['X_SET'] == '1' and 'X_SET' in os.environ\n"
+    )
+    _import_audit(tmp_path, {"root": str(tmp_path), "out": str(tmp_path / "a.json")}, script)
