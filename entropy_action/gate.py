@@ -16,7 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from entropy_action import baseline, compare, git, reports, runner, scan
+from entropy_action import attribution, baseline, compare, git, reports, runner, scan
 from entropy_action.errors import ExitCode, GateError
 from entropy_action.verdict import FAILING, Evidence, Verdict, classify
 
@@ -71,7 +71,25 @@ def run_gate(settings: GateSettings) -> GateResult:
         base_b=runs.base_b,
         forbid_live_entropy=constraints.forbid_live_entropy,
     )
+    verdict = _attribute(settings, check, out, verdict)
     return GateResult(verdict, check, out, check.notes + scanned.notes + runs.notes)
+
+
+def _attribute(
+    settings: GateSettings, check: baseline.PinCheck, out: Path, verdict: Verdict
+) -> Verdict:
+    """For an env_coupled outcome, which of host B's perturbations it follows (attribution)."""
+    tests = list(attribution.disagreeing(verdict))
+    if verdict.classification not in attribution.COUPLED or not tests or check.head is None:
+        return verdict
+    settings.progress("attributing: re-running the disagreeing tests on host B…")
+    rerun = attribution.rerun_host_b(_host(settings, check, out, "b"), out, tests)
+    pinned = list(check.head.manifest.pins.env or {})
+    scrubbed = attribution.scrubbed_names(settings.environ, pinned)
+    coupled = attribution.attribute(
+        verdict, rerun, scrubbed, attribution.dimensions(settings.python)
+    )
+    return attribution.with_attribution(verdict, coupled)
 
 
 def _unreadable_head(check: baseline.PinCheck) -> Verdict:

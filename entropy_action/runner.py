@@ -64,6 +64,9 @@ class RunSettings:
     namespaces: bool = True  # False: never unshare (in-process network block, temp_root lock)
     timeout: float = DEFAULT_TIMEOUT
     audit: bool = True  # record live reads from code under test (audit.py in the test process)
+    revert: frozenset[str] = frozenset()  # host B perturbations left out (isolate.REVERTIBLE)
+    keep_env: tuple[str, ...] = ()  # caller variables host B keeps (bisecting the environment)
+    select: tuple[str, ...] = ()  # test ids to run instead of the whole module
 
 
 @dataclass
@@ -185,6 +188,8 @@ def _launch(settings: RunSettings, python: str, scratch: Path, out: Path) -> Lau
             private_tmp=claim is not None,
             exclude=(settings.out,),
             module=settings.loaded.manifest.module,
+            revert=settings.revert,
+            keep_env=settings.keep_env,
         )
         cwd, notes = hostb.tree, []
     else:
@@ -201,7 +206,12 @@ def _launch(settings: RunSettings, python: str, scratch: Path, out: Path) -> Lau
     if settings.audit:
         env[AUDIT_ENV] = str(_audit_config(settings, scratch, cwd, claim, expected))
     pytest = _pytest_argv(settings, python, out)
-    argv = _unshare_argv(spaces, python, plugin_dir, claim, hostb, pytest) if unshare else pytest
+    network = hostb is not None and "network" not in settings.revert
+    argv = (
+        _unshare_argv(spaces, python, plugin_dir, claim, hostb, pytest, network)
+        if unshare
+        else pytest
+    )
     umask = int(pins.umask, 8) if pins.umask else -1
     if hostb is not None and hostb.umask is not None:
         umask = hostb.umask
@@ -283,7 +293,7 @@ def _plugin_config(
     unshare: bool,
     expected: list[tuple[str, str, str]],
 ) -> Path:
-    in_process = hostb is not None and not unshare
+    in_process = hostb is not None and not unshare and "network" not in settings.revert
     config = {
         "host": settings.host,
         "report": str(scratch / "report.json"),
@@ -306,7 +316,7 @@ def _pytest_argv(settings: RunSettings, python: str, out: Path) -> list[str]:
     """
     manifest = settings.loaded.manifest
     return [
-        python, "-m", "pytest", manifest.module, *manifest.run.pytest_args,
+        python, "-m", "pytest", *(settings.select or [manifest.module]), *manifest.run.pytest_args,
         "-p", PLUGIN_MODULE, *(["-p", AUDIT_MODULE] if settings.audit else []),
         "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
         "--rootdir=.", f"--junitxml={out / JUNIT_XML}",
@@ -320,16 +330,17 @@ def _unshare_argv(
     claim: temproot.Claim | None,
     hostb: isolate.HostB | None,
     pytest: list[str],
+    network: bool,
 ) -> list[str]:
     """unshare, then nsinit (lo up, hostname, private temp root), which execs pytest."""
     bind = claim is not None and claim.private is not None
     spec = {
-        "loopback": hostb is not None,
-        "hostname": hostb.hostname if hostb else None,
+        "loopback": network,
+        "hostname": hostb.hostname if hostb and network else None,
         "bind": [str(claim.private), str(claim.target)] if claim and bind else None,
     }
     nsinit = [python, "-I", "-S", str(plugin_dir / NSINIT_FILE), json.dumps(spec), "--"]
-    return [*spaces.prefix(network=hostb is not None), *nsinit, *pytest]
+    return [*spaces.prefix(network=network), *nsinit, *pytest]
 
 
 # --- running -------------------------------------------------------------------------------

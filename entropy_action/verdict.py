@@ -111,6 +111,12 @@ class Verdict(BaseModel):
     errors: list[str] = Field(
         default_factory=list, description="Collection errors and other host errors, verbatim"
     )
+    coupled_to: list[str] = Field(
+        default_factory=list,
+        description="What an env_coupled outcome follows, found by re-running the disagreeing "
+        "tests on host B with one perturbation left out: clock, env:NAME, env, network, path, "
+        "python",
+    )
 
 
 @dataclass(frozen=True)
