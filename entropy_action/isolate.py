@@ -40,7 +40,14 @@ HOSTNAME_PREFIX = "entropy-gate-b-"
 # Host B's perturbations that one run can leave out (`prepare(revert=...)`, RunSettings.revert);
 # "python" is the gate's: host B then runs on host A's interpreter.
 REVERTIBLE = ("clock", "env", "network", "path", "python")
-_NEVER_PASSED = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "ENTROPY_GATE_PLUGIN", "ENTROPY_GATE_AUDIT")
+_NEVER_PASSED = (
+    "PYTEST_ADDOPTS",
+    "PYTEST_PLUGINS",
+    "ENTROPY_GATE_PLUGIN",
+    "ENTROPY_GATE_AUDIT",
+    "ENTROPY_GATE_HOST",
+    "ENTROPY_GATE_LOCK",
+)
 
 # What survives the scrub besides the pins: what finds programs and what interpreters need to
 # start (a shared libpython, Windows' system variables). VIRTUAL_ENV only when the interpreter

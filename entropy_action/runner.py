@@ -36,6 +36,8 @@ PLUGIN_MODULE = "entropy_gate_plugin"
 AUDIT_MODULE = "entropy_gate_audit"  # audit.py, copied beside the plugin
 AUDIT_ENV = "ENTROPY_GATE_AUDIT"  # audit.AUDIT_ENV
 AUDIT_JSON = "audit.json"
+GATE_HOST_ENV = "ENTROPY_GATE_HOST"  # seams.GATE_HOST_ENV: the user plugin is active under us
+LOCK_ENV = "ENTROPY_GATE_LOCK"  # seams.LOCK_ENV: "1" locks the network in-process
 NSINIT_FILE = "entropy_gate_nsinit.py"
 PLUGIN_ENV = "ENTROPY_GATE_PLUGIN"  # plugin.CONFIG_ENV; the plugin may not import us
 PYTEST_LOG = "pytest.log"
@@ -159,7 +161,8 @@ def check_cassette(loaded: LoadedManifest, root: Path) -> Path | None:
     if actual != pins.cassette_sha256:
         raise GateError(
             f"{where}: cassette {pins.cassette} has sha256 {actual}, the pin says "
-            f"{pins.cassette_sha256}: cassette changed without rotating cassette_sha256"
+            f"{pins.cassette_sha256}: cassette changed — rotate it in a reviewed change "
+            "(a new cassette_sha256)"
         )
     return path.absolute()
 
@@ -193,7 +196,7 @@ def _launch(settings: RunSettings, python: str, scratch: Path, out: Path) -> Lau
         )
         cwd, notes = hostb.tree, []
     else:
-        dropped = (*DROPPED_ON_A, PLUGIN_ENV, AUDIT_ENV)
+        dropped = (*DROPPED_ON_A, PLUGIN_ENV, AUDIT_ENV, GATE_HOST_ENV, LOCK_ENV)
         env = {k: v for k, v in settings.environ.items() if k not in dropped}
         isolate.inspect_interpreter(python, env)
     cassette = str(cwd / pins.cassette) if pins.cassette else None
@@ -203,6 +206,9 @@ def _launch(settings: RunSettings, python: str, scratch: Path, out: Path) -> Lau
     old_path = env.get("PYTHONPATH") if hostb is None else None
     env["PYTHONPATH"] = os.pathsep.join([str(plugin_dir), *([old_path] if old_path else [])])
     env[PLUGIN_ENV] = str(_plugin_config(settings, scratch, hostb, unshare, expected))
+    env[GATE_HOST_ENV] = settings.host
+    if hostb is not None and "network" not in settings.revert:
+        env[LOCK_ENV] = "1"
     if settings.audit:
         env[AUDIT_ENV] = str(_audit_config(settings, scratch, cwd, claim, expected))
     pytest = _pytest_argv(settings, python, out)

@@ -399,7 +399,7 @@ def test_a_cassette_that_changed_without_its_pin_is_refused(repo: Repo) -> None:
     actual = hashlib.sha256(b"new\n").hexdigest()
     assert result.err.splitlines()[-1] == (
         f"entropy.yaml:11: cassette cassette.json has sha256 {actual}, the pin says {digest}: "
-        "cassette changed without rotating cassette_sha256"
+        "cassette changed — rotate it in a reviewed change (a new cassette_sha256)"
     )
     assert not (repo.path / "out" / HOST_JSON).exists()
 
