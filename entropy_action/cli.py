@@ -15,6 +15,7 @@ from entropy_action.commands import (
     compare,
     demo,
     gate,
+    init,
     run,
     scan,
     schema,
@@ -31,6 +32,7 @@ COMMANDS: tuple[ModuleType, ...] = (
     compare,
     validate,
     schema,
+    init,
 )
 
 EPILOG = """\

@@ -25,6 +25,7 @@ import ipaddress
 import os
 import random
 import socket
+import sys
 import time
 import zlib
 from collections.abc import Iterator
@@ -257,6 +258,7 @@ def _lock_network() -> None:
 
     def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
         if _state.test is not None and not _is_loopback(host):
+            sys.audit("socket.getaddrinfo", host, *args)  # the attempt, for the audit
             raise socket.gaierror(socket.EAI_NONAME, refusal(_state.test, host))
         return real_getaddrinfo(host, *args, **kwargs)
 
@@ -264,6 +266,7 @@ def _lock_network() -> None:
         inet = sock.family in (socket.AF_INET, socket.AF_INET6)
         tried = address[0] if inet and isinstance(address, tuple) else None
         if _state.test is not None and not _is_loopback(tried):
+            sys.audit("socket.connect", sock, address)  # the attempt, for the audit
             raise OSError(errno.ENETUNREACH, refusal(_state.test, tried))
 
     def connect(self: socket.socket, address: Any) -> None:
