@@ -249,7 +249,7 @@ def _is_loopback(host: object) -> bool:
 
 def refusal(test: str | None, host: object) -> str:
     who = test or "a test"
-    return f"entropy-gate: {who} tried to reach {host!r}; the network is locked (loopback only)"
+    return f"entropy-gate: no network for {who}: it tried to reach {host!r} (loopback only)"
 
 
 def _lock_network() -> None:

@@ -170,8 +170,8 @@ def test_the_network_lock_names_the_test_and_the_host(
     result.stdout.fnmatch_lines(
         [
             "entropy-gate: network locked during the properties (loopback only)",
-            f"E * entropy-gate: test_net.py::test_reaches_out tried to reach "
-            f"'{address}'; the network is locked (loopback only)",
+            f"E * entropy-gate: no network for test_net.py::test_reaches_out: it tried to "
+            f"reach '{address}' (loopback only)",
         ]
     )
 
@@ -257,7 +257,7 @@ def test_without_vcrpy_the_cassette_is_not_replayed_and_the_header_says_so(
         [
             f"entropy-gate: cassette {cassette} not replayed: vcrpy is not installed "
             "(pip install 'entropy-gate[cassette]')",
-            "*tried to reach 'rates.example.invalid'; the network is locked*",
+            "*it tried to reach 'rates.example.invalid' (loopback only)*",
         ]
     )
 
