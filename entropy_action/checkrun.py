@@ -148,7 +148,7 @@ def _pin_annotation(change: PinChange) -> Annotation:
 
 def _finding_annotation(finding: Finding, strict: bool) -> Annotation:
     level: Level = "failure" if finding.introduced or strict else "notice"
-    if getattr(finding, "level", None) == "warning":
+    if finding.level == "warning":
         level = "warning"
     prefix = "" if finding.introduced else markdown.PRE_EXISTING
     test = f" (test {finding.test})" if finding.test else ""
@@ -168,8 +168,10 @@ def _test_annotation(test: TestResult, manifest_path: str | None) -> Annotation 
     hosts = " and ".join(f"host {name}" for name, _ in failing)
     before = all(test.failed_before(key) for _, key in failing)
     message = f"{test.id} failed on {hosts} (host A {test.host_a}, host B {test.host_b})"
-    if before:
-        message += "; it failed the same way at the base ref, so it is not counted"
+    if before:  # head outcomes decide: the base run explains, it never excuses (#9)
+        message += (
+            "; it failed at the base ref too: the patch did not cause it, and it does not fix it"
+        )
     details = "\n\n".join(
         f"host {name}:\n{m}" for name, m in (("A", test.message_a), ("B", test.message_b)) if m
     )
@@ -179,7 +181,7 @@ def _test_annotation(test: TestResult, manifest_path: str | None) -> Annotation 
     return Annotation(
         path=path,
         line=line,
-        level="notice" if before else "failure",
+        level="failure",
         message=message,
         title=f"entropy-gate: property failed on {hosts}",
         raw_details=details,

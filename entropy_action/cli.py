@@ -15,6 +15,7 @@ from entropy_action.commands import (
     compare,
     demo,
     gate,
+    init,
     publish,
     run,
     scan,
@@ -35,6 +36,7 @@ COMMANDS: tuple[ModuleType, ...] = (
     publish,
     validate,
     schema,
+    init,
 )
 
 EPILOG = """\

@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Literal
 
-from entropy_action import reports
+from entropy_action import live_entropy, reports
 from entropy_action.errors import GateError
 from entropy_action.findings import Finding
 from entropy_action.host import HOST_JSON
@@ -50,6 +50,7 @@ def evaluate(
     notes: Sequence[str] = (),
     base_a: Path | HostReport | None = None,
     base_b: Path | HostReport | None = None,
+    forbid_live_entropy: bool = False,
 ) -> Verdict:
     """The verdict on two host report directories; bad host input makes it `invalid`.
 
@@ -61,6 +62,7 @@ def evaluate(
     that failed there too is marked `failed_at_base`), and never change a host's outcome.
     Each report is a directory to read or a HostReport the caller already read from one
     (read, then judge: the gate parses each report once).
+    The hosts' live-entropy audits become `live_entropy` findings (see `live_entropy`).
     """
     report_a, problems = _read("a", host_a)
     report_b: HostReport | None = None
@@ -76,13 +78,14 @@ def evaluate(
     if runtime_findings is None or old_a is None:  # nothing can attribute a one-sided test
         problems += unpaired(report_a, report_b, tests)
     runtime = list(runtime_findings(tests, broken)) if runtime_findings and report_a else []
+    live = _live(loaded, (report_a, report_b), (old_a, old_b), forbid_live_entropy, problems)
     evidence = Evidence(
         host_a=_outcome(report_a, tests, "a"),
         host_b=_outcome(report_b, tests, "b"),
         pins_intact=pin_diff.intact if pin_diff is not None else True,
         pin_changes=(pin_diff or _NO_PIN_DIFF).summary(),
         pin_diff=tuple(pin_diff.changes) if pin_diff is not None else (),
-        findings=(*findings, *runtime),
+        findings=(*findings, *runtime, *live),
         tests=tuple(tests),
         invalid=tuple(problems),
         errors=(*_host_errors("A", report_a), *_host_errors("B", report_b)),
@@ -91,6 +94,29 @@ def evaluate(
         notes=(*([] if pin_diff is not None else [NO_PIN_CHECK]), *base_notes, *notes),
     )
     return classify(evidence)
+
+
+def _live(
+    loaded: LoadedManifest | None,
+    head: tuple[HostReport | None, HostReport | None],
+    base: tuple[HostReport | None, HostReport | None],
+    forbid: bool,
+    problems: list[str],
+) -> list[Finding]:
+    """Live reads on either host; with `forbid`, a host that did not audit is invalid input."""
+    if forbid:
+        problems.extend(
+            f"host {name}: the live-entropy audit did not run, and "
+            "constraints.forbid_live_entropy needs it"
+            for name, report in zip("AB", head, strict=True)
+            if report is not None and report.info.audit is None
+        )
+    return live_entropy.findings(
+        (r.info.audit for r in head if r is not None),
+        (r.info.audit for r in base if r is not None),
+        loaded.manifest.pins if loaded is not None else None,
+        forbid=forbid,
+    )
 
 
 def _read_base(label: Label, dir: Path | HostReport | None, notes: list[str]) -> HostReport | None:

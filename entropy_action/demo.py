@@ -87,7 +87,16 @@ def render_header() -> str:
 def render_row(row: Row) -> str:
     got = row.verdict.classification
     mark = "ok" if row.matches else "MISMATCH"
-    return f"{row.patch.name:<{WIDTH}}{row.patch.expected:<22}{got:<22}{mark}\n"
+    return f"{row.patch.name:<{WIDTH}}{row.patch.expected:<22}{got:<22}{mark}\n" + _source(row)
+
+
+def _source(row: Row) -> str:
+    """Under the row: the first live read the audit found, and what the failure follows."""
+    live = [f for f in row.verdict.findings if f.kind == "live_entropy"]
+    lines = [f"{'':<{WIDTH}}↳ {finding.render()}" for finding in live[:1]]
+    if row.verdict.coupled_to:
+        lines.append(f"{'':<{WIDTH}}↳ coupled to: {', '.join(row.verdict.coupled_to)}")
+    return "".join(line + "\n" for line in lines)
 
 
 def render_total(rows: list[Row]) -> str:

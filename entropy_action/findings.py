@@ -20,6 +20,7 @@ FindingKind = Literal[
     "tautology",  # an assertion replaced by one that cannot fail
     "assertion_swallowed",  # AssertionError caught and discarded
     "not_executed",  # runtime: a property test skipped, deselected or absent on a host
+    "live_entropy",  # runtime: code under test read a live source (audit; a warning by default)
 ]
 
 
@@ -34,6 +35,7 @@ class Finding(BaseModel):
     message: str  # what was silenced and why it matters
     introduced: bool = True  # False: it stood the same at the base ref (a notice, not a reject)
     test: str | None = None  # the property test it concerns, when there is one
+    level: Literal["error", "warning"] = "error"  # warning: explains a verdict, never rejects
 
     def location(self) -> str:
         return f"{self.path}:{self.line}"

@@ -16,7 +16,17 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from entropy_action import baseline, compare, evidence_cache, git, inputs, reports, runner, scan
+from entropy_action import (
+    attribution,
+    baseline,
+    compare,
+    evidence_cache,
+    git,
+    inputs,
+    reports,
+    runner,
+    scan,
+)
 from entropy_action.errors import ExitCode, GateError
 from entropy_action.host import HOST_JSON, HostInfo
 from entropy_action.verdict import FAILING, Evidence, Verdict, classify
@@ -73,7 +83,9 @@ def run_gate(settings: GateSettings) -> GateResult:
         notes=[f"silencing scan incomplete: {error}" for error in scanned.errors],
         base_a=runs.base_a,
         base_b=runs.base_b,
+        forbid_live_entropy=constraints.forbid_live_entropy,
     )  # (evaluate reads host A and B, and the base runs only where _run_hosts did not)
+    verdict = _attribute(settings, check, out, verdict)
     verdict = with_inputs(verdict, check, out)
     return GateResult(verdict, check, out, check.notes + scanned.notes + runs.notes)
 
@@ -92,6 +104,23 @@ def with_inputs(verdict: Verdict, check: baseline.PinCheck, out: Path) -> Verdic
         inputs.tree_digest(check.root, exclude=(out,)), base_tree, check.head.sha256, hosts
     )
     return verdict.model_copy(update={"inputs": named, "inputs_sha256": inputs.digest(named)})
+
+
+def _attribute(
+    settings: GateSettings, check: baseline.PinCheck, out: Path, verdict: Verdict
+) -> Verdict:
+    """For an env_coupled outcome, which of host B's perturbations it follows (attribution)."""
+    tests = list(attribution.disagreeing(verdict))
+    if verdict.classification not in attribution.COUPLED or not tests or check.head is None:
+        return verdict
+    settings.progress("attributing: re-running the disagreeing tests on host B…")
+    rerun = attribution.rerun_host_b(_host(settings, check, out, "b"), out, tests)
+    pinned = list(check.head.manifest.pins.env or {})
+    scrubbed = attribution.scrubbed_names(settings.environ, pinned)
+    coupled = attribution.attribute(
+        verdict, rerun, scrubbed, attribution.dimensions(settings.python)
+    )
+    return attribution.with_attribution(verdict, coupled)
 
 
 def _unreadable_head(check: baseline.PinCheck) -> Verdict:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 HOST_JSON = "host.json"
 JUNIT_XML = "junit.xml"
@@ -26,6 +26,56 @@ class Fingerprint(BaseModel):
     tz: str
     uid: int | None
     isolated: bool
+
+
+MAX_AUDIT_RECORDS = 1000  # audit.MAX_RECORDS: the test process keeps no more
+_PRINTABLE = r"^[^\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]*$"
+
+
+class AuditRecord(BaseModel):
+    """One live read made from code under test, as the audit in the test process counted it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    api: str = Field(
+        max_length=60, pattern=r"^[a-z_][a-z0-9_.]*(\(\))?$", description="e.g. datetime.now()"
+    )
+    name: str | None = Field(
+        None,
+        max_length=200,
+        pattern=_PRINTABLE,
+        description="The variable (os.environ) or host (socket) read; never a variable's value",
+    )
+    path: str = Field(max_length=1000, pattern=_PRINTABLE, description="Repository-relative")
+    line: int = Field(ge=1, le=10_000_000)
+    test: str = Field(max_length=2000, pattern=_PRINTABLE, description="The test that ran it")
+    count: int = Field(ge=1)
+
+    @field_validator("path")
+    @classmethod
+    def _relative(cls, value: str) -> str:
+        parts = value.split("/")
+        if not value or value.startswith("/") or ".." in parts or "\\" in value:
+            raise ValueError(f"not a repository-relative path: {value[:80]!r}")
+        return value
+
+    def call(self) -> str:
+        """The read as code: `datetime.now()`, `os.environ['NAME']`, `socket.connect('host')`."""
+        if self.api == "os.environ":
+            return f"os.environ[{self.name!r}]"
+        if self.name is not None:
+            return f"{self.api[:-1]}{self.name!r})"
+        return self.api
+
+
+class Audit(BaseModel):
+    """The live-entropy audit of one host run (`audit` in host.json)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    mechanism: str = Field(max_length=80, pattern=_PRINTABLE)
+    records: list[AuditRecord] = Field(default_factory=list, max_length=MAX_AUDIT_RECORDS)
+    dropped: int = Field(0, ge=0, description="Records past the cap, counted only")
 
 
 class HostInfo(BaseModel):
@@ -85,4 +135,7 @@ class HostInfo(BaseModel):
         None,
         pattern=r"^[0-9a-f]{40,64}$",
         description="The checkout's HEAD commit (None outside git); both hosts must agree.",
+    )
+    audit: Audit | None = Field(
+        None, description="Live reads from code under test (None: the audit did not run)"
     )

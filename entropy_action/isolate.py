@@ -37,6 +37,17 @@ from entropy_action.manifest import Pins
 CLOCK_SHIFT = timedelta(days=1843, hours=7, minutes=13)  # ~5 years: year, weekday, hour differ
 SHIFT_SECONDS = int(CLOCK_SHIFT.total_seconds())
 HOSTNAME_PREFIX = "entropy-gate-b-"
+# Host B's perturbations that one run can leave out (`prepare(revert=...)`, RunSettings.revert);
+# "python" is the gate's: host B then runs on host A's interpreter.
+REVERTIBLE = ("clock", "env", "network", "path", "python")
+_NEVER_PASSED = (
+    "PYTEST_ADDOPTS",
+    "PYTEST_PLUGINS",
+    "ENTROPY_GATE_PLUGIN",
+    "ENTROPY_GATE_AUDIT",
+    "ENTROPY_GATE_HOST",
+    "ENTROPY_GATE_LOCK",
+)
 
 # What survives the scrub besides the pins: what finds programs and what interpreters need to
 # start (a shared libpython, Windows' system variables). VIRTUAL_ENV only when the interpreter
@@ -391,12 +402,23 @@ def prepare(
     private_tmp: bool,
     exclude: tuple[Path, ...],
     module: str,
+    revert: frozenset[str] = frozenset(),
+    keep_env: tuple[str, ...] = (),
 ) -> tuple[dict[str, str], HostB]:
-    """Host B's scrubbed environment and plan: tree copied under `scratch`, clock chosen."""
+    """Host B's scrubbed environment and plan: tree copied under `scratch`, clock chosen.
+
+    `revert` names perturbations left out, to tell which one a failure follows (REVERTIBLE);
+    `keep_env` are caller variables passed through the scrub (to bisect the environment).
+    """
     env = scrubbed_environ(environ, scratch / "home", python)
+    env.update({name: environ[name] for name in keep_env if name in environ})
+    if "env" in revert:
+        env = {k: v for k, v in environ.items() if k not in _NEVER_PASSED}
     interpreter = inspect_interpreter(python, env)
     tree = scratch / "tree" / (root.name or "root")
-    copied = copy_tree(root, tree, exclude=exclude)
+    copied = copy_tree(root, tree, exclude=exclude) if "path" not in revert else 0
+    if "path" in revert:
+        tree = root
     if not (tree / module).is_file():
         raise GateError(
             f"{module}: git ignores it, so host B's copy of the tree lacks it; commit it or "
@@ -412,9 +434,9 @@ def prepare(
         files_copied=copied,
         hostname=new_hostname(),
         namespaces=spaces,
-        clock=plan_clock(interpreter, env),
+        clock=ClockPlan() if "clock" in revert else plan_clock(interpreter, env),
         dropped=sum(1 for name in environ if name not in env),
-        tz=None if pins.tz else unpinned_tz(environ),
+        tz=None if pins.tz or "env" in revert else unpinned_tz(environ),
         umask=None if pins.umask else unpinned_umask(current_umask()),
         tmpdir=tmpdir,
         interpreter=other,

@@ -198,6 +198,11 @@ class Constraints(BaseModel):
         False,
         description="Reject silencing that already stood at the base ref too (the seed's reading).",
     )
+    forbid_live_entropy: bool = Field(
+        False,
+        description="A live read of clock, RNG, network, temp dir or unpinned environment that "
+        "the patch introduced in code under test rejects (by default a warning).",
+    )
 
     @field_validator("forbid_skip_markers")
     @classmethod

@@ -217,7 +217,7 @@ def _diff_constraints(base: LoadedManifest, head: LoadedManifest, add: _Add) -> 
                 f"constraint tightened: {marker!r} added to forbid_skip_markers",
                 rejects=False,
             )
-    for flag in ("forbid_dropped_pins", "require_host_b", "strict_baseline"):
+    for flag in ("forbid_dropped_pins", "require_host_b", "strict_baseline", "forbid_live_entropy"):
         old, new = getattr(old_c, flag), getattr(new_c, flag)
         if old == new:
             continue

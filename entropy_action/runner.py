@@ -25,15 +25,22 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from entropy_action import __version__, git, isolate, observed, supervise, temproot
 from entropy_action.errors import ExitCode, GateError
-from entropy_action.host import HOST_JSON, JUNIT_XML, HostInfo
+from entropy_action.host import HOST_JSON, JUNIT_XML, Audit, HostInfo
 from entropy_action.manifest import LoadedManifest, check_temp_root
 
 PLUGIN_MODULE = "entropy_gate_plugin"
 CHILD_ENV = "ENTROPY_GATE_CHILD"  # childsite.CHILD_ENV
 CHILDREN_FILE = "children.jsonl"
 IMPORTS_FILE = "imports.json"
+AUDIT_MODULE = "entropy_gate_audit"  # audit.py, copied beside the plugin
+AUDIT_ENV = "ENTROPY_GATE_AUDIT"  # audit.AUDIT_ENV
+AUDIT_JSON = "audit.json"
+GATE_HOST_ENV = "ENTROPY_GATE_HOST"  # seams.GATE_HOST_ENV: the user plugin is active under us
+LOCK_ENV = "ENTROPY_GATE_LOCK"  # seams.LOCK_ENV: "1" locks the network in-process
 NSINIT_FILE = "entropy_gate_nsinit.py"
 PLUGIN_ENV = "ENTROPY_GATE_PLUGIN"  # plugin.CONFIG_ENV; the plugin may not import us
 PYTEST_LOG = "pytest.log"
@@ -61,6 +68,10 @@ class RunSettings:
     progress: Callable[[str], None] | None = None  # one-line status updates
     namespaces: bool = True  # False: never unshare (in-process network block, temp_root lock)
     timeout: float | None = None  # seconds; None: run.timeout_seconds, else DEFAULT_TIMEOUT
+    audit: bool = True  # record live reads from code under test (audit.py in the test process)
+    revert: frozenset[str] = frozenset()  # host B perturbations left out (isolate.REVERTIBLE)
+    keep_env: tuple[str, ...] = ()  # caller variables host B keeps (bisecting the environment)
+    select: tuple[str, ...] = ()  # test ids to run instead of the whole module
 
 
 @dataclass
@@ -106,6 +117,7 @@ def run_host(settings: RunSettings) -> HostInfo:
         if returncode == PYTEST_USAGE_ERROR and record_conftest_failure(out):
             launch.notes.append(CONFTEST_NOTE)
         info = _host_info(settings, launch, python, report, returncode, (started_iso, started))
+        info = _with_audit(info, settings, scratch / AUDIT_JSON)
     _write_host_json(out / HOST_JSON, info)
     _say(settings, f"pytest exited {returncode} ({time.time() - started:.1f} s)")
     if stopped:
@@ -193,7 +205,8 @@ def check_cassette(loaded: LoadedManifest, root: Path) -> Path | None:
     if actual != pins.cassette_sha256:
         raise GateError(
             f"{where}: cassette {pins.cassette} has sha256 {actual}, the pin says "
-            f"{pins.cassette_sha256}: cassette changed without rotating cassette_sha256"
+            f"{pins.cassette_sha256}: cassette changed — rotate it in a reviewed change "
+            "(a new cassette_sha256)"
         )
     return path.absolute()
 
@@ -225,10 +238,13 @@ def _launch(settings: RunSettings, python: str, scratch: Path, out: Path) -> Lau
             private_tmp=claim is not None,
             exclude=(settings.out,),
             module=settings.loaded.manifest.module,
+            revert=settings.revert,
+            keep_env=settings.keep_env,
         )
         cwd, notes = hostb.tree, []
     else:
-        env = {k: v for k, v in settings.environ.items() if k not in (*DROPPED_ON_A, PLUGIN_ENV)}
+        dropped = (*DROPPED_ON_A, PLUGIN_ENV, AUDIT_ENV, GATE_HOST_ENV, LOCK_ENV)
+        env = {k: v for k, v in settings.environ.items() if k not in dropped}
         isolate.inspect_interpreter(python, env)
     cassette = str(cwd / pins.cassette) if pins.cassette else None
     expected = observed.pinned_environ(pins, None if claim is None else str(claim.target), cassette)
@@ -243,8 +259,18 @@ def _launch(settings: RunSettings, python: str, scratch: Path, out: Path) -> Lau
     env[PLUGIN_ENV] = str(_plugin_config(settings, scratch, hostb, unshare, expected))
     marker = supervise.new_marker()
     env[supervise.MARKER_ENV] = marker
+    env[GATE_HOST_ENV] = settings.host
+    if hostb is not None and "network" not in settings.revert:
+        env[LOCK_ENV] = "1"
+    if settings.audit:
+        env[AUDIT_ENV] = str(_audit_config(settings, scratch, cwd, claim, expected))
     pytest = _pytest_argv(settings, python, out)
-    argv = _unshare_argv(spaces, python, plugin_dir, claim, hostb, pytest) if unshare else pytest
+    network = hostb is not None and "network" not in settings.revert
+    argv = (
+        _unshare_argv(spaces, python, plugin_dir, claim, hostb, pytest, network)
+        if unshare
+        else pytest
+    )
     umask = int(pins.umask, 8) if pins.umask else -1
     if hostb is not None and hostb.umask is not None:
         umask = hostb.umask
@@ -281,6 +307,7 @@ def _install_plugin(scratch: Path) -> Path:
     here = Path(__file__).parent
     shutil.copyfile(here / "plugin.py", folder / f"{PLUGIN_MODULE}.py")
     shutil.copyfile(here / "nsinit.py", folder / NSINIT_FILE)
+    shutil.copyfile(here / "audit.py", folder / f"{AUDIT_MODULE}.py")
     return folder
 
 
@@ -307,6 +334,42 @@ def _child_config(
     )
 
 
+def _audit_config(
+    settings: RunSettings,
+    scratch: Path,
+    cwd: Path,
+    claim: temproot.Claim | None,
+    expected: list[tuple[str, str, str]],
+) -> Path:
+    """What the audit needs: the tree (code under test), the property module, the pins."""
+    config = {
+        "root": str(cwd),
+        "module": settings.loaded.manifest.module,
+        "pinned_env": sorted({name for _, name, _ in expected}),
+        "temp_root": None if claim is None else str(claim.target),
+        "out": str(scratch / AUDIT_JSON),
+    }
+    path = scratch / "audit-config.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    return path
+
+
+def _with_audit(info: HostInfo, settings: RunSettings, path: Path) -> HostInfo:
+    """host.json with the audit's records; a report the test process spoiled is a note."""
+    if not settings.audit:
+        return info
+    data = observed.read_report(path)
+    if data is None:
+        note = "live-entropy audit: the test process wrote no usable report"
+        return info.model_copy(update={"notes": [*info.notes, note]})
+    try:
+        return info.model_copy(update={"audit": Audit.model_validate(data)})
+    except ValidationError as exc:
+        where = ".".join(str(part) for part in exc.errors()[0]["loc"])[:80]
+        note = f"live-entropy audit: report refused (field {where!r}: {exc.errors()[0]['msg']})"
+        return info.model_copy(update={"notes": [*info.notes, note]})
+
+
 def _plugin_config(
     settings: RunSettings,
     scratch: Path,
@@ -314,7 +377,7 @@ def _plugin_config(
     unshare: bool,
     expected: list[tuple[str, str, str]],
 ) -> Path:
-    in_process = hostb is not None and not unshare
+    in_process = hostb is not None and not unshare and "network" not in settings.revert
     config = {
         "host": settings.host,
         "report": str(scratch / "report.json"),
@@ -349,8 +412,9 @@ def _pytest_argv(settings: RunSettings, python: str, out: Path) -> list[str]:
     """
     manifest = settings.loaded.manifest
     return [
-        python, "-m", "pytest", manifest.module, *manifest.run.pytest_args,
-        "-p", PLUGIN_MODULE, "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
+        python, "-m", "pytest", *(settings.select or [manifest.module]), *manifest.run.pytest_args,
+        "-p", PLUGIN_MODULE, *(["-p", AUDIT_MODULE] if settings.audit else []),
+        "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
         "--rootdir=.", f"--junitxml={out / JUNIT_XML}",
     ]  # fmt: skip
 
@@ -362,16 +426,17 @@ def _unshare_argv(
     claim: temproot.Claim | None,
     hostb: isolate.HostB | None,
     pytest: list[str],
+    network: bool,
 ) -> list[str]:
     """unshare, then nsinit (lo up, hostname, private temp root), which execs pytest."""
     bind = claim is not None and claim.private is not None
     spec = {
-        "loopback": hostb is not None,
-        "hostname": hostb.hostname if hostb else None,
+        "loopback": network,
+        "hostname": hostb.hostname if hostb and network else None,
         "bind": [str(claim.private), str(claim.target)] if claim and bind else None,
     }
     nsinit = [python, "-I", "-S", str(plugin_dir / NSINIT_FILE), json.dumps(spec), "--"]
-    return [*spaces.prefix(network=hostb is not None), *nsinit, *pytest]
+    return [*spaces.prefix(network=network), *nsinit, *pytest]
 
 
 # --- running -------------------------------------------------------------------------------

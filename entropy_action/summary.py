@@ -53,7 +53,9 @@ _HOSTS: tuple[tuple[str, Literal["a", "b"]], ...] = (("A", "a"), ("B", "b"))
 def _tests(tests: list[TestResult], findings: list[Finding]) -> list[str]:
     """The tests that differ or did not pass; those skipped on both hosts only when the
     patch is blamed for them (the rest were skipped at the base as well: a count)."""
-    flagged = {f.test.split("::")[-1] for f in findings if f.introduced and f.test}
+    flagged = {
+        f.test.split("::")[-1] for f in findings if f.introduced and f.test and f.level == "error"
+    }
     if not tests:
         return ["tests: none reported"]
     shown = [t for t in tests if _noteworthy(t, flagged)]
@@ -133,6 +135,8 @@ def _findings(findings: list[Finding], strict: bool) -> list[str]:
 
 
 def _finding(finding: Finding, strict: bool) -> str:
+    if finding.level == "warning":
+        return f"{finding.location()}: warning: {finding.message}"
     if finding.introduced:
         return finding.render()
     if strict:

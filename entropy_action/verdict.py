@@ -13,6 +13,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from entropy_action import live_entropy
 from entropy_action.findings import Finding
 from entropy_action.pins import PinChange
 
@@ -145,6 +146,12 @@ class Verdict(BaseModel):
     inputs_sha256: str | None = Field(
         None, description="sha256 of `inputs`: the same inputs give the same verdict"
     )
+    coupled_to: list[str] = Field(
+        default_factory=list,
+        description="What an env_coupled outcome follows, found by re-running the disagreeing "
+        "tests on host B with one perturbation left out: clock, env:NAME, env, network, path, "
+        "python",
+    )
 
 
 @dataclass(frozen=True)
@@ -167,7 +174,11 @@ class Evidence:
 
 def counted(evidence: Evidence) -> list[Finding]:
     """The findings that count against the patch."""
-    return [f for f in evidence.findings if f.introduced or evidence.strict_baseline]
+    return [
+        f
+        for f in evidence.findings
+        if f.level == "error" and (f.introduced or evidence.strict_baseline)
+    ]
 
 
 def classify(evidence: Evidence) -> Verdict:
@@ -227,6 +238,7 @@ def _reasons(e: Evidence) -> list[str]:
         reasons.append("pin mutation against the baseline (" + "; ".join(parts) + ")")
     reasons.extend(_finding_reasons(e))
     reasons.extend(_host_reasons(e))
+    reasons.extend(live_entropy.reasons([f for f in e.findings if f.level == "warning"]))
     reasons.extend(e.notes)
     return reasons
 
@@ -239,7 +251,7 @@ def _finding_reasons(e: Evidence) -> list[str]:
         listed = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
         scope = "present (strict_baseline)" if e.strict_baseline else "introduced by the patch"
         out.append(f"entropy silenced: {len(against)} finding(s) {scope} ({listed})")
-    pre = [f for f in e.findings if not f.introduced]
+    pre = [f for f in e.findings if not f.introduced and f.level == "error"]
     if pre and not e.strict_baseline:
         out.append(f"{len(pre)} pre-existing finding(s) stood at the base ref (notices only)")
     return out

@@ -72,10 +72,9 @@ def test_under_strict_baseline_a_pre_existing_finding_is_a_failure():
 
 
 def test_a_finding_with_a_warning_level_is_a_warning():
-    class LiveEntropy(Finding):
-        level: str = "warning"
-
-    warning = LiveEntropy(kind="not_executed", path=MODULE, line=3, message="read the clock")
+    warning = Finding(
+        kind="live_entropy", path=MODULE, line=3, message="read the clock", level="warning"
+    )
     v = classify(Evidence("pass", "pass", findings=(warning,)))
     assert [a.level for a in plan(v, head_sha=SHA).annotations] == ["warning"]
 
@@ -94,12 +93,12 @@ def test_a_failing_test_is_annotated_at_its_line_with_both_messages():
     }
 
 
-def test_a_test_that_failed_at_the_base_too_is_a_notice():
+def test_a_test_that_failed_at_the_base_too_still_fails_and_says_why():
     old = result("test_old", "failed", "failed", base_a="failed", base_b="failed")
-    v = classify(Evidence("pass", "pass", tests=(old,)))
+    v = classify(Evidence("fail", "fail", tests=(old,)))
     (annotation,) = plan(v, head_sha=SHA).annotations
-    assert annotation.level == "notice"
-    assert "failed the same way at the base ref" in annotation.message
+    assert annotation.level == "failure"  # the base run explains; it never excuses
+    assert "failed at the base ref too: the patch did not cause it" in annotation.message
 
 
 @pytest.mark.parametrize("path", [None, "/abs/tests/t.py", "../outside.py", "C:\\t.py"])

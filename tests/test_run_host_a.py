@@ -201,12 +201,15 @@ def test_host_a_runs_under_the_pins_and_reports_them(tmp_path: Path) -> None:
         "-p",
         "entropy_gate_plugin",
         "-p",
+        "entropy_gate_audit",
+        "-p",
         "no:cacheprovider",
         "-o",
         "junit_family=xunit1",
         "--rootdir=.",
         f"--junitxml={out / JUNIT_XML}",
     ]
+    assert data["audit"]["records"] == []  # the property module reads no production code
     fingerprint = data["fingerprint"]
     assert fingerprint["runner"] == {"RUNNER_NAME": "runner-7", "ImageOS": "ubuntu24"}
     assert fingerprint["python_version"] == ".".join(map(str, sys.version_info[:3]))
@@ -396,7 +399,7 @@ def test_a_cassette_that_changed_without_its_pin_is_refused(repo: Repo) -> None:
     actual = hashlib.sha256(b"new\n").hexdigest()
     assert result.err.splitlines()[-1] == (
         f"entropy.yaml:11: cassette cassette.json has sha256 {actual}, the pin says {digest}: "
-        "cassette changed without rotating cassette_sha256"
+        "cassette changed — rotate it in a reviewed change (a new cassette_sha256)"
     )
     assert not (repo.path / "out" / HOST_JSON).exists()
 

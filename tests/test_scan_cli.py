@@ -129,6 +129,7 @@ def test_json_lists_every_finding_with_its_fields(repo: Repo) -> None:
         "message": data[1]["message"],
         "introduced": False,
         "test": "test_total",
+        "level": "error",
     }
     assert len(data) == 3
 

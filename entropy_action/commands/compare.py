@@ -76,6 +76,7 @@ class Judged:
     strict_baseline: bool = False
     require_host_b: bool = True
     notes: list[str] = field(default_factory=list)
+    forbid_live_entropy: bool = False
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,7 @@ def judge_reports(inputs: Inputs) -> Verdict:
         notes=judged.notes,
         base_a=inputs.base_a,
         base_b=inputs.base_b,
+        forbid_live_entropy=judged.forbid_live_entropy,
     )
 
 
@@ -153,6 +155,7 @@ def _judge(manifest_path: Path | None, base_ref: str | None, base_a: Path | None
         strict_baseline=constraints.strict_baseline if constraints else False,
         require_host_b=constraints.require_host_b if constraints else True,
         notes=notes,
+        forbid_live_entropy=constraints.forbid_live_entropy if constraints else False,
     )
 
 
@@ -174,6 +177,7 @@ def _without_base(manifest_path: Path | None) -> Judged:
         strict_baseline=constraints.strict_baseline,
         require_host_b=constraints.require_host_b,
         notes=notes,
+        forbid_live_entropy=constraints.forbid_live_entropy,
     )
 
 

@@ -1,0 +1,374 @@
+"""The live-entropy audit: which line of the code under test reads the clock, the global RNG,
+the network, a temp dir or an unpinned environment variable while a property runs.
+
+Loaded inside the test process with `-p entropy_gate_audit`: the runner copies this file alone
+beside the plugin (it may import nothing from entropy_action). It does nothing unless the
+runner names a config file in AUDIT_ENV. A read is recorded only when the first frame that is
+not the standard library or site-packages lies in the repository and is not test code (the
+property module, conftest.py, test_*.py, tests/); the test module's own reads are its business.
+Each record is the API, the caller's repo-relative path and line, the test, and a count. An
+environment variable is recorded by its name, never its value.
+
+The cheapest mechanism per version; reads count only while a test's setup, call or teardown runs:
+- Python 3.12+: sys.monitoring CALL events; a call site whose callable is not a target returns
+  DISABLE and never reports again; os.environ reads by a PY_START event local to its code;
+- Python 3.10-3.11: each target wrapped (see Wrappers): sys.setprofile, which sees every call,
+  cost 1.4x on a 1,000-test module;
+- everywhere: sys.addaudithook for what CPython announces (sockets, tempfile.mkstemp/mkdtemp).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import datetime
+import functools
+import gc
+import json
+import os
+import random
+import secrets
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from types import CodeType, FrameType
+from typing import Any
+
+AUDIT_ENV = "ENTROPY_GATE_AUDIT"
+MAX_RECORDS = 1000  # distinct records kept; the rest are counted as dropped
+MAX_NAME = 200
+# Library frames between a read and the code under test that asked for it: os.getenv and
+# Mapping.get; a client library's stack down to the socket. Deeper, the read is the library's.
+ENV_DEPTH = 3
+EVENT_DEPTH = 25
+_LIB, _TEST, _TARGET = 0, 1, 2
+_LIB_DIRS = frozenset({"site-packages", "dist-packages", ".venv", "venv", ".tox", ".nox"})
+_TEST_DIRS = frozenset({"tests", "test"})
+_LOOPBACK = ("127.", "::1", "localhost", "0.0.0.0")  # noqa: S104 - a name, not a bind
+# CPython's audit events, with the API they stand for and whether an argument names the target.
+_EVENTS = {
+    "socket.getaddrinfo": "socket.getaddrinfo()",
+    "socket.gethostbyname": "socket.gethostbyname()",
+    "socket.gethostbyaddr": "socket.gethostbyaddr()",
+    "socket.gethostname": "socket.gethostname()",
+    "socket.connect": "socket.connect()",
+    "tempfile.mkstemp": "tempfile.mkstemp()",
+    "tempfile.mkdtemp": "tempfile.mkdtemp()",
+}
+
+
+class Catalog:
+    """The targets: module attributes, and callables by identity or by (owner, name)."""
+
+    def __init__(self) -> None:
+        self.attrs: list[tuple[Any, str, str]] = []  # (module, attribute, API)
+        self.objects: dict[int, str] = {}
+        self.bound: dict[tuple[int, str], str] = {}
+        self.keep: list[object] = []  # ids stay valid while the objects live
+        for name in ("time", "time_ns", "localtime"):
+            self._add(time, name, f"time.{name}()")
+        for name in ("now", "utcnow", "today"):
+            self.bound[(id(datetime.datetime), name)] = f"datetime.{name}()"
+        self.bound[(id(datetime.date), "today")] = "date.today()"
+        self._add(os, "urandom", "os.urandom()")
+        for module in (random, secrets, uuid):
+            for name in _public(module):
+                self._add(module, name, f"{module.__name__}.{name}()")
+        self.keep += [datetime.datetime, datetime.date]
+
+    def _add(self, module: Any, attribute: str, api: str) -> None:
+        obj = getattr(module, attribute)
+        self.attrs.append((module, attribute, api))
+        self.keep.append(obj)
+        self.objects[id(obj)] = api
+        owner, name = getattr(obj, "__self__", None), getattr(obj, "__name__", None)
+        if owner is not None and isinstance(name, str):
+            self.bound[(id(owner), name)] = api
+
+    def api_of(self, target: object) -> str | None:
+        """The API a callable stands for (3.12+ CALL events and 3.10-3.11 c_call)."""
+        api = self.objects.get(id(target))
+        if api is None and hasattr(target, "__self__"):
+            api = self.bound.get((id(target.__self__), getattr(target, "__name__", "")))
+        return api
+
+
+def _public(module: Any) -> list[str]:
+    """The module's read functions (random.seed and friends write, they do not read)."""
+    names = getattr(module, "__all__", None) or dir(module)
+    skip = {"seed", "setstate", "getstate", "compare_digest"}
+    out = []
+    for name in names:
+        obj = getattr(module, name, None)
+        if name.startswith("_") or name in skip or isinstance(obj, type) or not callable(obj):
+            continue
+        if module is uuid and name not in ("uuid1", "uuid4"):
+            continue
+        out.append(name)
+    return out
+
+
+class Auditor:
+    """Records live reads made from code under test while `test` is set."""
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        self.root = os.path.realpath(str(config.get("root") or os.getcwd()))
+        self.module = os.path.normpath(str(config.get("module") or ""))
+        self.pinned = frozenset(str(name) for name in config.get("pinned_env", []))
+        temp_root = config.get("temp_root")
+        self.temp_root = os.path.realpath(str(temp_root)) if temp_root else None
+        self.out = str(config["out"])
+        self.catalog = Catalog()
+        self.records: dict[tuple[str, str | None, str, int, str], int] = {}
+        self.dropped = 0
+        self.test: str | None = None
+        self.mechanism = ""
+        self._kinds: dict[str, tuple[int, str]] = {}
+        self._busy = False
+
+    # --- where a frame's code lives ----------------------------------------------------------
+
+    def kind(self, filename: str) -> tuple[int, str]:
+        known = self._kinds.get(filename)
+        if known is None:
+            known = self._kinds[filename] = self._classify(filename)
+        return known
+
+    def _classify(self, filename: str) -> tuple[int, str]:
+        if filename.startswith("<"):
+            return _LIB, ""
+        path = os.path.realpath(filename)
+        if not path.startswith(self.root + os.sep):
+            return _LIB, ""
+        relative = os.path.relpath(path, self.root)
+        parts = relative.split(os.sep)
+        posix = "/".join(parts)
+        if _LIB_DIRS.intersection(parts):
+            return _LIB, posix
+        base = parts[-1]
+        test_file = base == "conftest.py" or base.startswith("test_") or base.endswith("_test.py")
+        if test_file or relative == self.module or _TEST_DIRS.intersection(parts[:-1]):
+            return _TEST, posix
+        return _TARGET, posix
+
+    def caller(self, frame: FrameType | None, depth: int) -> tuple[str, int] | None:
+        """The first frame in code under test past at most `depth` frames of the standard
+        library and site-packages (0: the immediate caller only)."""
+        while frame is not None and depth >= 0:
+            kind, relative = self.kind(frame.f_code.co_filename)
+            if kind == _TARGET:
+                return relative, frame.f_lineno
+            if kind == _TEST:
+                return None
+            frame, depth = frame.f_back, depth - 1
+        return None
+
+    # --- recording ---------------------------------------------------------------------------
+
+    def record(self, api: str, name: str | None, frame: FrameType | None, depth: int) -> None:
+        if self.test is None or self._busy:
+            return
+        self._busy = True
+        try:
+            where = self.caller(frame, depth)
+            if where is not None:
+                key = (api, name, where[0], where[1], self.test)
+                if key in self.records or len(self.records) < MAX_RECORDS:
+                    self.records[key] = self.records.get(key, 0) + 1
+                else:
+                    self.dropped += 1
+        finally:
+            self._busy = False
+
+    def environ_read(self, key: object, caller: FrameType | None) -> None:
+        """os.environ[key] read from `caller`: record an unpinned variable's name."""
+        if isinstance(key, str) and key not in self.pinned:
+            self.record("os.environ", key[:MAX_NAME], caller, ENV_DEPTH)
+
+    def audit_event(self, event: str, args: tuple[Any, ...]) -> None:
+        api = _EVENTS.get(event)
+        if api is None or self.test is None:
+            return
+        name = _event_target(event, args)
+        if name is _SKIP:
+            return
+        if event.startswith("tempfile.") and self._inside_temp_root(args):
+            return
+        self.record(api, name, sys._getframe(1), EVENT_DEPTH)
+
+    def _inside_temp_root(self, args: tuple[Any, ...]) -> bool:
+        if self.temp_root is None or not args:
+            return False
+        path = os.path.realpath(str(args[0]))
+        return path == self.temp_root or path.startswith(self.temp_root + os.sep)
+
+    def report(self) -> dict[str, Any]:
+        records = [
+            {"api": api, "name": name, "path": path, "line": line, "test": test, "count": n}
+            for (api, name, path, line, test), n in self.records.items()
+        ]
+        return {"mechanism": self.mechanism, "records": records, "dropped": self.dropped}
+
+
+_SKIP = "\0skip"
+
+
+def _event_target(event: str, args: tuple[Any, ...]) -> str | None:
+    """The host a network event names (_SKIP for loopback), None for events without one."""
+    if event == "socket.connect":
+        address = args[1] if len(args) > 1 else None
+        if not isinstance(address, tuple) or not address:
+            return _SKIP  # AF_UNIX and friends: not the network
+        host = address[0]
+    elif event in ("socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr"):
+        host = args[0] if args else None
+    else:
+        return None
+    if isinstance(host, bytes):
+        host = host.decode("ascii", "replace")
+    text = "" if host is None else str(host).lower()
+    if not text or text.startswith(_LOOPBACK) or text.endswith(".localhost"):
+        return _SKIP
+    return text[:MAX_NAME]
+
+
+# --- mechanisms ------------------------------------------------------------------------------
+
+
+class Wrappers:
+    """3.10-3.11: each target replaced by a wrapper that records its caller, so calls to
+    anything else cost nothing (sys.setprofile sees every call: 1.4x on a 1,000-test module).
+    Module attributes are rebound; datetime's class methods are set in the type's own dict
+    (read through gc, then PyType_Modified); os.environ gets a subclass whose __getitem__
+    records. Each wrapper calls the original, so time-machine's shift still reaches it."""
+
+    name = "wrappers"
+
+    def __init__(self, auditor: Auditor) -> None:
+        self.auditor = auditor
+        for module, attribute, api in auditor.catalog.attrs:
+            setattr(module, attribute, self._wrap(getattr(module, attribute), api))
+        for owner, name in ((datetime.datetime, "now"), (datetime.datetime, "utcnow")):
+            self._class_method(owner, name)
+        self._class_method(datetime.date, "today")
+        _audit_environ(auditor)
+
+    def _wrap(self, real: Callable[..., Any], api: str) -> Callable[..., Any]:
+        auditor = self.auditor
+
+        @functools.wraps(real)
+        def audited(*args: Any, **kwargs: Any) -> Any:
+            if auditor.test is not None:
+                auditor.record(api, None, sys._getframe(1), 0)
+            return real(*args, **kwargs)
+
+        return audited
+
+    def _class_method(self, owner: type, name: str) -> None:
+        auditor, real = self.auditor, owner.__dict__[name]
+
+        def audited(cls: type, *args: Any, **kwargs: Any) -> Any:
+            if auditor.test is not None:
+                prefix = "datetime" if issubclass(cls, datetime.datetime) else "date"
+                auditor.record(f"{prefix}.{name}()", None, sys._getframe(1), 0)
+            return real.__get__(None, cls)(*args, **kwargs)
+
+        audited.__name__ = audited.__qualname__ = name
+        audited.__doc__ = real.__doc__
+        gc.get_referents(owner.__dict__)[0][name] = classmethod(audited)
+        ctypes.pythonapi.PyType_Modified(ctypes.py_object(owner))
+
+
+def _audit_environ(auditor: Auditor) -> None:
+    environ_class = type(os.environ)
+
+    class AuditedEnviron(environ_class):  # type: ignore[misc, valid-type]
+        def __getitem__(self, key: Any) -> Any:
+            if auditor.test is not None:
+                auditor.environ_read(key, sys._getframe(1))
+            return super().__getitem__(key)
+
+    AuditedEnviron.__name__ = AuditedEnviron.__qualname__ = environ_class.__name__
+    os.environ.__class__ = AuditedEnviron
+
+
+class Monitoring:
+    """sys.monitoring (3.12+): call sites that are not targets are disabled after one event."""
+
+    name = "sys.monitoring"
+
+    def __init__(self, auditor: Auditor, tool: int) -> None:
+        monitoring: Any = getattr(sys, "monitoring")  # noqa: B009 - absent before 3.12
+        self.monitoring, self.tool, self.auditor = monitoring, tool, auditor
+        catalog, disable = auditor.catalog, monitoring.DISABLE
+        environ_code = type(os.environ).__getitem__.__code__
+
+        def on_call(code: CodeType, offset: int, target: object, arg0: object) -> Any:
+            api = catalog.api_of(target)
+            if api is None or auditor.kind(code.co_filename)[0] != _TARGET:
+                return disable
+            auditor.record(api, None, sys._getframe(1), 0)
+            return None
+
+        def on_start(code: CodeType, offset: int) -> Any:
+            frame = sys._getframe(1)
+            if code is environ_code and frame.f_locals.get("self") is os.environ:
+                auditor.environ_read(frame.f_locals.get("key"), frame.f_back)
+            return None
+
+        monitoring.use_tool_id(tool, "entropy-gate audit")
+        monitoring.register_callback(tool, monitoring.events.CALL, on_call)
+        monitoring.register_callback(tool, monitoring.events.PY_START, on_start)
+        monitoring.set_local_events(tool, environ_code, monitoring.events.PY_START)
+        monitoring.set_events(tool, monitoring.events.CALL)
+
+
+def _mechanism(auditor: Auditor) -> Wrappers | Monitoring:
+    monitoring = getattr(sys, "monitoring", None)
+    if monitoring is not None:
+        for tool in (4, 3, monitoring.PROFILER_ID):
+            if monitoring.get_tool(tool) is None:
+                return Monitoring(auditor, tool)
+    return Wrappers(auditor)
+
+
+# --- the pytest side -------------------------------------------------------------------------
+
+_auditor: Auditor | None = None
+
+
+def _load() -> None:
+    global _auditor  # noqa: PLW0603
+    path = os.environ.pop(AUDIT_ENV, None)  # children of the tests do not inherit it
+    if not path:
+        return
+    with open(path, encoding="utf-8") as handle:
+        config = json.load(handle)
+    auditor = Auditor(config)
+    auditor.mechanism = f"{_mechanism(auditor).name} + sys.addaudithook"
+    sys.addaudithook(auditor.audit_event)
+    _auditor = auditor
+
+
+def pytest_runtest_logstart(nodeid: str) -> None:
+    """A test's setup, call and teardown (its fixtures too) run between logstart and logfinish:
+    two plain hooks per test are cheaper than wrapping each phase."""
+    if _auditor is not None:
+        _auditor.test = nodeid
+
+
+def pytest_runtest_logfinish() -> None:
+    if _auditor is not None:
+        _auditor.test = None
+
+
+def pytest_sessionfinish() -> None:
+    if _auditor is None:
+        return
+    part = _auditor.out + ".part"
+    with open(part, "w", encoding="utf-8") as handle:
+        json.dump(_auditor.report(), handle)
+    os.replace(part, _auditor.out)
+
+
+_load()
