@@ -16,7 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from entropy_action import baseline, compare, git, reports, runner, scan
+from entropy_action import baseline, compare, crossrun, git, reports, runner, scan, strength
 from entropy_action.errors import ExitCode, GateError
 from entropy_action.verdict import FAILING, Evidence, Verdict, classify
 
@@ -55,22 +55,36 @@ def run_gate(settings: GateSettings) -> GateResult:
     settings.progress("scanning the property module for silenced entropy…")
     scanned = scan.scan(check)
     runs = _run_hosts(settings, check, out)
+    strong = _strength(settings, check, scanned, out)
     constraints = (check.base or check.head).manifest.constraints
     verdict = compare.evaluate(
         out / "host-a",
         out / "host-b",
         loaded=check.head,
         pin_diff=check.diff,
-        findings=scanned.findings,
+        findings=(*scanned.findings, *strong.findings),
         runtime_findings=scan.runtime_rule(scanned, runs.base_cases),
         strict_baseline=constraints.strict_baseline,
         require_host_b=constraints.require_host_b,
         invalid=runs.errors,
-        notes=[f"silencing scan incomplete: {error}" for error in scanned.errors],
+        notes=[f"silencing scan incomplete: {error}" for error in scanned.errors]
+        + list(strong.notes),
         base_a=runs.base_a,
         base_b=runs.base_b,
     )
     return GateResult(verdict, check, out, check.notes + scanned.notes + runs.notes)
+
+
+def _strength(
+    settings: GateSettings, check: baseline.PinCheck, scanned: scan.ScanResult, out: Path
+) -> strength.Strength:
+    """Property strength (strength.py), after the hosts ran; off with `--no-base-run`."""
+    if not settings.base_run:
+        return strength.Strength()
+    host = crossrun.HostSettings(
+        settings.environ, settings.namespaces, _labelled(settings.progress, "strength")
+    )
+    return strength.measure(check, scanned, host, out)
 
 
 def _unreadable_head(check: baseline.PinCheck) -> Verdict:
