@@ -41,6 +41,7 @@ class Plan:
     root: Path
     module: str  # repository-relative, at the head
     base_module: bytes
+    head_module: bytes = b""
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ def plan(check: PinCheck) -> Plan | None:
         head_bytes = None
     if base_bytes is None or base_bytes == head_bytes:
         return None
-    return Plan(check.root, module, base_bytes)
+    return Plan(check.root, module, base_bytes, head_bytes or b"")
 
 
 def run(the_plan: Plan, check: PinCheck, host: HostSettings, out: Path) -> Path:

@@ -72,6 +72,7 @@ def run_gate(settings: GateSettings) -> GateResult:
         base_a=runs.base_a,
         base_b=runs.base_b,
     )
+    verdict = strong.annotate(verdict)
     return GateResult(verdict, check, out, check.notes + scanned.notes + runs.notes)
 
 
@@ -84,7 +85,7 @@ def _strength(
     host = crossrun.HostSettings(
         settings.environ, settings.namespaces, _labelled(settings.progress, "strength")
     )
-    return strength.measure(check, scanned, host, out)
+    return strength.measure_strength(check, scanned, host, out)
 
 
 def _unreadable_head(check: baseline.PinCheck) -> Verdict:

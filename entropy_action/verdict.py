@@ -13,6 +13,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from entropy_action.findings import Finding
+from entropy_action.mutation.score import MutationScore
 from entropy_action.pins import PinChange
 
 Classification = Literal[
@@ -109,6 +110,9 @@ class Verdict(BaseModel):
     tests: list[TestResult]
     errors: list[str] = Field(
         default_factory=list, description="Collection errors and other host errors, verbatim"
+    )
+    mutation: MutationScore | None = Field(
+        None, description="Mutation strength at the base and at the head (None: not measured)"
     )
 
 

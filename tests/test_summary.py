@@ -250,6 +250,7 @@ def test_the_json_is_the_verdict_model_and_reads_back_equal():
         "reasons",
         "tests",
         "errors",
+        "mutation",
     ]
 
 
