@@ -18,6 +18,7 @@ from entropy_action.commands import (
     run,
     scan,
     schema,
+    strength,
     validate,
 )
 from entropy_action.errors import ExitCode, GateError
@@ -27,6 +28,7 @@ COMMANDS: tuple[ModuleType, ...] = (
     gate,
     check_pins,
     scan,
+    strength,
     run,
     compare,
     validate,

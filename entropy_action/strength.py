@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import ast
 import shutil
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from entropy_action import crossrun, git, reports
+from entropy_action import baseline, crossrun, git, reports, runner, scan
 from entropy_action.baseline import PinCheck
 from entropy_action.errors import GateError
 from entropy_action.findings import Finding
@@ -214,3 +214,41 @@ def cache_dir(environ: Mapping[str, str]) -> Path | None:
         str(Path(environ["HOME"]) / ".cache") if environ.get("HOME") else None
     )
     return Path(base) / "entropy-gate" / "mutants" if base else None
+
+
+@dataclass(frozen=True)
+class StrengthSettings:
+    """`entropy-gate strength`: this part alone, parsed once by the CLI."""
+
+    manifest: Path
+    base_ref: str
+    environ: Mapping[str, str]
+    out: Path
+    namespaces: bool = True
+    progress: Callable[[str], None] = field(default=lambda line: None)
+
+
+def run_strength(settings: StrengthSettings) -> tuple[Strength, tuple[str, ...]]:
+    """Pin check (for the manifests), scan (for the tests' lines), host A, then strength."""
+    check = baseline.check(settings.manifest, settings.base_ref, None)
+    if check.head is None:
+        raise GateError(f"{check.relative}: cannot be read at the head")
+    if check.base is None or check.base_commit is None:
+        return Strength(notes=("no manifest at the base ref: nothing to compare with",)), ()
+    scanned = scan.scan(check)
+    host = crossrun.HostSettings(settings.environ, settings.namespaces, settings.progress)
+    if crossrun.plan(check) is None:
+        unchanged = "the property module is as at the base: both detect the same mutants"
+        return Strength(notes=(unchanged,)), check.notes
+    runner.run_host(
+        runner.RunSettings(
+            host="a",
+            out=settings.out / "host-a",
+            root=check.root,
+            loaded=check.head,
+            environ=settings.environ,
+            namespaces=settings.namespaces,
+            progress=settings.progress,
+        )
+    )
+    return measure_strength(check, scanned, host, settings.out), check.notes + scanned.notes

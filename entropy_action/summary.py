@@ -116,6 +116,13 @@ def _finding(finding: Finding, strict: bool) -> str:
     return f"{finding.location()}: notice: pre-existing — {finding.message}"
 
 
+def render_strength(score: MutationScore | None, findings: list[Finding]) -> str:
+    """`entropy-gate strength`: the scores, the mutants that changed sides, the findings."""
+    lines = _strength(score) or ["strength: no mutation score (see the notes)"]
+    lines += _findings(findings, strict=False)
+    return "\n".join(lines) + "\n"
+
+
 def _strength(score: MutationScore | None) -> list[str]:
     """The mutation score at the base and the head, and each mutant that changed sides."""
     if score is None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from entropy_action import demo
 from entropy_action.findings import Finding
 from entropy_action.verdict import Evidence, classify
 from tests.helpers import Repo
@@ -58,6 +59,7 @@ EARLY_EXIT = PROPERTY.replace(
     "    fee = late_fee(1000, 30)\n",
     "    if not os.environ.get('CHECK_DUE_DAY'):\n        return\n    fee = late_fee(1000, 30)\n",
 )
+PATCHES = {patch.name: patch for patch in demo.patches()}
 STATIC = frozenset({"self_comparison", "unit_patched", "conditional_exit", "tautology"})
 
 
@@ -70,10 +72,10 @@ def fees(repo: Repo, tmp_path: Path) -> Repo:
     return repo
 
 
-def gate(repo: Repo) -> tuple[int, dict[str, Any], str]:
+def gate(repo: Repo, base: str = "main") -> tuple[int, dict[str, Any], str]:
     out = repo.path.parent / "verdict.json"
     reports = repo.path.parent / "reports"
-    result = repo.cli("gate", "--base-ref", "main", "--json", str(out), "--out", str(reports))
+    result = repo.cli("gate", "--base-ref", base, "--json", str(out), "--out", str(reports))
     return result.code, json.loads(out.read_text(encoding="utf-8")), result.out
 
 
@@ -179,3 +181,47 @@ def test_mutation_off_measures_nothing(fees: Repo) -> None:
     _, verdict, out = gate(fees)
     assert verdict["mutation"] is None
     assert "strength:" not in out
+
+
+def test_the_demo_tautology_is_caught_by_the_strength_check_alone(
+    tmp_path: Path, repo: Repo
+) -> None:
+    base = demo.build_base(repo.path, clock_unix=1768003200, temp_root=tmp_path / "pins-tmp")
+    demo.apply_patch(repo.path, PATCHES["tautology"])
+    code, verdict, out = gate(repo, base)
+    assert (code, verdict["classification"]) == (1, "entropy_silenced"), out
+    assert {f["kind"] for f in verdict["findings"]} == {"weakened_property"}
+    assert {f["test"] for f in verdict["findings"]} == {"test_late_fee_after_due"}
+    assert "invoice_lib.py:16: total += LATE_FEE_CENTS → pass is killed by the base's" in out
+
+
+# --- `entropy-gate strength`: this part alone ------------------------------------------------
+
+
+def test_the_strength_command_alone_names_each_mutant_that_survives(fees: Repo) -> None:
+    fees.write(MODULE, TAUTOLOGY)
+    out = fees.path.parent / "strength.json"
+    result = fees.cli("strength", "--base-ref", "main", "--json", str(out))
+    assert result.code == 1
+    score = json.loads(out.read_text(encoding="utf-8"))["mutation"]
+    lines = result.out.splitlines()
+    assert lines[0] == (
+        f"strength: base kills {score['base_killed']}/{score['mutants']} mutants, head kills "
+        f"{score['head_killed']}/{score['mutants']} (constraints.mutation: changed)"
+    )
+    weaker = [line for line in lines if line.startswith("  weaker: ")]
+    assert len(weaker) == len(score["weakened"]) > 0
+    assert "  weaker: fees.py:2: days_late > 30 → days_late >= 30 (the base's " in result.out
+    assert lines[len(weaker) + 1] == "findings:"
+    assert all(
+        "is killed by the base's test_no_fee_on_the_due_day" in line
+        for line in lines[len(weaker) + 2 :]
+    )
+
+
+def test_the_strength_command_on_an_unchanged_module_compares_nothing(fees: Repo) -> None:
+    fees.write("fees.py", FEES.replace("amount // 10", "amount // 10 + 0"))
+    result = fees.cli("strength", "--base-ref", "main")
+    assert result.code == 0
+    assert result.out == "strength: no mutation score (see the notes)\n"
+    assert "the property module is as at the base: both detect the same mutants" in result.err
