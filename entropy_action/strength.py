@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import shutil
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,9 +58,11 @@ def measure_strength(
     cross_run: bool = True,
 ) -> Strength:
     """The strength checks of the working tree against the base ref, after host A ran into
-    `out/host-a`."""
-    cross = _cross_run(check, scanned, host, out) if cross_run else Strength()
-    mutated = _mutation(check, scanned, host, out)
+    `out/host-a`. The two parts run side by side."""
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="strength") as pool:
+        crossing = pool.submit(_cross_run, check, scanned, host, out) if cross_run else None
+        mutated = _mutation(check, scanned, host, out)
+        cross = crossing.result() if crossing is not None else Strength()
     return Strength(
         (*cross.findings, *mutated.findings), (*cross.notes, *mutated.notes), mutated.score
     )

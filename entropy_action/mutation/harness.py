@@ -19,6 +19,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Literal
 
 from entropy_action import isolate, observed, runner, temproot
 from entropy_action.errors import GateError
@@ -68,6 +69,65 @@ class Workspace:
         env.update({k: str(tmp) for k in ("TMPDIR", "TEMP", "TMP") if k in self.env})
         timed_out = _execute(argv, self.tree, env, timeout, self.scratch / "pytest.log")
         return _read(report, timed_out)
+
+    def run_mutants(
+        self, batch: Sequence[tuple[str, str, str, str, list[str]]], timeout: float, budget: float
+    ) -> dict[str, Outcome | None]:
+        """(id, path, function, source, selection) each in a forked child of one session;
+        per id its outcome, None when it could not be applied (run it alone), absent when
+        the budget ran out first."""
+        results = self.scratch / "mutants"
+        shutil.rmtree(results, ignore_errors=True)
+        results.mkdir()
+        config = self.scratch / "probe-config.json"
+        spec = [
+            {"id": i, "path": p, "function": f, "source": s, "select": sel}
+            for i, p, f, s, sel in batch
+        ]
+        config.write_text(
+            json.dumps(
+                {
+                    "root": str(self.tree),
+                    "mutants": spec,
+                    "timeout": timeout,
+                    "budget": budget,
+                    "results_dir": str(results),
+                }
+            ),
+            encoding="utf-8",
+        )
+        selection = list(dict.fromkeys(n for *_, sel in batch for n in sel))
+        argv = [self.python, "-m", "pytest", *selection, *self.options]
+        env = {**self.env, PROBE_ENV: str(config)}
+        tmp = self.scratch / "tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        env.update({k: str(tmp) for k in ("TMPDIR", "TEMP", "TMP") if k in self.env})
+        backstop = budget + timeout + 60
+        _execute(argv, self.tree, env, backstop, self.scratch / "pytest.log")
+        found = {i: _mutant_result(results / f"{i}.json") for i, *_ in batch}
+        return {i: result for i, result in found.items() if result is not False}
+
+
+def _mutant_result(path: Path) -> Outcome | Literal[False] | None:
+    """The child's result; None: not applied; False: no result (not run)."""
+    try:
+        if path.stat().st_size > MAX_REPORT:
+            return False
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return False
+    if not isinstance(data, dict):
+        return False
+    if not data.get("applied"):
+        return None
+    raw = data.get("outcomes")
+    outcomes = {
+        str(k): v
+        for k, v in (raw.items() if isinstance(raw, dict) else ())
+        if v in ("passed", "failed", "error", "skipped")
+    }
+    return Outcome(outcomes, {}, bool(data.get("timed_out")))
 
 
 def base_path(head_module: str) -> str:

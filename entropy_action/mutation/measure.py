@@ -15,9 +15,12 @@ Six classic operators on `ast` (operators.py) are small enough to test exhaustiv
 The steps: one run of both modules on the unmutated head code, traced (which production
 functions each test calls, via the probe); the functions to mutate (`changed`: those the
 patch touched or its changed tests reach; `all`: every one reached); the mutants, drawn with
-`rng_seed`; one run per mutant of the tests that reach its function, both modules in one
-process, on as many workers as there are cores, each mutant stopped at its time budget and
-remembered per (mutant, modules, tests) digest.
+`rng_seed`; for each, the tests that reach its function, both modules side by side: one
+pytest session per core collects them once and runs each mutant in a forked child (the
+probe), which a process of its own replaces where the fork cannot apply the mutant; each
+mutant stopped at its time budget and remembered per (mutant, modules, tests) digest.
+Starting pytest costs about a second here; forking costs milliseconds, which is what keeps
+the step under the gate's own time on the demo (bench/bench_strength.py).
 """
 
 from __future__ import annotations
@@ -104,36 +107,91 @@ def measure(
     if not mutants:
         return Measured(notes=("mutation: no function to mutate",), seconds=_since(started))
     progress(f"mutation: {len(mutants)} mutant(s) on {workers} worker(s)…")
-    spaces: queue.Queue[Workspace] = queue.Queue()
-    spaces.put(first)
-    for index in range(1, min(workers, len(mutants))):
-        spaces.put(make_workspace(Path(str(index))))
+    plans = [(m, _selection(m, baseline, passing)) for m in mutants]
+    spaces = [first, *(make_workspace(Path(str(i))) for i in range(1, min(workers, len(plans))))]
     timeout = max(MIN_MUTANT_SECONDS, MUTANT_FACTOR * unmutated)
-    deadline = started + inputs.budget.seconds
-
-    def one(mutant: Mutant) -> Result | None:
-        if time.monotonic() > deadline:
-            return None
-        space = spaces.get()
-        try:
-            return _run_mutant(space, mutant, baseline, passing, timeout, inputs)
-        finally:
-            spaces.put(space)
-
-    with ThreadPoolExecutor(max_workers=spaces.qsize(), thread_name_prefix="mutant") as pool:
-        done = list(pool.map(one, mutants))
-    results = tuple(r for r in done if r is not None)
+    found = _outcomes(plans, spaces, timeout, started + inputs.budget.seconds, inputs)
+    results = tuple(
+        _result(mutant, selection, found[index], passing)
+        for index, (mutant, selection) in enumerate(plans)
+        if index in found
+    )
     notes: list[str] = []
-    skipped = len(done) - len(results)
+    skipped = len(plans) - len(results)
     if skipped:
         notes.append(
-            f"mutation: {skipped} of {len(mutants)} mutant(s) not run within "
+            f"mutation: {skipped} of {len(plans)} mutant(s) not run within "
             f"time_budget_seconds={inputs.budget.seconds:g}"
         )
     timed = sum(r.timed_out for r in results)
     if timed:
         notes.append(f"mutation: {timed} mutant(s) stopped at their time budget, not counted")
     return Measured(results, tuple(notes), skipped, _since(started))
+
+
+Plan = tuple[Mutant, list[str]]
+
+
+def _outcomes(
+    plans: Sequence[Plan],
+    spaces: Sequence[Workspace],
+    timeout: float,
+    deadline: float,
+    inputs: Inputs,
+) -> dict[int, Outcome]:
+    """Each mutant's outcome: from the cache, else from a forked child in one session per
+    worker, else (the fork could not apply it) from a process of its own. A mutant left
+    out by the time budget has none."""
+    found: dict[int, Outcome] = {}
+    todo: list[int] = []
+    for index, (mutant, selection) in enumerate(plans):
+        cached = _cached(inputs.cache, _key(mutant, selection, inputs)) if selection else None
+        if not selection:
+            found[index] = Outcome({}, {})
+        elif cached is not None:
+            found[index] = cached
+        else:
+            todo.append(index)
+    alone: list[int] = [] if hasattr(os, "fork") else list(todo)
+    batches = [todo[w :: len(spaces)] for w in range(len(spaces))] if not alone else []
+
+    def batch(space: Workspace, indexes: list[int]) -> dict[str, Outcome | None]:
+        spec = [(str(i), *_spec(plans[i])) for i in indexes]
+        left = deadline - time.monotonic()
+        return space.run_mutants(spec, timeout, left) if spec and left > 0 else {}
+
+    with ThreadPoolExecutor(max_workers=len(spaces), thread_name_prefix="mutants") as pool:
+        for got in pool.map(batch, spaces, batches):
+            for key, outcome in got.items():
+                if outcome is None:
+                    alone.append(int(key))
+                else:
+                    found[int(key)] = outcome
+        free: queue.Queue[Workspace] = queue.Queue()
+        for space in spaces:
+            free.put(space)
+
+        def one(index: int) -> tuple[int, Outcome] | None:
+            if time.monotonic() > deadline:
+                return None
+            space = free.get()
+            try:
+                return index, _execute(space, *plans[index], timeout)
+            finally:
+                free.put(space)
+
+        for done in pool.map(one, alone):
+            if done is not None:
+                found[done[0]] = done[1]
+    for index in todo:
+        if index in found:
+            _store(inputs.cache, _key(*plans[index], inputs=inputs), found[index])
+    return found
+
+
+def _spec(plan: Plan) -> tuple[str, str, str, list[str]]:
+    mutant, selection = plan
+    return mutant.path, mutant.function, mutant.source, selection
 
 
 def _since(started: float) -> float:
@@ -230,16 +288,10 @@ def _bodies(source: bytes) -> dict[str, str]:
     return out
 
 
-def _run_mutant(
-    space: Workspace,
-    mutant: Mutant,
-    baseline: Outcome,
-    passing: dict[str, list[str]],
-    timeout: float,
-    inputs: Inputs,
-) -> Result:
+def _selection(mutant: Mutant, baseline: Outcome, passing: dict[str, list[str]]) -> list[str]:
+    """The tests, passing unmutated, that called the mutated function."""
     first, end = mutant.span
-    selection = [
+    return [
         nodeid
         for nodeid in (*passing["head"], *passing["base"])
         if any(
@@ -247,13 +299,13 @@ def _run_mutant(
             for path, line in baseline.reached.get(nodeid, [])
         )
     ]
-    if not selection:
-        return Result(mutant, (), ())
-    key = _key(mutant, inputs, selection)
-    cached = _cached(inputs.cache, key)
-    outcome = cached if cached is not None else _execute(space, mutant, selection, timeout)
-    if cached is None:
-        _store(inputs.cache, key, outcome)
+
+
+def _result(
+    mutant: Mutant, selection: list[str], outcome: Outcome, passing: dict[str, list[str]]
+) -> Result:
+    if outcome.timed_out:
+        return Result(mutant, (), (), timed_out=True)
     killers = {
         which: tuple(
             dict.fromkeys(
@@ -264,8 +316,6 @@ def _run_mutant(
         )
         for which in ("base", "head")
     }
-    if outcome.timed_out:
-        return Result(mutant, (), (), timed_out=True)
     return Result(mutant, killers["base"], killers["head"])
 
 
@@ -281,7 +331,7 @@ def _execute(space: Workspace, mutant: Mutant, selection: list[str], timeout: fl
         shutil.rmtree(target.parent / "__pycache__", ignore_errors=True)
 
 
-def _key(mutant: Mutant, inputs: Inputs, selection: Sequence[str]) -> str:
+def _key(mutant: Mutant, selection: Sequence[str], inputs: Inputs) -> str:
     digest = hashlib.sha256()
     for part in (
         mutant.digest,

@@ -1,5 +1,6 @@
 """Inside the test process of a mutation run: each test's outcome, and (when asked) which
-functions of the watched production files each test called. Standard library only.
+functions of the watched production files each test called; or, given mutants, each mutant
+run in a forked child of the collected session. Standard library (and pytest) only.
 
 Loaded with `-p entropy_gate_probe` from a private directory; configured by the JSON file
 named in ENTROPY_GATE_PROBE: {"report": PATH, "root": DIR, "watch": [FILE, ...]}. An empty
@@ -7,15 +8,30 @@ named in ENTROPY_GATE_PROBE: {"report": PATH, "root": DIR, "watch": [FILE, ...]}
 Python >= 3.12, other code disabled after its first event) or, before 3.12, a `sys.settrace`
 function that answers call events only and never traces lines — both far cheaper than line
 coverage. The report is data for the gate, which reads it with limits.
+
+With `mutants` ([{id, path, function, source, select}], and `timeout`), the session's run
+loop is replaced: for each mutant a forked child swaps the mutated function's code into the
+live function object (`__code__`, so every module that imported it sees it), runs the
+selected tests with pytest's own protocol and writes `results_dir/ID.json`; the parent kills
+a child that outlives `timeout`. One start-up of Python and pytest serves every mutant, and
+no mutant's side effects reach the next. Without `os.fork`, or when a function cannot be
+swapped (a property, a closure), the child says so and the gate runs that mutant in a
+process of its own.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import threading
+import time
+import types
+import warnings
 from typing import Any
+
+from _pytest.runner import runtestprotocol
 
 CONFIG_ENV = "ENTROPY_GATE_PROBE"
 RANK = {"passed": 0, "skipped": 1, "error": 2, "failed": 3}
@@ -103,3 +119,119 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
     reached = {test: sorted(found) for test, found in _reached.items()}
     with open(report, "w", encoding="utf-8") as handle:
         json.dump({"outcomes": _outcomes, "reached": reached}, handle)
+
+
+# --- mutants in forked children -------------------------------------------------------------
+
+
+def pytest_runtestloop(session: Any) -> Any:
+    mutants = _config.get("mutants")
+    if not mutants or not hasattr(os, "fork"):
+        return None
+    items = {item.nodeid: item for item in session.items}
+    folder = _config["results_dir"]
+    stop = time.monotonic() + float(_config.get("budget", 3600))
+    for mutant in mutants:
+        if time.monotonic() > stop:
+            break  # the rest were left out by the time budget: no result file
+        result = _forked(mutant, items, float(_config.get("timeout", 30)))
+        with open(os.path.join(folder, f"{mutant['id']}.json"), "w", encoding="utf-8") as out:
+            json.dump(result, out)
+    return True
+
+
+def _forked(mutant: dict[str, Any], items: dict[str, Any], timeout: float) -> dict[str, Any]:
+    read, write = os.pipe()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "multi-threaded, fork() may deadlock" (3.12)
+        pid = os.fork()
+    if pid == 0:  # the child: never returns
+        os.close(read)
+        try:
+            data = json.dumps(_run_mutant(mutant, items)).encode()
+        except BaseException as exc:  # the child reports, whatever happened
+            data = json.dumps({"applied": False, "why": repr(exc)[:200]}).encode()
+        with os.fdopen(write, "wb") as pipe:
+            pipe.write(data)
+        os._exit(0)
+    os.close(write)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.005)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(read)
+        return {"applied": True, "timed_out": True, "outcomes": {}}
+    with os.fdopen(read, "rb") as pipe:
+        raw = pipe.read()
+    try:
+        return dict(json.loads(raw))
+    except ValueError:
+        return {"applied": False, "why": "no result from the child"}
+
+
+def _run_mutant(mutant: dict[str, Any], items: dict[str, Any]) -> dict[str, Any]:
+    why = _swap(mutant)
+    if why:
+        return {"applied": False, "why": why}
+    outcomes: dict[str, str] = {}
+    for nodeid in mutant["select"]:
+        item = items.get(nodeid)
+        if item is None:
+            continue
+        for report in runtestprotocol(item, nextitem=None, log=False):
+            outcome: str = report.outcome
+            if report.when != "call" and outcome == "failed":
+                outcome = "error"
+            elif report.when != "call" and outcome == "passed":
+                continue
+            known = outcomes.get(nodeid)
+            if known is None or RANK.get(outcome, 3) > RANK.get(known, 3):
+                outcomes[nodeid] = outcome
+    return {"applied": True, "timed_out": False, "outcomes": outcomes}
+
+
+def _swap(mutant: dict[str, Any]) -> str:
+    """Put the mutated code into the live function; an empty string, or why not."""
+    filename = os.path.realpath(os.path.join(_config.get("root", ""), mutant["path"]))
+    module = next(
+        (
+            m
+            for m in list(sys.modules.values())
+            if os.path.realpath(str(getattr(m, "__file__", "") or "")) == filename
+        ),
+        None,
+    )
+    if module is None:
+        return "the module is not imported"
+    parts = mutant["function"].split(".")
+    owner: Any = module
+    path = [parts[0]]
+    if len(parts) > 1 and isinstance(getattr(module, parts[0], None), type):
+        owner, path = getattr(module, parts[0]), parts[:2]
+    if len(path) < len(parts):
+        return "a nested function (its closure may have been made already)"
+    live = vars(owner).get(path[-1])
+    live = getattr(live, "__func__", live)  # staticmethod, classmethod
+    for _ in range(10):  # through functools.wraps decorators to the function itself
+        if isinstance(live, types.FunctionType) and live.__code__.co_name == path[-1]:
+            break
+        live = getattr(live, "__wrapped__", None)
+    if not isinstance(live, types.FunctionType) or live.__code__.co_name != path[-1]:
+        return "not a plain function"
+    code: Any = compile(mutant["source"], filename, "exec")
+    for name in path:
+        code = next(
+            (c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == name),
+            None,
+        )
+        if code is None:
+            return "the mutated code has no such function"
+    if code.co_freevars != live.__code__.co_freevars:
+        return "a closure"
+    live.__code__ = code
+    return ""
