@@ -112,6 +112,14 @@ def test_files_that_do_not_parse_and_functions_not_asked_for_give_nothing() -> N
 
 
 def test_functions_names_methods_and_spans_with_decorators() -> None:
-    source = "class A:\n    @staticmethod\n    def f():\n        def g():\n            pass\n"
-    assert functions(source) == [(3, 2, 5, "A.f"), (4, 4, 5, "A.f.g")]
+    source = (
+        "class A:\n    @staticmethod\n    def f():\n        def g():\n            pass\n"
+        "if True:\n    def h():\n        try:\n            def i(): pass\n        finally: pass\n"
+    )
+    assert functions(source) == [
+        (3, 2, 5, "A.f"),
+        (4, 4, 5, "A.f.g"),
+        (7, 7, 10, "h"),
+        (9, 9, 9, "h.i"),
+    ]
     assert functions("def (") == []

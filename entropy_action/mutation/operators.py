@@ -128,17 +128,19 @@ def functions(text: str) -> list[tuple[int, int, int, str]]:
         return []
     out: list[tuple[int, int, int, str]] = []
 
-    def visit(body: list[ast.stmt], prefix: str) -> None:
-        for stmt in body:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                first = min([stmt.lineno, *(d.lineno for d in stmt.decorator_list)])
-                end = stmt.end_lineno or stmt.lineno
-                out.append((stmt.lineno, first, end, prefix + stmt.name))
-                visit(stmt.body, f"{prefix}{stmt.name}.")
-            elif isinstance(stmt, ast.ClassDef):
-                visit(stmt.body, f"{prefix}{stmt.name}.")
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):  # defs under if/try/with count too
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([child.lineno, *(d.lineno for d in child.decorator_list)])
+                end = child.end_lineno or child.lineno
+                out.append((child.lineno, first, end, prefix + child.name))
+                visit(child, f"{prefix}{child.name}.")
+            elif isinstance(child, ast.ClassDef):
+                visit(child, f"{prefix}{child.name}.")
+            elif isinstance(child, ast.stmt):
+                visit(child, prefix)
 
-    visit(tree.body, "")
+    visit(tree, "")
     return out
 
 
