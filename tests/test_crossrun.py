@@ -51,7 +51,7 @@ def test_fee_after_the_due_day():
 """
 
 # The issue's three weakening patches, each a rewrite of the failing property.
-TAUTOLOGY = PROPERTY.replace("assert fee == 0", "assert late_fee(1000, 30) == late_fee(1000, 30)")
+TAUTOLOGY = PROPERTY.replace("assert fee == 0", "assert len(str(fee)) == len(str(fee))")
 OWN_COPY = PROPERTY.replace(
     "def test_no_fee_on_the_due_day():\n",
     "def test_no_fee_on_the_due_day(monkeypatch):\n"

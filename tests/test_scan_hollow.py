@@ -101,14 +101,15 @@ def test_unittest_assert_equal_and_an_ordering_of_a_call_with_itself(repo: Repo)
 
         class TestTotal(unittest.TestCase):
             def test_total(self):
-                self.assertEqual(total_for([1]), total_for([1]))
-                assert total_for([2]) >= total_for([2])
+                amounts = [1]
+                self.assertEqual(total_for(amounts), total_for(amounts))
+                assert total_for(amounts) >= total_for(amounts)
         """,
     )
     found = kinds(repo)
     assert [(k, n) for k, n, _ in found if k == "self_comparison"] == [
-        ("self_comparison", 8),
         ("self_comparison", 9),
+        ("self_comparison", 10),
     ]
 
 
@@ -136,6 +137,42 @@ def test_real_comparisons_two_computations_and_rebound_names_stay_quiet(repo: Re
             assert [total_for(amounts)] == expected
             assert total_for(amounts) == total_for(amounts[::-1])
         """,
+    )
+    assert kinds(repo) == []
+
+
+def test_two_objects_built_alike_are_an_equality_test_not_a_self_comparison(
+    repo: Repo,
+) -> None:
+    setup(repo)
+    write(
+        repo,
+        tests__properties__test_invoice_dot_py=DATES
+        + """
+
+class Money:
+    def __init__(self, cents):
+        self.cents = cents
+
+    def __eq__(self, other):
+        return self.cents == other.cents
+
+    def __hash__(self):
+        return hash(self.cents)
+
+
+def test_equality():
+    assert Money(1) == Money(1)
+    assert hash(Money(1)) == hash(Money(1))
+    assert total_for([1, 2]) == total_for([1, 2])
+
+
+class TestMoney:
+    make = staticmethod(Money)
+
+    def test_same_cents(self):
+        assert self.make(1) == self.make(1)
+""",
     )
     assert kinds(repo) == []
 

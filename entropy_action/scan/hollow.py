@@ -2,8 +2,9 @@
 
 - `self_comparison`: an assertion whose two sides are the same expression once local
   aliases are substituted, calls included (`assert len(dates) == len(dates)`,
-  `expected = total; assert total == expected`). Without calls and aliases it is a
-  `tautology` (weakening.py), not counted twice.
+  `expected = total; assert total == expected`), over a value the test holds. Without
+  calls and aliases it is a `tautology` (weakening.py), not counted twice; two objects
+  built alike (`assert C(1) == C(1)`, an equality test) are not a finding.
 - `unit_patched`: a test replaces the unit it tests — a production function or class its
   property module calls — with `monkeypatch.setattr`, `mock.patch`, or an assignment
   (`invoice_lib.total_for = ...`, `global total_for`), so it checks its own copy. Patching
@@ -156,12 +157,30 @@ def _sides(node: ast.AST) -> tuple[ast.expr, ast.expr] | None:
 
 
 def _self_comparison(node: ast.AST, aliases: dict[str, ast.expr]) -> str | None:
-    """How the assertion reads, when its two sides are the same value; else None."""
+    """How the assertion reads, when its two sides are the same value; else None.
+
+    The value must be one the test holds (a variable read outside call position, directly
+    or through an alias): `C(1) == C(1)` and `hash(C(1)) == hash(C(1))` build two objects
+    and check their equality, which is what a library's equality tests do."""
     sides = _sides(node)
     if sides is None or _plain_same(*sides):
         return None
     left, right = sides
-    return short(node) if _normal(left, aliases) == _normal(right, aliases) else None
+    if _normal(left, aliases) != _normal(right, aliases):
+        return None
+    return short(node) if _reads_a_value(left) or _reads_a_value(right) else None
+
+
+def _reads_a_value(expr: ast.expr) -> bool:
+    """Whether `expr` reads a variable other than in the function it calls (`self.make(1)`
+    builds a value as `make(1)` does)."""
+    callees = {
+        id(part) for n in ast.walk(expr) if isinstance(n, ast.Call) for part in ast.walk(n.func)
+    }
+    return any(
+        isinstance(n, ast.Name) and id(n) not in callees and n.id not in ("None", "True", "False")
+        for n in ast.walk(expr)
+    )
 
 
 # --- the unit under test patched --------------------------------------------------------
