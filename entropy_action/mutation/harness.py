@@ -220,7 +220,7 @@ def _read(report: Path, timed_out: bool) -> Outcome:
     reached_raw = data.get("reached") if isinstance(data, dict) else None
     outcomes = {
         str(k): v
-        for k, v in (outcomes_raw or {}).items()
+        for k, v in (outcomes_raw.items() if isinstance(outcomes_raw, dict) else ())
         if isinstance(v, str) and v in ("passed", "failed", "error", "skipped")
     }
     reached: dict[str, list[tuple[str, int]]] = {}
