@@ -191,3 +191,16 @@ def test_parametrized_cases_make_one_finding_per_test_and_classes_keep_their_nam
     found = judge(head, base, DEFINED)
     assert [(f.test, f.line) for f in found] == [("test_a", 3), ("TestB::test_b", 9)]
     assert "(assert 'x' == 'y')" in found[1].message
+
+
+def test_a_property_rewritten_to_pass_beside_one_still_failing_is_a_masked_defect(
+    fees: Repo,
+) -> None:
+    fees.write("fees.py", FEES_DEFECT.replace("amount // 10", "amount // 11"))
+    fees.write(MODULE, TAUTOLOGY)
+    code, verdict, out = gate(fees)
+    assert (code, verdict["classification"]) == (1, "masked_defect"), out
+    assert (verdict["host_a"], verdict["host_b"]) == ("fail", "fail")
+    assert changed_to_pass(verdict) == [("test_no_fee_on_the_due_day", 7)]
+    (finding,) = [f for f in verdict["findings"] if f["kind"] == "test_changed_to_pass"]
+    assert "(assert 90 == 0)" in finding["message"]
