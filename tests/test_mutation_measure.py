@@ -113,7 +113,7 @@ def test_every_kind_of_function_is_mutated_in_place_and_a_hanging_mutant_is_left
     by = {r.mutant.describe(): r for r in measured.results}
     assert by["prod.py:14: x * 2 → x / 2"].head_killers == ("test_double",)
     assert by["prod.py:19: 3 → 4"].base_killers == ("test_box",)
-    # a nested function runs in a process of its own (its closure is made at import here)
+    # a nested function: swapped in its outer function and in the wrapper made at import
     assert by["prod.py:30: x + 2 → x - 2"].head_killers == ("test_inner",)
     assert by["prod.py:7: f(*args) → None"].head_killers == ("test_double",)
     # `n -= 1` turned into `n += 1` or deleted never ends: stopped, not counted

@@ -71,18 +71,21 @@ class Workspace:
         return _read(report, timed_out)
 
     def run_mutants(
-        self, batch: Sequence[tuple[str, str, str, str, list[str]]], timeout: float, budget: float
+        self,
+        batch: Sequence[tuple[str, str, str, int, str, list[str]]],
+        timeout: float,
+        budget: float,
     ) -> dict[str, Outcome | None]:
-        """(id, path, function, source, selection) each in a forked child of one session;
-        per id its outcome, None when it could not be applied (run it alone), absent when
-        the budget ran out first."""
+        """(id, path, function, first line, source, selection) each in a forked child of one
+        session; per id its outcome, None when it could not be applied (run it alone),
+        absent when the budget ran out first."""
         results = self.scratch / "mutants"
         shutil.rmtree(results, ignore_errors=True)
         results.mkdir()
         config = self.scratch / "probe-config.json"
         spec = [
-            {"id": i, "path": p, "function": f, "source": s, "select": sel}
-            for i, p, f, s, sel in batch
+            {"id": i, "path": p, "function": f, "first": first, "source": s, "select": sel}
+            for i, p, f, first, s, sel in batch
         ]
         config.write_text(
             json.dumps(

@@ -189,9 +189,9 @@ def _outcomes(
     return found
 
 
-def _spec(plan: Plan) -> tuple[str, str, str, list[str]]:
+def _spec(plan: Plan) -> tuple[str, str, int, str, list[str]]:
     mutant, selection = plan
-    return mutant.path, mutant.function, mutant.source, selection
+    return mutant.path, mutant.function, mutant.span[0], mutant.source, selection
 
 
 def _since(started: float) -> float:

@@ -16,13 +16,16 @@ loop is replaced: for each mutant a forked child swaps the mutated function's co
 live function object (`__code__`, so every module that imported it sees it), runs the
 selected tests with pytest's own protocol and writes `results_dir/ID.json`; the parent kills
 a child that outlives `timeout`. One start-up of Python and pytest serves every mutant, and
-no mutant's side effects reach the next. Without `os.fork`, or when a function cannot be
-swapped (a property, a closure), the child says so and the gate runs that mutant in a
-process of its own.
+no mutant's side effects reach the next. A nested function is swapped in its outer function
+(for closures made from now on) and in every live function made from it already (a
+decorator's wrapper made at import). Without `os.fork`, or when a function cannot be
+swapped (a property), the child says so and the gate runs that mutant in a process of its
+own.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -227,8 +230,6 @@ def _swap(mutant: dict[str, Any]) -> str:
     path = [parts[0]]
     if len(parts) > 1 and isinstance(getattr(module, parts[0], None), type):
         owner, path = getattr(module, parts[0]), parts[:2]
-    if len(path) < len(parts):
-        return "a nested function (its closure may have been made already)"
     live = vars(owner).get(path[-1])
     live = getattr(live, "__func__", live)  # staticmethod, classmethod
     for _ in range(10):  # through functools.wraps decorators to the function itself
@@ -237,15 +238,40 @@ def _swap(mutant: dict[str, Any]) -> str:
         live = getattr(live, "__wrapped__", None)
     if not isinstance(live, types.FunctionType) or live.__code__.co_name != path[-1]:
         return "not a plain function"
-    code: Any = compile(mutant["source"], filename, "exec")
-    for name in path:
+    code = _code_at(compile(mutant["source"], filename, "exec"), path)
+    if code is None or code.co_freevars != live.__code__.co_freevars:
+        return "the mutated code has no such function, or other free variables"
+    nested = parts[len(path) :]
+    first = int(mutant.get("first", 0))
+    old_inner = _code_at(live.__code__, nested, first) if nested else None
+    new_inner = _code_at(code, nested, first) if nested else None
+    if nested and (old_inner is None or new_inner is None):
+        return "the nested function is not found"
+    live.__code__ = code  # closures made from now on are mutated ...
+    if old_inner is not None and new_inner is not None:
+        for obj in gc.get_objects():  # ... and those made already (decorators at import)
+            if isinstance(obj, types.FunctionType) and obj.__code__ is old_inner:
+                if obj.__code__.co_freevars != new_inner.co_freevars:
+                    return "a closure with other free variables"
+                obj.__code__ = new_inner
+    return ""
+
+
+def _code_at(code: Any, names: list[str], first: int = 0) -> Any:
+    """The code object nested in `code` along `names` (co_consts), the last one starting at
+    line `first` when given (two branches of an `if` may define the same name), or None."""
+    for index, name in enumerate(names):
+        last = index == len(names) - 1
         code = next(
-            (c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == name),
+            (
+                c
+                for c in code.co_consts
+                if isinstance(c, types.CodeType)
+                and c.co_name == name
+                and not (last and first and c.co_firstlineno != first)
+            ),
             None,
         )
         if code is None:
-            return "the mutated code has no such function"
-    if code.co_freevars != live.__code__.co_freevars:
-        return "a closure"
-    live.__code__ = code
-    return ""
+            return None
+    return code
