@@ -123,7 +123,7 @@ def _mutation(
         return Strength(notes=(f"mutation: could not run ({line})",))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    score = score_of(measured, constraints.mutation)
+    score = score_of(measured, constraints.mutation) if measured.results else None
     return Strength(
         judge(measured.results, scanned.tests, head.manifest.module), measured.notes, score
     )

@@ -134,3 +134,22 @@ def test_the_budget_limits_the_mutants(
     repo, loaded = tree
     measured = run(repo, loaded, tmp_path / "few", max_mutants=3)
     assert len(measured.results) == 3
+
+
+def test_a_test_that_calls_too_often_stops_being_traced_and_may_reach_anything(
+    repo: Repo, tmp_path: Path
+) -> None:
+    repo.write("entropy.yaml", MANIFEST)
+    repo.write("prod.py", PROD + "\n\ndef naturals(n):\n    yield from range(n)\n")
+    busy = "from prod import double, naturals\n\n\ndef test_busy():\n"
+    busy += "    assert sum(double(x) for x in naturals(30_000)) > 0\n\n\n"
+    busy += "def test_quiet():\n    assert double(1) == 2\n"
+    repo.write("tests/test_prod.py", busy)
+    repo.commit("base")
+    loaded = manifest.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
+    space = harness.workspace(repo.path, loaded, busy.encode(), dict(os.environ), tmp_path / "w")
+    outcome = space.run([space.head_module], 120, ["prod.py"])
+    reached = outcome.reached
+    assert measure.SATURATED in reached["tests/test_prod.py::test_busy"]
+    # the decorator's wrapper (line 5) and double (first line 12, its decorator)
+    assert reached["tests/test_prod.py::test_quiet"] == [("prod.py", 5), ("prod.py", 12)]

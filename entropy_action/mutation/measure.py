@@ -45,6 +45,7 @@ SUPPORT_DIRS = frozenset({"test", "tests", "testing", "conftest"})
 SKIP_DIRS = frozenset({".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".nox"})
 MIN_MUTANT_SECONDS = 5.0
 MUTANT_FACTOR = 10.0  # a mutant may take this many times the unmutated run
+SATURATED = ("*", 0)  # the probe stopped tracing this test: it may reach anything
 
 
 @dataclass(frozen=True)
@@ -295,7 +296,7 @@ def _selection(mutant: Mutant, baseline: Outcome, passing: dict[str, list[str]])
         nodeid
         for nodeid in (*passing["head"], *passing["base"])
         if any(
-            path == mutant.path and first <= line <= end
+            (path == mutant.path and first <= line <= end) or (path, line) == SATURATED
             for path, line in baseline.reached.get(nodeid, [])
         )
     ]
