@@ -20,6 +20,7 @@ from entropy_action.commands import (
     run,
     scan,
     schema,
+    strength,
     validate,
     verdict,
 )
@@ -30,6 +31,7 @@ COMMANDS: tuple[ModuleType, ...] = (
     gate,
     check_pins,
     scan,
+    strength,
     run,
     compare,
     verdict,

@@ -21,6 +21,11 @@ FindingKind = Literal[
     "assertion_swallowed",  # AssertionError caught and discarded
     "not_executed",  # runtime: a property test skipped, deselected or absent on a host
     "live_entropy",  # runtime: code under test read a live source (audit; a warning by default)
+    "self_comparison",  # an assertion comparing a value with itself (calls, local aliases)
+    "unit_patched",  # a test replaces the production function it tests with its own copy
+    "conditional_exit",  # a test exits before its assertions on the env, platform or time
+    "test_changed_to_pass",  # the base's test fails on the head's code, the head's passes
+    "weakened_property",  # a mutant the base's module kills survives the head's module
 ]
 
 

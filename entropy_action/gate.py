@@ -20,12 +20,14 @@ from entropy_action import (
     attribution,
     baseline,
     compare,
+    crossrun,
     evidence_cache,
     git,
     inputs,
     reports,
     runner,
     scan,
+    strength,
 )
 from entropy_action.errors import ExitCode, GateError
 from entropy_action.host import HOST_JSON, HostInfo
@@ -69,22 +71,25 @@ def run_gate(settings: GateSettings) -> GateResult:
     settings.progress("scanning the property module for silenced entropy…")
     scanned = scan.scan(check)
     runs = _run_hosts(settings, check, out)
+    strong = _strength(settings, check, scanned, out)
     constraints = (check.base or check.head).manifest.constraints
     verdict = compare.evaluate(
         out / "host-a",
         runs.host_b or out / "host-b",
         loaded=check.head,
         pin_diff=check.diff,
-        findings=scanned.findings,
+        findings=(*scanned.findings, *strong.findings),
         runtime_findings=scan.runtime_rule(scanned, runs.base_cases),
         strict_baseline=constraints.strict_baseline,
         require_host_b=constraints.require_host_b,
         invalid=runs.errors,
-        notes=[f"silencing scan incomplete: {error}" for error in scanned.errors],
+        notes=[f"silencing scan incomplete: {error}" for error in scanned.errors]
+        + list(strong.notes),
         base_a=runs.base_a,
         base_b=runs.base_b,
         forbid_live_entropy=constraints.forbid_live_entropy,
     )  # (evaluate reads host A and B, and the base runs only where _run_hosts did not)
+    verdict = strong.annotate(verdict)
     verdict = _attribute(settings, check, out, verdict)
     verdict = with_inputs(verdict, check, out)
     return GateResult(verdict, check, out, check.notes + scanned.notes + runs.notes)
@@ -121,6 +126,18 @@ def _attribute(
         verdict, rerun, scrubbed, attribution.dimensions(settings.python)
     )
     return attribution.with_attribution(verdict, coupled)
+
+
+def _strength(
+    settings: GateSettings, check: baseline.PinCheck, scanned: scan.ScanResult, out: Path
+) -> strength.Strength:
+    """Property strength (strength.py), after the hosts ran; off with `--no-base-run`."""
+    if not settings.base_run:
+        return strength.Strength()
+    host = crossrun.HostSettings(
+        settings.environ, settings.namespaces, _labelled(settings.progress, "strength")
+    )
+    return strength.measure_strength(check, scanned, host, out)
 
 
 def _unreadable_head(check: baseline.PinCheck) -> Verdict:

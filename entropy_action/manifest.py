@@ -203,6 +203,15 @@ class Constraints(BaseModel):
         description="A live read of clock, RNG, network, temp dir or unpinned environment that "
         "the patch introduced in code under test rejects (by default a warning).",
     )
+    mutation: Literal["off", "changed", "all"] = Field(
+        "changed",
+        description="Mutation strength, base vs head: off; changed (functions the patch "
+        "touched or its changed tests reach); all (every function the property reaches).",
+    )
+    max_mutants: int = Field(40, ge=1, le=10_000, description="At most this many mutants.")
+    time_budget_seconds: int = Field(
+        300, ge=1, le=86_400, description="The mutation step stops starting mutants after this."
+    )
 
     @field_validator("forbid_skip_markers")
     @classmethod

@@ -119,6 +119,7 @@ def diff(
             )
     _diff_pins(base, head, add)
     _diff_constraints(base, head, add)
+    _diff_budget(base, head, add)
     if old_m.run.pytest_args != new_m.run.pytest_args:
         add(
             "changed",
@@ -241,3 +242,29 @@ def _diff_constraints(base: LoadedManifest, head: LoadedManifest, add: _Add) -> 
                 f"constraint tightened: {flag} turned from false to true",
                 rejects=False,
             )
+
+
+MUTATION_RANK = {"off": 0, "changed": 1, "all": 2}
+
+
+def _diff_budget(base: LoadedManifest, head: LoadedManifest, add: _Add) -> None:
+    """The mutation budget: a lower mode, fewer mutants or less time is a weakening."""
+    old_c, new_c = base.manifest.constraints, head.manifest.constraints
+    for key in ("mutation", "max_mutants", "time_budget_seconds"):
+        old, new = getattr(old_c, key), getattr(new_c, key)
+        if old == new:
+            continue
+        lower = _budget_rank(key, new) < _budget_rank(key, old)
+        add(
+            "weakened" if lower else "added",
+            f"constraints.{key}",
+            old,
+            new,
+            head.line_of("constraints", key),
+            f"constraint {'weakened' if lower else 'tightened'}: {key} {_show(old)} → {_show(new)}",
+            rejects=lower,
+        )
+
+
+def _budget_rank(key: str, value: Any) -> int:
+    return MUTATION_RANK[value] if key == "mutation" else int(value)

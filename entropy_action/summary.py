@@ -9,6 +9,7 @@ import shlex
 from typing import Literal
 
 from entropy_action.findings import Finding
+from entropy_action.mutation.score import MutationScore
 from entropy_action.verdict import FAILING, TestResult, Verdict
 
 MAX_SHOWN_MESSAGE = 160  # characters of a test's message on its summary line
@@ -31,6 +32,7 @@ def render_text(verdict: Verdict) -> str:
         _tests(verdict.tests, verdict.findings),
         _pin_changes(verdict),
         _findings(verdict.findings, verdict.strict_baseline),
+        _strength(verdict.mutation),
         _bullets("reasons", verdict.reasons),
         _errors(verdict.errors),
     ]
@@ -142,6 +144,29 @@ def _finding(finding: Finding, strict: bool) -> str:
     if strict:
         return f"{finding.location()}: pre-existing, counts (strict_baseline) — {finding.message}"
     return f"{finding.location()}: notice: pre-existing — {finding.message}"
+
+
+def render_strength(score: MutationScore | None, findings: list[Finding]) -> str:
+    """`entropy-gate strength`: the scores, the mutants that changed sides, the findings."""
+    lines = _strength(score) or ["strength: no mutation score (see the notes)"]
+    lines += _findings(findings, strict=False)
+    return "\n".join(lines) + "\n"
+
+
+def _strength(score: MutationScore | None) -> list[str]:
+    """The mutation score at the base and the head, and each mutant that changed sides."""
+    if score is None:
+        return []
+    lines = [f"strength: {score.render()} (constraints.mutation: {score.mode})"]
+    if score.not_counted:
+        lines[0] += f"; {score.not_counted} not counted"
+    for mutant in score.weakened:
+        lines.append(f"  weaker: {mutant.mutant} (the base's {mutant.test} killed it)")
+    for mutant in score.strengthened:
+        lines.append(f"  stronger: {mutant.mutant} (the head's {mutant.test} kills it)")
+    if score.strengthened and not score.weakened:
+        lines.append("  the property is stronger at the head")
+    return lines
 
 
 def _bullets(title: str, items: list[str]) -> list[str]:

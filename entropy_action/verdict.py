@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from entropy_action import live_entropy
 from entropy_action.findings import Finding
+from entropy_action.mutation.score import MutationScore
 from entropy_action.pins import PinChange
 
 Classification = Literal[
@@ -151,6 +152,9 @@ class Verdict(BaseModel):
         description="What an env_coupled outcome follows, found by re-running the disagreeing "
         "tests on host B with one perturbation left out: clock, env:NAME, env, network, path, "
         "python",
+    )
+    mutation: MutationScore | None = Field(
+        None, description="Mutation strength at the base and at the head (None: not measured)"
     )
 
 

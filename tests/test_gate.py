@@ -59,7 +59,7 @@ def test_without_namespaces_host_b_still_differs_and_says_how(
     ) in result.err
 
 
-def test_the_demo_prints_all_seven_rows_matching(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_demo_prints_all_eight_rows_matching(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["demo"])
     out = capsys.readouterr().out
     assert code == 0
@@ -80,7 +80,8 @@ def test_the_demo_prints_all_seven_rows_matching(capsys: pytest.CaptureFixture[s
         "reseed        pin_mutation          pin_mutation          ok\n"
         "frozen-clock  entropy_silenced      entropy_silenced      ok\n"
         "skip-defect   masked_defect         masked_defect         ok\n"
-        "7 of 7 rows match\n"
+        "tautology     entropy_silenced      entropy_silenced      ok\n"
+        "8 of 8 rows match\n"
     )
 
 
@@ -88,7 +89,7 @@ def test_an_unknown_demo_patch_is_named(capsys: pytest.CaptureFixture[str]) -> N
     assert main(["demo", "--patch", "nope"]) == 2
     assert capsys.readouterr().err.endswith(
         "demo: no patch named 'nope' (one of: honest-fix, off-by-one, live-clock, leaked-env, "
-        "reseed, frozen-clock, skip-defect)\n"
+        "reseed, frozen-clock, skip-defect, tautology)\n"
     )
 
 

@@ -6,7 +6,15 @@ from collections import Counter
 from dataclasses import dataclass
 
 from entropy_action.findings import Finding
-from entropy_action.scan import config, markers, patching, skipcalls, tampering, weakening
+from entropy_action.scan import (
+    config,
+    hollow,
+    markers,
+    patching,
+    skipcalls,
+    tampering,
+    weakening,
+)
 from entropy_action.scan.collect import Collector, PropertyTest
 from entropy_action.scan.model import Context, Hit, Rules, module_functions
 from entropy_action.scan.names import ModuleIndex
@@ -51,6 +59,7 @@ def analyze(tree: Tree, module_path: str, rules: Rules) -> Analysis:
         *tampering.find(ctx),
         *patching.find(ctx),
         *weakening.find(ctx, shadowed),
+        *hollow.find(ctx),
     ]
     tests = tuple(DefinedTest(t.name, module_path, t.func.node.lineno) for t in ctx.tests)
     fatal = {module_path, *scope.conftests()}

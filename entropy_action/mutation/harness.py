@@ -1,0 +1,237 @@
+"""Where mutants run: copies of the head's tree with the base's module beside the head's, one
+per worker, and lean pytest processes under the pins that report through the probe.
+
+A run is `python -m pytest HEAD_MODULE BASE_MODULE [node ids]` in one copy, with the pinned
+environment (TZ, LANG, seed, clock, `env`, cassette, PYTHONHASHSEED) and the manifest's
+`run.pytest_args`; a pinned `temp_root` becomes a fresh private directory per worker (two
+runs never share one). Both modules run in one process, so a mutant costs one start-up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+from entropy_action import isolate, observed, runner, temproot
+from entropy_action.errors import GateError
+from entropy_action.manifest import LoadedManifest
+
+PROBE_MODULE = "entropy_gate_probe"
+PROBE_ENV = "ENTROPY_GATE_PROBE"
+MAX_REPORT = 8 << 20
+DROPPED = (*runner.DROPPED_ON_A, runner.PLUGIN_ENV, PROBE_ENV)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one run reported: outcome per node id and, when traced, functions per test."""
+
+    outcomes: dict[str, str]
+    reached: dict[str, list[tuple[str, int]]]
+    timed_out: bool = False
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """One worker's copy of the tree, and how to start pytest in it."""
+
+    tree: Path
+    head_module: str
+    base_module: str
+    env: dict[str, str]
+    options: tuple[str, ...]
+    python: str
+    scratch: Path
+
+    def run(self, selection: Sequence[str], timeout: float, watch: Sequence[str] = ()) -> Outcome:
+        """pytest on `selection` (node ids or the two modules), the probe watching `watch`."""
+        report = self.scratch / "probe.json"
+        report.unlink(missing_ok=True)
+        config = self.scratch / "probe-config.json"
+        config.write_text(
+            json.dumps({"report": str(report), "root": str(self.tree), "watch": list(watch)}),
+            encoding="utf-8",
+        )
+        tmp = self.scratch / "tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        argv = [self.python, "-m", "pytest", *selection, *self.options]
+        env = {**self.env, PROBE_ENV: str(config)}
+        env.update({k: str(tmp) for k in ("TMPDIR", "TEMP", "TMP") if k in self.env})
+        timed_out = _execute(argv, self.tree, env, timeout, self.scratch / "pytest.log")
+        return _read(report, timed_out)
+
+    def run_mutants(
+        self,
+        batch: Sequence[tuple[str, str, str, int, str, list[str]]],
+        timeout: float,
+        budget: float,
+    ) -> dict[str, Outcome | None]:
+        """(id, path, function, first line, source, selection) each in a forked child of one
+        session; per id its outcome, None when it could not be applied (run it alone),
+        absent when the budget ran out first."""
+        results = self.scratch / "mutants"
+        shutil.rmtree(results, ignore_errors=True)
+        results.mkdir()
+        config = self.scratch / "probe-config.json"
+        spec = [
+            {"id": i, "path": p, "function": f, "first": first, "source": s, "select": sel}
+            for i, p, f, first, s, sel in batch
+        ]
+        config.write_text(
+            json.dumps(
+                {
+                    "root": str(self.tree),
+                    "mutants": spec,
+                    "timeout": timeout,
+                    "budget": budget,
+                    "results_dir": str(results),
+                }
+            ),
+            encoding="utf-8",
+        )
+        selection = list(dict.fromkeys(n for *_, sel in batch for n in sel))
+        argv = [self.python, "-m", "pytest", *selection, *self.options]
+        env = {**self.env, PROBE_ENV: str(config)}
+        tmp = self.scratch / "tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        env.update({k: str(tmp) for k in ("TMPDIR", "TEMP", "TMP") if k in self.env})
+        backstop = budget + timeout + 60
+        _execute(argv, self.tree, env, backstop, self.scratch / "pytest.log")
+        found = {i: _mutant_result(results / f"{i}.json") for i, *_ in batch}
+        return {i: result for i, result in found.items() if result is not False}
+
+
+def _mutant_result(path: Path) -> Outcome | Literal[False] | None:
+    """The child's result; None: not applied; False: no result (not run)."""
+    try:
+        if path.stat().st_size > MAX_REPORT:
+            return False
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return False
+    if not isinstance(data, dict):
+        return False
+    if not data.get("applied"):
+        return None
+    raw = data.get("outcomes")
+    outcomes = {
+        str(k): v
+        for k, v in (raw.items() if isinstance(raw, dict) else ())
+        if v in ("passed", "failed", "error", "skipped")
+    }
+    return Outcome(outcomes, {}, bool(data.get("timed_out")))
+
+
+def base_path(head_module: str) -> str:
+    """Where the base's module sits in a workspace: beside the head's, under another name."""
+    pure = PurePosixPath(head_module)
+    return str(pure.with_name(f"{pure.stem}_entropy_base{pure.suffix}"))
+
+
+def workspace(
+    root: Path,
+    loaded: LoadedManifest,
+    base_module: bytes,
+    environ: Mapping[str, str],
+    scratch: Path,
+    exclude: tuple[Path, ...] = (),
+) -> Workspace:
+    """Copy the head's tree into `scratch`, the base's module beside the head's."""
+    manifest = loaded.manifest
+    tree = scratch / "tree"
+    isolate.copy_tree(root, tree, exclude=exclude)
+    base_module_path = base_path(manifest.module)
+    (tree / base_module_path).write_bytes(base_module)
+    probe_dir = scratch / "probe"
+    probe_dir.mkdir(exist_ok=True)
+    shutil.copyfile(Path(__file__).with_name("probe.py"), probe_dir / f"{PROBE_MODULE}.py")
+    pins = manifest.pins
+    cassette = str(tree / pins.cassette) if pins.cassette else None
+    temp = str(scratch / "tmp") if pins.temp_root else None
+    env = {k: v for k, v in environ.items() if k not in DROPPED}
+    env.update({name: value for _, name, value in observed.pinned_environ(pins, temp, cassette)})
+    old = env.get("PYTHONPATH")
+    env["PYTHONPATH"] = os.pathsep.join([str(probe_dir), *([old] if old else [])])
+    options = (
+        *manifest.run.pytest_args,
+        "-p",
+        PROBE_MODULE,
+        "-p",
+        "no:cacheprovider",
+        "--rootdir=.",
+        "-q",
+        "-o",
+        "console_output_style=classic",
+    )
+    return Workspace(
+        tree, manifest.module, base_module_path, env, options, runner.resolve_python(None), scratch
+    )
+
+
+def scratch_dir(loaded: LoadedManifest) -> Path:
+    parent = temproot.scratch_parent(loaded.manifest.pins.temp_root)
+    return Path(tempfile.mkdtemp(prefix="entropy-gate-mutants-", dir=parent))
+
+
+def _execute(argv: list[str], cwd: Path, env: dict[str, str], timeout: float, log: Path) -> bool:
+    """Run to the end (False) or kill the process group at the timeout (True)."""
+    with open(log, "wb") as out:
+        try:
+            proc = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise GateError(f"mutation run: cannot start {argv[0]}: {exc}") from None
+        try:
+            proc.wait(timeout=timeout)
+            return False
+        except subprocess.TimeoutExpired:
+            return True
+        finally:
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+def _read(report: Path, timed_out: bool) -> Outcome:
+    """The probe's report, as untrusted data: size-capped, every field type-checked."""
+    try:
+        if report.stat().st_size > MAX_REPORT:
+            return Outcome({}, {}, timed_out)
+        data = json.loads(report.read_bytes())
+    except (OSError, ValueError):
+        return Outcome({}, {}, timed_out)
+    outcomes_raw = data.get("outcomes") if isinstance(data, dict) else None
+    reached_raw = data.get("reached") if isinstance(data, dict) else None
+    outcomes = {
+        str(k): v
+        for k, v in (outcomes_raw.items() if isinstance(outcomes_raw, dict) else ())
+        if isinstance(v, str) and v in ("passed", "failed", "error", "skipped")
+    }
+    reached: dict[str, list[tuple[str, int]]] = {}
+    for test, found in (reached_raw or {}).items() if isinstance(reached_raw, dict) else ():
+        if isinstance(found, list):
+            reached[str(test)] = [
+                (str(item[0]), item[1])
+                for item in found
+                if isinstance(item, list) and len(item) == 2 and isinstance(item[1], int)
+            ]
+    return Outcome(outcomes, reached, timed_out)

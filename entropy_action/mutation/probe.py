@@ -1,0 +1,288 @@
+"""Inside the test process of a mutation run: each test's outcome, and (when asked) which
+functions of the watched production files each test called; or, given mutants, each mutant
+run in a forked child of the collected session. Standard library (and pytest) only.
+
+Loaded with `-p entropy_gate_probe` from a private directory; configured by the JSON file
+named in ENTROPY_GATE_PROBE: {"report": PATH, "root": DIR, "watch": [FILE, ...]}. An empty
+`watch` records outcomes only. Function calls are seen through `sys.monitoring` (PY_START,
+Python >= 3.12, other code disabled after its first event) or, before 3.12, a `sys.settrace`
+function set only while a test runs, that answers call events and never traces lines. On
+attrs' test_validators.py (Python 3.11) the probe costs 1.02x bare pytest and coverage.py's
+line coverage of the same files 1.65x (bench/bench_probe.py, medians of 5). The report is
+data for the gate, which reads it with limits.
+
+With `mutants` ([{id, path, function, source, select}], and `timeout`), the session's run
+loop is replaced: for each mutant a forked child swaps the mutated function's code into the
+live function object (`__code__`, so every module that imported it sees it), runs the
+selected tests with pytest's own protocol and writes `results_dir/ID.json`; the parent kills
+a child that outlives `timeout`. One start-up of Python and pytest serves every mutant, and
+no mutant's side effects reach the next. A nested function is swapped in its outer function
+(for closures made from now on) and in every live function made from it already (a
+decorator's wrapper made at import). Without `os.fork`, or when a function cannot be
+swapped (a property), the child says so and the gate runs that mutant in a process of its
+own.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import signal
+import sys
+import threading
+import time
+import types
+import warnings
+from typing import Any
+
+from _pytest.runner import runtestprotocol
+
+CONFIG_ENV = "ENTROPY_GATE_PROBE"
+RANK = {"passed": 0, "skipped": 1, "error": 2, "failed": 3}
+TOOL_ID = 4  # sys.monitoring's tool ids 0-5; 4 is unassigned by the standard library
+# Call events traced per test before the tracer steps aside; the test then counts as reaching
+# every function (it runs against every mutant), so nothing it might kill is missed.
+MAX_EVENTS = 20_000
+SATURATED = ("*", 0)
+_events = [0]
+
+_config: dict[str, Any] = {}
+_watch: dict[str, str] = {}  # absolute file -> repository-relative path
+_current = [""]  # the running test's node id ("" while collecting)
+_reached: dict[str, set[tuple[str, int]]] = {}
+_outcomes: dict[str, str] = {}
+
+
+def _seen(filename: str, line: int) -> None:
+    relative = _watch.get(filename)
+    if relative is not None:
+        _reached.setdefault(_current[0], set()).add((relative, line))
+
+
+def _tracer(frame: Any, event: str, arg: Any) -> None:
+    if event == "call":
+        code = frame.f_code
+        _seen(code.co_filename, code.co_firstlineno)
+        _events[0] += 1
+        if _events[0] > MAX_EVENTS:  # iteration-heavy code: stop paying for every resume
+            _reached.setdefault(_current[0], set()).add(SATURATED)
+            sys.settrace(None)
+            threading.settrace(None)
+
+
+def _start_tracing() -> None:
+    """sys.monitoring for the whole run (3.12+: cheap, other code is disabled after its
+    first event); else nothing here — settrace runs only around each test (`_trace`)."""
+    monitoring = getattr(sys, "monitoring", None)
+    if monitoring is not None:
+        try:
+            monitoring.use_tool_id(TOOL_ID, "entropy-gate-probe")
+        except ValueError:
+            monitoring = None
+    if monitoring is not None:
+        disable = monitoring.DISABLE
+
+        def started(code: Any, offset: int) -> Any:
+            if code.co_filename not in _watch:
+                return disable
+            _seen(code.co_filename, code.co_firstlineno)
+            return None
+
+        monitoring.register_callback(TOOL_ID, monitoring.events.PY_START, started)
+        monitoring.set_events(TOOL_ID, monitoring.events.PY_START)
+        return
+    _settrace[0] = True
+
+
+_settrace = [False]  # trace each test with sys.settrace (no sys.monitoring)
+
+
+def _trace(on: bool) -> None:
+    _events[0] = 0
+    if _settrace[0]:
+        sys.settrace(_tracer if on else None)
+        threading.settrace(_tracer if on else None)
+
+
+def pytest_configure(config: Any) -> None:
+    path = os.environ.get(CONFIG_ENV)
+    if not path:
+        return
+    with open(path, encoding="utf-8") as handle:
+        _config.update(json.load(handle))
+    root = _config.get("root", "")
+    for relative in _config.get("watch", []):
+        _watch[os.path.realpath(os.path.join(root, relative))] = relative
+        _watch[os.path.join(root, relative)] = relative
+    if _watch:
+        _start_tracing()
+
+
+def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
+    _current[0] = nodeid
+    _trace(True)
+
+
+def pytest_runtest_logreport(report: Any) -> None:
+    outcome = report.outcome
+    if report.when != "call" and outcome == "failed":
+        outcome = "error"
+    elif report.when != "call" and outcome == "passed":
+        return
+    known = _outcomes.get(report.nodeid)
+    if known is None or RANK.get(outcome, 3) > RANK.get(known, 3):
+        _outcomes[report.nodeid] = outcome
+
+
+def pytest_runtest_logfinish(nodeid: str, location: Any) -> None:
+    _trace(False)
+    _current[0] = ""
+
+
+def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
+    report = _config.get("report")
+    if not report:
+        return
+    reached = {test: sorted(found) for test, found in _reached.items()}
+    with open(report, "w", encoding="utf-8") as handle:
+        json.dump({"outcomes": _outcomes, "reached": reached}, handle)
+
+
+# --- mutants in forked children -------------------------------------------------------------
+
+
+def pytest_runtestloop(session: Any) -> Any:
+    mutants = _config.get("mutants")
+    if not mutants or not hasattr(os, "fork"):
+        return None
+    items = {item.nodeid: item for item in session.items}
+    folder = _config["results_dir"]
+    stop = time.monotonic() + float(_config.get("budget", 3600))
+    for mutant in mutants:
+        if time.monotonic() > stop:
+            break  # the rest were left out by the time budget: no result file
+        result = _forked(mutant, items, float(_config.get("timeout", 30)))
+        with open(os.path.join(folder, f"{mutant['id']}.json"), "w", encoding="utf-8") as out:
+            json.dump(result, out)
+    return True
+
+
+def _forked(mutant: dict[str, Any], items: dict[str, Any], timeout: float) -> dict[str, Any]:
+    read, write = os.pipe()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "multi-threaded, fork() may deadlock" (3.12)
+        pid = os.fork()
+    if pid == 0:  # the child: never returns
+        os.close(read)
+        try:
+            data = json.dumps(_run_mutant(mutant, items)).encode()
+        except BaseException as exc:  # the child reports, whatever happened
+            data = json.dumps({"applied": False, "why": repr(exc)[:200]}).encode()
+        with os.fdopen(write, "wb") as pipe:
+            pipe.write(data)
+        os._exit(0)
+    os.close(write)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.005)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(read)
+        return {"applied": True, "timed_out": True, "outcomes": {}}
+    with os.fdopen(read, "rb") as pipe:
+        raw = pipe.read()
+    try:
+        return dict(json.loads(raw))
+    except ValueError:
+        return {"applied": False, "why": "no result from the child"}
+
+
+def _run_mutant(mutant: dict[str, Any], items: dict[str, Any]) -> dict[str, Any]:
+    why = _swap(mutant)
+    if why:
+        return {"applied": False, "why": why}
+    outcomes: dict[str, str] = {}
+    for nodeid in mutant["select"]:
+        item = items.get(nodeid)
+        if item is None:
+            continue
+        for report in runtestprotocol(item, nextitem=None, log=False):
+            outcome: str = report.outcome
+            if report.when != "call" and outcome == "failed":
+                outcome = "error"
+            elif report.when != "call" and outcome == "passed":
+                continue
+            known = outcomes.get(nodeid)
+            if known is None or RANK.get(outcome, 3) > RANK.get(known, 3):
+                outcomes[nodeid] = outcome
+    return {"applied": True, "timed_out": False, "outcomes": outcomes}
+
+
+def _swap(mutant: dict[str, Any]) -> str:
+    """Put the mutated code into the live function; an empty string, or why not."""
+    filename = os.path.realpath(os.path.join(_config.get("root", ""), mutant["path"]))
+    module = next(
+        (
+            m
+            for m in list(sys.modules.values())
+            if os.path.realpath(str(getattr(m, "__file__", "") or "")) == filename
+        ),
+        None,
+    )
+    if module is None:
+        return "the module is not imported"
+    parts = mutant["function"].split(".")
+    owner: Any = module
+    path = [parts[0]]
+    if len(parts) > 1 and isinstance(getattr(module, parts[0], None), type):
+        owner, path = getattr(module, parts[0]), parts[:2]
+    live = vars(owner).get(path[-1])
+    live = getattr(live, "__func__", live)  # staticmethod, classmethod
+    for _ in range(10):  # through functools.wraps decorators to the function itself
+        if isinstance(live, types.FunctionType) and live.__code__.co_name == path[-1]:
+            break
+        live = getattr(live, "__wrapped__", None)
+    if not isinstance(live, types.FunctionType) or live.__code__.co_name != path[-1]:
+        return "not a plain function"
+    code = _code_at(compile(mutant["source"], filename, "exec"), path)
+    if code is None or code.co_freevars != live.__code__.co_freevars:
+        return "the mutated code has no such function, or other free variables"
+    nested = parts[len(path) :]
+    first = int(mutant.get("first", 0))
+    old_inner = _code_at(live.__code__, nested, first) if nested else None
+    new_inner = _code_at(code, nested, first) if nested else None
+    if nested and (old_inner is None or new_inner is None):
+        return "the nested function is not found"
+    live.__code__ = code  # closures made from now on are mutated ...
+    if old_inner is not None and new_inner is not None:
+        for obj in gc.get_objects():  # ... and those made already (decorators at import)
+            if isinstance(obj, types.FunctionType) and obj.__code__ is old_inner:
+                if obj.__code__.co_freevars != new_inner.co_freevars:
+                    return "a closure with other free variables"
+                obj.__code__ = new_inner
+    return ""
+
+
+def _code_at(code: Any, names: list[str], first: int = 0) -> Any:
+    """The code object nested in `code` along `names` (co_consts), the last one starting at
+    line `first` when given (two branches of an `if` may define the same name), or None."""
+    for index, name in enumerate(names):
+        last = index == len(names) - 1
+        code = next(
+            (
+                c
+                for c in code.co_consts
+                if isinstance(c, types.CodeType)
+                and c.co_name == name
+                and not (last and first and c.co_firstlineno != first)
+            ),
+            None,
+        )
+        if code is None:
+            return None
+    return code
