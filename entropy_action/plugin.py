@@ -41,6 +41,7 @@ from typing import Any
 CONFIG_ENV = "ENTROPY_GATE_PLUGIN"
 SEED_OPTION = "--entropy-gate-seed"
 HYPOTHESIS_DIR_ENV = "HYPOTHESIS_STORAGE_DIRECTORY"
+SUBTESTS_PROPERTY = "entropy_subtests"  # junit.SUBTESTS
 ROOT_PLACEHOLDER = "<root>"  # reports.ROOT_PLACEHOLDER: ids pair across checkouts
 _LOOPBACK_NAMES = frozenset({"", "localhost", "localhost.localdomain", "ip6-localhost"})
 _INET = (socket.AF_INET, socket.AF_INET6)
@@ -48,6 +49,7 @@ _INET = (socket.AF_INET, socket.AF_INET6)
 _config: dict[str, Any] | None = None
 _state: dict[str, Any] = {}
 _written = False
+_subtests: dict[str, int] = {}  # node id: reports of its subtests so far
 
 
 def _load_config() -> dict[str, Any] | None:
@@ -273,6 +275,21 @@ def pytest_runtest_setup(item: Any) -> None:
     _seed_hypothesis(item.config, _Seeding.rng_seed)
     item.user_properties.append(("entropy_seed", seed))
     item.user_properties.append(("entropy_rng_seed", _Seeding.rng_seed))
+
+
+def pytest_runtest_logreport(report: Any) -> None:
+    """Count the reports of subtests (unittest's subTest, pytest's `subtests` fixture): pytest
+    counts each in the JUnit suite's `tests` but writes no testcase for a passing one."""
+    if _config is not None and type(report).__name__ == "SubtestReport":
+        _subtests[report.nodeid] = _subtests.get(report.nodeid, 0) + 1
+
+
+def pytest_runtest_teardown(item: Any) -> None:
+    """Note the test's subtest reports in its testcase (junit.SUBTESTS), for the reader's check
+    of the suite's counts; the teardown report carries the properties into the report."""
+    count = _subtests.pop(item.nodeid, 0)
+    if count:
+        item.user_properties.append((SUBTESTS_PROPERTY, count))
 
 
 # --- host B imports the code under test from its own copy -----------------------------------
