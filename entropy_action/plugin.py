@@ -169,8 +169,8 @@ def _patch_hostname(name: str) -> None:
 
 
 def _activate(config: dict[str, Any]) -> None:
-    if config.get("original") and config.get("tree"):
-        _copy_first(str(config["original"]), str(config["tree"]))
+    for original in _originals(config):
+        _copy_first(original, str(config["tree"]))
     if isinstance(config.get("rng_seed"), int):
         _private_hypothesis_dir(config.get("hypothesis_dir"))
     if config.get("block_network"):
@@ -323,7 +323,7 @@ class _CopyFirst:
 
     def _found_elsewhere(self, name: str, target: Any) -> Any:
         for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
+            if isinstance(finder, _CopyFirst) or not hasattr(finder, "find_spec"):
                 continue
             spec = finder.find_spec(name, None, target)
             if spec is not None:
@@ -331,15 +331,25 @@ class _CopyFirst:
         return None
 
 
+def _originals(config: dict[str, Any]) -> list[str]:
+    """The trees whose code this run must not import: host B's original checkout, and the
+    head checkout of a run of the base ref's module (which an editable install points at)."""
+    if not config.get("tree"):
+        return []
+    return [str(config[key]) for key in ("original", "checkout") if config.get(key)]
+
+
 def _copy_first(original: str, tree: str) -> None:
     sys.meta_path.insert(0, _CopyFirst(original, tree))
     _state["copy_first"] = True
 
 
-def imported_from(tree: str, original: str | None) -> dict[str, Any]:
+def imported_from(tree: str, original: str | None, *others: str) -> dict[str, Any]:
     """Where the project's modules were imported from: top-level name -> folder inside the
-    run's tree, and the files imported from the original checkout instead (host B)."""
-    tree, other = os.path.realpath(tree), os.path.realpath(original) if original else ""
+    run's tree, and the files imported from the original checkout instead (host B), or from
+    `others` (the head checkout, for a run of the base ref's module)."""
+    tree = os.path.realpath(tree)
+    elsewhere = [os.path.realpath(root) for root in (original, *others) if root]
     code: dict[str, str] = {}
     outside: list[str] = []
     for name, module in list(sys.modules.items()):
@@ -351,7 +361,7 @@ def imported_from(tree: str, original: str | None) -> dict[str, Any]:
             top = name.split(".", 1)[0]
             if top == name:
                 code.setdefault(top, os.path.dirname(path))
-        elif _inside(path, other):
+        elif any(_inside(path, root) for root in elsewhere):
             outside.append(path)
     return {"code": dict(sorted(code.items())[:100]), "outside": sorted(outside)[:100]}
 
@@ -359,7 +369,7 @@ def imported_from(tree: str, original: str | None) -> dict[str, Any]:
 def _write_imports() -> None:
     if _config is None or not _config.get("imports_report") or not _config.get("tree"):
         return
-    seen = imported_from(str(_config["tree"]), _config.get("original"))
+    seen = imported_from(str(_config["tree"]), None, *_originals(_config))
     with contextlib.suppress(OSError), open(_config["imports_report"], "w") as handle:
         json.dump(seen, handle)
 

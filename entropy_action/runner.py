@@ -61,6 +61,9 @@ class RunSettings:
     progress: Callable[[str], None] | None = None  # one-line status updates
     namespaces: bool = True  # False: never unshare (in-process network block, temp_root lock)
     timeout: float | None = None  # seconds; None: run.timeout_seconds, else DEFAULT_TIMEOUT
+    # a run of the base ref's module in a worktree: the head checkout, whose code (which an
+    # editable install points at) is imported from the same place in `root` instead
+    checkout: Path | None = None
 
 
 @dataclass
@@ -327,6 +330,7 @@ def _plugin_config(
         "hypothesis_dir": str(scratch / "hypothesis"),
         "tree": str(hostb.tree if hostb else settings.root.absolute()),
         "original": str(settings.root.absolute()) if hostb else None,
+        "checkout": str(settings.checkout.absolute()) if settings.checkout else None,
         "imports_report": str(scratch / IMPORTS_FILE),
     }
     path = scratch / "plugin.json"
