@@ -70,6 +70,9 @@ def base_run_key(
         "manifest_sha256": manifest_sha256,
         "host": host,
         "gate_version": __version__,
+        # the run imports the base's code, not the head's through an editable install:
+        # entries of runs made before that are never reused
+        "imports": "base-tree",
         "distributions_sha256": hashlib.sha256(distributions.encode("utf-8")).hexdigest(),
         **{name: str(value) for name, value in sorted(interpreter.items())},
     }

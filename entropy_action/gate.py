@@ -301,6 +301,7 @@ def _run_base(settings: GateSettings, check: baseline.PinCheck, out: Path, host:
                 namespaces=settings.namespaces,
                 progress=_labelled(settings.progress, f"base run on host {host.upper()}"),
                 timeout=settings.timeout,
+                checkout=check.root,  # the base's code, not the head's through an editable install
             )
         )
     finally:

@@ -30,6 +30,7 @@ T = TypeVar("T")
 Chunk = bytes | memoryview  # a piece of the document as read
 MAX_SUITE_DEPTH = 256  # testsuites nested deeper are no pytest report
 ROOTS = ("testsuites", "testsuite")
+SUBTESTS = "entropy_subtests"  # plugin.SUBTESTS_PROPERTY: subtest reports of a testcase
 COUNTED = {"failures": "failure", "errors": "error", "skipped": "skipped"}  # attribute: tag
 MISPLACED = "a <testcase> nested in another element than a <testsuite>; not a report pytest wrote"
 DTD_REFUSED = (
@@ -60,6 +61,7 @@ class _Suite(Generic[T]):
     # what its testcases show, against what the suite's attributes claim (see `check`)
     shown: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTED.values(), 0))
     unnamed: int = 0  # 1-based index of the first testcase without a name (0: none)
+    subtests: int = 0  # reports of subtests the plugin noted, counted in `tests` (see `check`)
 
     def output(self) -> list[T]:
         return [*self.cases, *(case for suite in self.nested for case in suite)]
@@ -70,17 +72,22 @@ class _Suite(Generic[T]):
             self.unnamed = len(self.cases) + 1
         if len(elem):
             shown = self.shown
-            for tag in {child.tag for child in elem}:
+            for child in elem:  # a testcase with failing subtests holds one <failure> each
+                tag = child.tag
                 if tag in shown:
                     shown[tag] += 1
+                elif tag == "properties":
+                    self.subtests += _subtests(child)
 
     def check(self, elem: Element) -> str | None:
         """What pytest never writes and a tampered report would: a testcase without a name,
         and counts that claim more tests, failures, errors or skips than the testcases show
-        (testcases removed)."""
+        (testcases removed). pytest counts each subtest's report in `tests` but writes no
+        element for a passing one: the plugin notes them in the property SUBTESTS."""
         if self.unnamed:
             return f"testcase #{self.unnamed} has no name attribute; not a report pytest wrote"
-        shown = {"tests": len(self.cases), **{a: self.shown[t] for a, t in COUNTED.items()}}
+        tests = len(self.cases) + self.subtests
+        shown = {"tests": tests, **{a: self.shown[t] for a, t in COUNTED.items()}}
         for attribute, count in shown.items():
             claimed = elem.get(attribute)
             if claimed is None or not claimed.isdigit():
@@ -93,6 +100,15 @@ class _Suite(Generic[T]):
                     "such testcases: testcases were removed; not a report pytest wrote"
                 )
         return None
+
+
+def _subtests(properties: Element) -> int:
+    """The number of subtest reports a testcase's <properties> note (0 when none)."""
+    for prop in properties:
+        if prop.get("name") == SUBTESTS:
+            value = prop.get("value") or ""
+            return int(value) if value.isdigit() and len(value) <= 9 else 0
+    return 0
 
 
 def read_cases(chunks: Iterable[Chunk], name: str, convert: Callable[[Element], T]) -> list[T]:

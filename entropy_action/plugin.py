@@ -41,6 +41,7 @@ from typing import Any
 CONFIG_ENV = "ENTROPY_GATE_PLUGIN"
 SEED_OPTION = "--entropy-gate-seed"
 HYPOTHESIS_DIR_ENV = "HYPOTHESIS_STORAGE_DIRECTORY"
+SUBTESTS_PROPERTY = "entropy_subtests"  # junit.SUBTESTS
 ROOT_PLACEHOLDER = "<root>"  # reports.ROOT_PLACEHOLDER: ids pair across checkouts
 _LOOPBACK_NAMES = frozenset({"", "localhost", "localhost.localdomain", "ip6-localhost"})
 _INET = (socket.AF_INET, socket.AF_INET6)
@@ -48,6 +49,7 @@ _INET = (socket.AF_INET, socket.AF_INET6)
 _config: dict[str, Any] | None = None
 _state: dict[str, Any] = {}
 _written = False
+_subtests: dict[str, int] = {}  # node id: reports of its subtests so far
 
 
 def _load_config() -> dict[str, Any] | None:
@@ -167,8 +169,8 @@ def _patch_hostname(name: str) -> None:
 
 
 def _activate(config: dict[str, Any]) -> None:
-    if config.get("original") and config.get("tree"):
-        _copy_first(str(config["original"]), str(config["tree"]))
+    for original in _originals(config):
+        _copy_first(original, str(config["tree"]))
     if isinstance(config.get("rng_seed"), int):
         _private_hypothesis_dir(config.get("hypothesis_dir"))
     if config.get("block_network"):
@@ -275,6 +277,21 @@ def pytest_runtest_setup(item: Any) -> None:
     item.user_properties.append(("entropy_rng_seed", _Seeding.rng_seed))
 
 
+def pytest_runtest_logreport(report: Any) -> None:
+    """Count the reports of subtests (unittest's subTest, pytest's `subtests` fixture): pytest
+    counts each in the JUnit suite's `tests` but writes no testcase for a passing one."""
+    if _config is not None and type(report).__name__ == "SubtestReport":
+        _subtests[report.nodeid] = _subtests.get(report.nodeid, 0) + 1
+
+
+def pytest_runtest_teardown(item: Any) -> None:
+    """Note the test's subtest reports in its testcase (junit.SUBTESTS), for the reader's check
+    of the suite's counts; the teardown report carries the properties into the report."""
+    count = _subtests.pop(item.nodeid, 0)
+    if count:
+        item.user_properties.append((SUBTESTS_PROPERTY, count))
+
+
 # --- host B imports the code under test from its own copy -----------------------------------
 
 
@@ -306,7 +323,7 @@ class _CopyFirst:
 
     def _found_elsewhere(self, name: str, target: Any) -> Any:
         for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
+            if isinstance(finder, _CopyFirst) or not hasattr(finder, "find_spec"):
                 continue
             spec = finder.find_spec(name, None, target)
             if spec is not None:
@@ -314,15 +331,25 @@ class _CopyFirst:
         return None
 
 
+def _originals(config: dict[str, Any]) -> list[str]:
+    """The trees whose code this run must not import: host B's original checkout, and the
+    head checkout of a run of the base ref's module (which an editable install points at)."""
+    if not config.get("tree"):
+        return []
+    return [str(config[key]) for key in ("original", "checkout") if config.get(key)]
+
+
 def _copy_first(original: str, tree: str) -> None:
     sys.meta_path.insert(0, _CopyFirst(original, tree))
     _state["copy_first"] = True
 
 
-def imported_from(tree: str, original: str | None) -> dict[str, Any]:
+def imported_from(tree: str, original: str | None, *others: str) -> dict[str, Any]:
     """Where the project's modules were imported from: top-level name -> folder inside the
-    run's tree, and the files imported from the original checkout instead (host B)."""
-    tree, other = os.path.realpath(tree), os.path.realpath(original) if original else ""
+    run's tree, and the files imported from the original checkout instead (host B), or from
+    `others` (the head checkout, for a run of the base ref's module)."""
+    tree = os.path.realpath(tree)
+    elsewhere = [os.path.realpath(root) for root in (original, *others) if root]
     code: dict[str, str] = {}
     outside: list[str] = []
     for name, module in list(sys.modules.items()):
@@ -334,7 +361,7 @@ def imported_from(tree: str, original: str | None) -> dict[str, Any]:
             top = name.split(".", 1)[0]
             if top == name:
                 code.setdefault(top, os.path.dirname(path))
-        elif _inside(path, other):
+        elif any(_inside(path, root) for root in elsewhere):
             outside.append(path)
     return {"code": dict(sorted(code.items())[:100]), "outside": sorted(outside)[:100]}
 
@@ -342,7 +369,7 @@ def imported_from(tree: str, original: str | None) -> dict[str, Any]:
 def _write_imports() -> None:
     if _config is None or not _config.get("imports_report") or not _config.get("tree"):
         return
-    seen = imported_from(str(_config["tree"]), _config.get("original"))
+    seen = imported_from(str(_config["tree"]), None, *_originals(_config))
     with contextlib.suppress(OSError), open(_config["imports_report"], "w") as handle:
         json.dump(seen, handle)
 

@@ -72,6 +72,9 @@ class RunSettings:
     revert: frozenset[str] = frozenset()  # host B perturbations left out (isolate.REVERTIBLE)
     keep_env: tuple[str, ...] = ()  # caller variables host B keeps (bisecting the environment)
     select: tuple[str, ...] = ()  # test ids to run instead of the whole module
+    # a run of the base ref's module in a worktree: the head checkout, whose code (which an
+    # editable install points at) is imported from the same place in `root` instead
+    checkout: Path | None = None
 
 
 @dataclass
@@ -390,6 +393,7 @@ def _plugin_config(
         "hypothesis_dir": str(scratch / "hypothesis"),
         "tree": str(hostb.tree if hostb else settings.root.absolute()),
         "original": str(settings.root.absolute()) if hostb else None,
+        "checkout": str(settings.checkout.absolute()) if settings.checkout else None,
         "imports_report": str(scratch / IMPORTS_FILE),
     }
     path = scratch / "plugin.json"

@@ -103,6 +103,33 @@ def test_host_b_imports_the_package_from_its_copy(editable, tmp_path):
     assert runner.outcome(info_b)[0] == 0
 
 
+def test_a_run_of_the_base_module_imports_the_base_code_not_the_heads(editable, tmp_path):
+    """The gate runs the base ref's module in a worktree; an editable install points at the
+    head checkout, so without `checkout` the base's tests ran the head's code (and the summary
+    called the patch's own failures "failed at the base ref too")."""
+    root, python = editable
+    base = tmp_path / "base-tree"
+    subprocess.run(["git", "worktree", "add", "-q", "--detach", str(base)], cwd=root, check=True)
+    try:
+        unaware = runner.run_host(settings(base, tmp_path / "unaware", python=python))
+        assert props(tmp_path / "unaware" / JUNIT_XML)["where"] == "original"
+        assert unaware.imported_from.get("gatepkg") is None  # not from its own tree
+        for host, isolate in (("a", False), ("b", True)):
+            out = tmp_path / f"base-{host}"
+            info = runner.run_host(
+                settings(base, out, python=python, isolate=isolate, checkout=root)
+            )
+            seen = props(out / JUNIT_XML)
+            tree = Path(info.root) if isolate else base
+            assert seen["where"] == "copy"
+            assert seen["file"] == str(tree / "src" / "gatepkg" / "__init__.py")
+            assert info.imported_from["gatepkg"] == str((tree / "src" / "gatepkg").resolve())
+            assert info.imported_outside == []
+            assert runner.outcome(info)[0] == 0
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=root, check=True)
+
+
 def test_a_host_b_run_that_imported_from_the_original_tree_is_invalid(editable, tmp_path):
     root, python = editable
     planted = root / "src" / "gatepkg" / "_planted.py"
