@@ -86,7 +86,10 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--tests", type=int, default=1000)
     parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--smoke", action="store_true", help="small sizes, one run")
     args = parser.parse_args()
+    if args.smoke:
+        args.runs, args.tests = 1, 20
     times: dict[bool, list[tuple[float, float]]] = {True: [], False: []}
     with tempfile.TemporaryDirectory(prefix="entropy-bench-audit-") as tmp:
         root = _repo(Path(tmp), args.tests)

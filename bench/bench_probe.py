@@ -1,6 +1,7 @@
 """What finding the functions a property reaches costs: the probe against coverage.py.
 
     .venv/bin/python bench/bench_probe.py ROOT MODULE [--python PATH] [--runs 5]
+    .venv/bin/python bench/bench_probe.py --smoke   # a tiny generated package, one run
 
 Times `python -m pytest MODULE` in ROOT bare, with the mutation probe watching every
 production file (call events only: `sys.settrace` before 3.12, `sys.monitoring` after), and,
@@ -44,13 +45,40 @@ def _production(root: Path) -> list[str]:
     return sorted(found)
 
 
+SMOKE_LIB = "def fee(days):\n    return 0 if days <= 30 else days - 30\n"
+SMOKE_TEST = """\
+import pytest
+from smokelib import fee
+
+
+@pytest.mark.parametrize("days", range(20))
+def test_fee(days):
+    assert fee(days + 30) == days
+"""
+
+
+def _smoke_tree(folder: Path) -> Path:
+    root = folder / "smoke"
+    (root / "tests").mkdir(parents=True)
+    (root / "smokelib.py").write_text(SMOKE_LIB)
+    (root / "conftest.py").write_text("")
+    (root / "tests" / "test_fee.py").write_text(SMOKE_TEST)
+    return root
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("root", type=Path)
-    parser.add_argument("module")
+    parser.add_argument("root", type=Path, nargs="?")
+    parser.add_argument("module", nargs="?")
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--smoke", action="store_true", help="a tiny generated tree, one run")
     args = parser.parse_args()
+    if args.smoke:
+        args.root = _smoke_tree(Path(tempfile.mkdtemp(prefix="bench-probe-smoke-")))
+        args.module, args.runs = "tests/test_fee.py", 1
+    elif args.root is None or args.module is None:
+        parser.error("ROOT and MODULE are required (or --smoke)")
     root = args.root.resolve()
     watch = _production(root)
     base = [args.python, "-m", "pytest", args.module, "-q", "-p", "no:cacheprovider"]

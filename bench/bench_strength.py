@@ -52,7 +52,9 @@ def _time(repo: Path, base: str, folder: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
-    runs = parser.parse_args().runs
+    parser.add_argument("--smoke", action="store_true", help="one run each")
+    parsed = parser.parse_args()
+    runs = 1 if parsed.smoke else parsed.runs
     with tempfile.TemporaryDirectory(prefix="bench-strength-") as scratch:
         folder = Path(scratch)
         on, on_base = _repo(folder, mutation=True)

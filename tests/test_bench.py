@@ -6,6 +6,7 @@ script runs to the end and prints its ratio line, so CI notices a script that br
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,17 +17,23 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
 SCRIPTS = sorted(p.name for p in BENCH.glob("bench_*.py"))
 
 
+# issue 10's measures, each alternating with its floor through bench/benchlib.py
+MEASURES = [
+    "bench_compare.py",
+    "bench_gate.py",
+    "bench_run.py",
+    "bench_scan.py",
+    "bench_startup.py",
+]
+# the cost of one feature against the same run without it (issues 12 and 13)
+FEATURES = ["bench_audit.py", "bench_probe.py", "bench_strength.py"]
+
+
 def test_every_measure_of_the_issue_has_a_script():
-    assert SCRIPTS == [
-        "bench_compare.py",
-        "bench_gate.py",
-        "bench_run.py",
-        "bench_scan.py",
-        "bench_startup.py",
-    ]
+    assert sorted(MEASURES + FEATURES) == SCRIPTS
 
 
-@pytest.mark.parametrize("script", SCRIPTS)
+@pytest.mark.parametrize("script", MEASURES)
 def test_a_bench_script_runs_in_smoke_mode_and_prints_its_ratio(script, tmp_path):
     done = subprocess.run(
         [sys.executable, str(BENCH / script), "--smoke"],
@@ -39,3 +46,18 @@ def test_a_bench_script_runs_in_smoke_mode_and_prints_its_ratio(script, tmp_path
     assert done.returncode == 0, done.stdout + done.stderr
     assert "ratio over 1 alternating pairs: min" in done.stdout, done.stdout
     assert "load average" in done.stdout
+
+
+@pytest.mark.parametrize("script", FEATURES)
+def test_a_feature_bench_runs_in_smoke_mode_and_prints_a_ratio(script, tmp_path):
+    done = subprocess.run(
+        [sys.executable, str(BENCH / script), "--smoke"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    # "ratio 1.47x" (strength, probe) or "x1.127" (audit): a ratio against the run without it
+    assert re.search(r"(ratio \d+\.\d+x|x\d+\.\d+)", done.stdout), done.stdout

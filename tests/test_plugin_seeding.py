@@ -139,9 +139,11 @@ def test_small(x):
 
 
 def test_hypothesis_is_seeded_and_never_touches_the_checkouts_database(
-    pytester: pytest.Pytester,
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("hypothesis")
+    for name in ("CI", "GITHUB_ACTIONS"):  # hypothesis's "ci" profile keeps no database
+        monkeypatch.delenv(name, raising=False)
     pytester.makepyfile(test_hyp=HYPOTHESIS_PROPERTY)
     # Without the gate, hypothesis finds x >= 1000 and keeps it in .hypothesis/ in the checkout.
     pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(failed=1)

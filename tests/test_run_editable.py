@@ -64,7 +64,12 @@ def editable(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
         text=True,
         check=True,
     ).stdout.strip()
-    Path(purelib, "gate_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # The gate's site-packages holds its pytest11 entry point (entropy_gate = entropy_action.seams)
+    # and an editable finder that a .pth in an added directory does not run: name the checkout.
+    gate_root = str(Path(__file__).resolve().parent.parent)
+    Path(purelib, "gate_deps.pth").write_text(
+        sysconfig.get_paths()["purelib"] + "\n" + gate_root + "\n"
+    )
     subprocess.run(
         [sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps",
          "--no-build-isolation", "--no-index", "-e", str(root)],

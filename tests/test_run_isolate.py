@@ -345,3 +345,12 @@ def test_a_property_module_git_ignores_cannot_run_on_host_b(tmp_path: Path) -> N
         f"{MODULE}: git ignores it, so host B's copy of the tree lacks it; commit it or stop "
         "ignoring it"
     )
+
+
+def test_host_b_keeps_whether_this_is_ci_and_nothing_else_of_the_callers_shell(
+    tmp_path: Path,
+) -> None:
+    """Test tools switch on CI (hypothesis's "ci" profile): both hosts must run them alike."""
+    caller = {"PATH": "/usr/bin", "CI": "true", "BILLING_REGION": "eu", "GITHUB_TOKEN": "t0k"}
+    kept = isolate.scrubbed_environ(caller, tmp_path / "home", "/usr/bin/python3")
+    assert kept == {"PATH": "/usr/bin", "CI": "true", "HOME": str(tmp_path / "home")}
