@@ -98,7 +98,11 @@ def test_a_test_that_failed_at_the_base_too_still_fails_and_says_why():
     v = classify(Evidence("fail", "fail", tests=(old,)))
     (annotation,) = plan(v, head_sha=SHA).annotations
     assert annotation.level == "failure"  # the base run explains; it never excuses
-    assert "failed at the base ref too: the patch did not cause it" in annotation.message
+    assert annotation.message == (
+        f"{MODULE}::test_old failed on host A and host B (host A failed, host B failed); it "
+        "failed at the base ref too on host A and B: the patch did not cause it, and it does "
+        "not fix it"
+    )
 
 
 @pytest.mark.parametrize("path", [None, "/abs/tests/t.py", "../outside.py", "C:\\t.py"])
