@@ -15,9 +15,9 @@ Annotations, in this order:
 - failing property tests on either host, at the test's path and line from the report
   (`failure`, also when it failed at the base ref too: the message says so; the details carry
   each host's message and the command that replays it under its seed). A test whose report
-  gave no usable path (none, absolute, or leaving the repository) is
-  annotated on the manifest's line 1 naming the test, so it still shows on the pull request;
-  without a manifest path it appears in the summary only.
+  gave no usable path (none, absolute, or leaving the repository) is annotated on the
+  manifest's line 1 naming the test, so it still shows on the pull request; without a
+  manifest path it appears in the summary only.
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Literal
 
 from entropy_action import wording
 from entropy_action.findings import Finding
@@ -46,7 +45,6 @@ TITLES: dict[Classification, str] = {
 
 PRE_EXISTING = "pre-existing — "  # the wording of `scan` and the text summary
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
-_HOSTS: tuple[tuple[str, Literal["a", "b"]], ...] = (("A", "a"), ("B", "b"))
 REPLAY_INTRO = (
     "Each command replays a failing test under the seed it ran with, from the repository root:"
 )
