@@ -10,11 +10,14 @@ Annotations, in this order:
 - pin changes, on their entropy.yaml line (`failure` when they reject, else `notice`);
 - findings (introduced, or counted under strict_baseline: `failure`; pre-existing: `notice`;
   a finding with `level == "warning"`, such as a live-entropy warning: `warning`);
+- mutants the head's module kills and the base's let survive (`notice`: stronger; those the
+  base killed and the head lets survive are `weakened_property` findings above);
 - failing property tests on either host, at the test's path and line from the report
-  (`failure`; `notice` when the test failed the same way at the base on every host it failed
-  on). A test whose report gave no usable path (none, absolute, or leaving the repository) is
-  annotated on the manifest's line 1 naming the test, so it still shows on the pull request;
-  without a manifest path it appears in the summary only.
+  (`failure`, also when it failed at the base ref too: the message says so; the details carry
+  each host's message and the command that replays it under its seed). A test whose report
+  gave no usable path (none, absolute, or leaving the repository) is annotated on the
+  manifest's line 1 naming the test, so it still shows on the pull request; without a
+  manifest path it appears in the summary only.
 """
 
 from __future__ import annotations
@@ -24,8 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
-from entropy_action import markdown
+from entropy_action import markdown, wording
 from entropy_action.findings import Finding
+from entropy_action.mutation.score import Survivor
 from entropy_action.pins import PinChange
 from entropy_action.verdict import FAILING, TestResult, Verdict
 
@@ -125,11 +129,13 @@ def plan(
 
 
 def list_annotations(verdict: Verdict, *, manifest_path: str | None) -> Iterator[Annotation]:
-    """Every annotation of the verdict, pin changes first, then findings, then tests."""
+    """Every annotation of the verdict: pin changes, findings, stronger mutants, tests."""
     for change in verdict.pin_diff:
         yield _pin_annotation(change)
     for finding in verdict.findings:
         yield _finding_annotation(finding, verdict.strict_baseline)
+    for survivor in verdict.mutation.strengthened if verdict.mutation else ():
+        yield _stronger_annotation(survivor)
     for test in verdict.tests:
         annotation = _test_annotation(test, manifest_path)
         if annotation is not None:
@@ -161,19 +167,31 @@ def _finding_annotation(finding: Finding, strict: bool) -> Annotation:
     )
 
 
+def _stronger_annotation(survivor: Survivor) -> Annotation:
+    return Annotation(
+        path=survivor.path,
+        line=max(survivor.line, 1),
+        level="notice",
+        message=wording.stronger(survivor.mutant, survivor.test),
+        title="entropy-gate: stronger property",
+    )
+
+
 def _test_annotation(test: TestResult, manifest_path: str | None) -> Annotation | None:
     failing = [(name, key) for name, key in _HOSTS if test.outcome(key) in FAILING]
     if not failing:
         return None
     hosts = " and ".join(f"host {name}" for name, _ in failing)
-    before = all(test.failed_before(key) for _, key in failing)
     message = f"{test.id} failed on {hosts} (host A {test.host_a}, host B {test.host_b})"
-    if before:  # head outcomes decide: the base run explains, it never excuses (#9)
-        message += (
-            "; it failed at the base ref too: the patch did not cause it, and it does not fix it"
-        )
+    at_base = wording.at_base_note(test)
+    if at_base:  # head outcomes decide: the base run explains, it never excuses (#9)
+        message += f"; it {at_base}"
     details = "\n\n".join(
-        f"host {name}:\n{m}" for name, m in (("A", test.message_a), ("B", test.message_b)) if m
+        [f"host {name}:\n{m}" for name, m in (("A", test.message_a), ("B", test.message_b)) if m]
+        + [
+            f"replay{f' on host {host}' if host else ''}: {command}"
+            for host, command in wording.replays(test)
+        ]
     )
     path, line = _test_location(test, manifest_path)
     if path is None:

@@ -1,8 +1,10 @@
 """The Markdown summary over a Verdict: the check run's `output.summary` and the job summary.
 
-What a PR author reads first: a verdict line, the seed's table row, then only what differs
-(tests, pin changes, findings, notices, reasons, host errors). Rendering only; every decision
-was made by `verdict.classify`.
+What a PR author reads first: a verdict line (with what an env_coupled outcome follows), the
+seed's table row, then only what differs (tests, the commands that replay the failing ones, pin
+changes, findings, warnings, notices, the mutation strength, reasons, host errors) and last the
+inputs digest. Rendering only; every decision was made by `verdict.classify`. The wording of a
+fact is `wording`'s, shared with the text summary and the check run's annotations.
 
 Everything that came from a host's report or from the PR's files (test ids, messages, paths,
 host errors, the reasons quoting them) is untrusted: inline text is backslash-escaped (no
@@ -14,9 +16,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Literal
 
+from entropy_action import wording
 from entropy_action.findings import Finding
+from entropy_action.mutation.score import MutationScore
 from entropy_action.pins import PinChange
 from entropy_action.verdict import FAILING, Classification, TestResult, Verdict
 
@@ -42,7 +45,9 @@ TITLES: dict[Classification, str] = {
 
 PRE_EXISTING = "pre-existing — "  # the wording of `scan` and the text summary
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
-_HOSTS: tuple[tuple[str, Literal["a", "b"]], ...] = (("A", "a"), ("B", "b"))
+REPLAY_INTRO = (
+    "Each command replays a failing test under the seed it ran with, from the repository root:"
+)
 
 
 def text(value: str) -> str:
@@ -65,11 +70,11 @@ def code(value: str) -> str:
     return f"{fence}{pad}{flat}{pad}{fence}"
 
 
-def fenced(value: str, info: str = "text") -> list[str]:
-    """Untrusted text as a fenced block no line inside can close."""
+def fenced(value: str, info: str = "text", *, cut: bool = True) -> list[str]:
+    """Untrusted text as a fenced block no line inside can close (long text `cut`)."""
     longest = max((len(run) for run in re.findall(r"`{3,}", value)), default=0)
     fence = "`" * max(3, longest + 1)
-    return [f"{fence}{info}", *_cut(value).split("\n"), fence]
+    return [f"{fence}{info}", *(_cut(value) if cut else value).split("\n"), fence]
 
 
 def _cut(message: str) -> str:
@@ -92,11 +97,15 @@ def render(verdict: Verdict) -> str:
         _headline(verdict),
         _row(verdict),
         _tests(verdict),
+        _replays(verdict),
         _pin_changes(verdict),
         _findings(verdict),
+        _warnings(verdict),
         _notices(verdict),
+        _strength(verdict.mutation),
         _list("Reasons", verdict.reasons, text),
         _errors(verdict.errors),
+        _digest(verdict.inputs_sha256),
     ]
     return "\n".join(line for section in sections if section for line in [*section, ""])
 
@@ -104,18 +113,34 @@ def render(verdict: Verdict) -> str:
 def _headline(verdict: Verdict) -> list[str]:
     mark = "✅" if verdict.merge else "❌"
     action = "merge candidate" if verdict.merge else "do not merge"
-    return [
+    lines = [
         f"## {mark} entropy-gate: `{verdict.classification}` ({action})",
         "",
         f"**{title(verdict)}.**",
     ]
+    if verdict.coupled_to:
+        lines += ["", _sentence(wording.coupled([code(s) for s in verdict.coupled_to]))]
+    return lines
+
+
+def _sentence(phrase: str) -> str:
+    return phrase[:1].upper() + phrase[1:] + "."
+
+
+def _counted(verdict: Verdict) -> list[Finding]:
+    """The findings that count against the patch (`verdict.counted`'s rule)."""
+    return [
+        f
+        for f in verdict.findings
+        if f.level == "error" and (f.introduced or verdict.strict_baseline)
+    ]
 
 
 def _silencing(verdict: Verdict) -> str:
-    counted = [f for f in verdict.findings if f.introduced or verdict.strict_baseline]
-    if counted:
+    if _counted(verdict):
         return "present (strict baseline)" if verdict.strict_baseline else "introduced"
-    return "pre-existing only" if verdict.findings else "none"
+    errors = [f for f in verdict.findings if f.level == "error"]
+    return "pre-existing only" if errors else "none"
 
 
 def _row(verdict: Verdict) -> list[str]:
@@ -157,8 +182,7 @@ def _tests(verdict: Verdict) -> list[str]:
 
 
 def _test_row(test: TestResult) -> str:
-    before = [name for name, key in _HOSTS if test.failed_before(key)]
-    note = f"failed at the base too on host {' and '.join(before)}" if before else ""
+    note = wording.at_base_note(test)
     return f"| {text(test.id)} | {_outcome(test.host_a)} | {_outcome(test.host_b)} | {note} |"
 
 
@@ -173,6 +197,18 @@ def _messages(tests: list[TestResult]) -> list[str]:
             if message and test.outcome("a" if name == "A" else "b") in FAILING:
                 lines += ["", f"{text(test.id)} on host {name}:", "", *fenced(message)]
     return lines
+
+
+def _replays(verdict: Verdict) -> list[str]:
+    """One fenced block of commands, each replaying a failing test under its seed."""
+    shown = [t for t in verdict.tests if _differs(t)][:MAX_TESTS_SHOWN]
+    commands: list[str] = []
+    for test in shown:
+        for host, command in wording.replays(test):
+            commands += [f"# host {host}", command] if host else [command]
+    if not commands:
+        return []
+    return ["### Replay", "", REPLAY_INTRO, "", *fenced("\n".join(commands), "sh", cut=False)]
 
 
 def _pin_line(change: PinChange) -> str:
@@ -194,16 +230,40 @@ def _finding_line(finding: Finding, prefix: str = "") -> str:
 
 
 def _findings(verdict: Verdict) -> list[str]:
-    counted = [f for f in verdict.findings if f.introduced or verdict.strict_baseline]
-    return _list("Findings", [_finding_line(f) for f in counted], str)
+    return _list("Findings", [_finding_line(f) for f in _counted(verdict)], str)
+
+
+def _warnings(verdict: Verdict) -> list[str]:
+    """Findings that explain the verdict and never reject (live reads of an unpinned source)."""
+    warned = [f for f in verdict.findings if f.level == "warning"]
+    items = [_finding_line(f, "" if f.introduced else PRE_EXISTING) for f in warned]
+    return _list("Warnings", items, str)
 
 
 def _notices(verdict: Verdict) -> list[str]:
     if verdict.strict_baseline:
         return []
-    pre = [f for f in verdict.findings if not f.introduced]
+    pre = [f for f in verdict.findings if not f.introduced and f.level == "error"]
     items = [_finding_line(f, PRE_EXISTING) for f in pre]
     return _list("Notices", items, str)
+
+
+def _strength(score: MutationScore | None) -> list[str]:
+    """The mutation scores at the base and the head, and each mutant that changed sides."""
+    if score is None:
+        return []
+    scores = wording.strength(score.render(), text(score.mode), score.not_counted)
+    items = [wording.weaker(code(m.mutant), code(m.test)) for m in score.weakened]
+    items += [wording.stronger(code(m.mutant), code(m.test)) for m in score.strengthened]
+    lines = ["### Property strength", "", _sentence(scores)]
+    lines += ["", *(f"- {item}" for item in items)] if items else []
+    if score.strengthened and not score.weakened:
+        lines += ["", f"**{_sentence(wording.STRONGER_AT_HEAD)}**"]
+    return lines
+
+
+def _digest(digest: str | None) -> list[str]:
+    return [_sentence(wording.inputs_digest(code(digest)))] if digest else []
 
 
 def _list(heading: str, items: list[str], render_item: Callable[[str], str]) -> list[str]:

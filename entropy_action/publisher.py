@@ -1,14 +1,17 @@
 """Publishing a verdict: as a check run on the PR's head commit, or by the fallback.
 
 The fallback (job summary plus workflow-command annotations) is used when the token cannot
-write checks or the API keeps failing. `entropy-gate publish` (commands/publish.py) parses
-argv into PublishSettings with `settings_from` and calls `publish`.
+write checks or the API keeps failing. Once the check run is written, the job summary gets
+one line pointing at it: `entropy-gate verdict` already appended the full summary there.
+`entropy-gate publish` (commands/publish.py) parses argv into PublishSettings with
+`settings_from` and calls `publish`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -170,8 +173,22 @@ def publish(settings: PublishSettings) -> int:
         f"{settings.head_sha[:12]} with {sent.annotations} annotation(s) in "
         f"{sent.requests} request(s){where}"
     )
-    workflow.append_summary(summary, settings.environ)
+    workflow.append_summary(
+        pointer(settings.check_name, plan.conclusion, sent.html_url), settings.environ
+    )
     return 0
+
+
+_URL = re.compile(r"https://[^\s<>`]+")
+
+
+def pointer(check_name: str, conclusion: str, html_url: str) -> str:
+    """The job summary's one line once the check run carries the verdict."""
+    where = f": <{html_url}>" if _URL.fullmatch(html_url) else ""
+    return (
+        f"entropy-gate: the verdict is in the check run {markdown.code(check_name)} "
+        f"({markdown.text(conclusion)}){where}\n"
+    )
 
 
 def _fallback(plan: CheckRunPlan, summary: str, settings: PublishSettings, why: str) -> int:

@@ -5,12 +5,13 @@ Rendering only; every decision was made by `verdict.classify`.
 
 from __future__ import annotations
 
-import shlex
-from typing import Literal
-
+from entropy_action import wording
 from entropy_action.findings import Finding
 from entropy_action.mutation.score import MutationScore
-from entropy_action.verdict import FAILING, TestResult, Verdict
+from entropy_action.verdict import TestResult, Verdict
+from entropy_action.wording import REPLAY
+
+__all__ = ["REPLAY", "render_json", "render_strength", "render_text"]
 
 MAX_SHOWN_MESSAGE = 160  # characters of a test's message on its summary line
 
@@ -35,21 +36,22 @@ def render_text(verdict: Verdict) -> str:
         _strength(verdict.mutation),
         _bullets("reasons", verdict.reasons),
         _errors(verdict.errors),
+        _digest(verdict.inputs_sha256),
     ]
     return "\n".join(line for section in sections for line in section) + "\n"
 
 
 def _headline(verdict: Verdict) -> list[str]:
     action = _ACTIONS.get(verdict.classification, "do not merge")
+    lines = [f"entropy-gate verdict: {verdict.classification} ({action})"]
+    if verdict.coupled_to:
+        lines.append(f"  {wording.coupled(verdict.coupled_to)}")
     return [
-        f"entropy-gate verdict: {verdict.classification} ({action})",
+        *lines,
         f"  table row: {verdict.row}",
         f"  host A: {verdict.host_a}, host B: {verdict.host_b}, "
         f"pins {'intact' if verdict.pins_intact else 'changed'}",
     ]
-
-
-_HOSTS: tuple[tuple[str, Literal["a", "b"]], ...] = (("A", "a"), ("B", "b"))
 
 
 def _tests(tests: list[TestResult], findings: list[Finding]) -> list[str]:
@@ -70,8 +72,8 @@ def _tests(tests: list[TestResult], findings: list[Finding]) -> list[str]:
         verb = "differs" if len(shown) == 1 else "differ"
         lines[0] += f"; {len(shown)} {verb} between hosts or did not pass:"
     for test in shown:
-        before = [name for name, key in _HOSTS if test.failed_before(key)]
-        note = f"  ({_at_base(before)})" if before else ""
+        at_base = wording.at_base_note(test)
+        note = f"  ({at_base})" if at_base else ""
         lines.append(f"  A {test.host_a:<7}  B {test.host_b:<7}  {_display_id(test)}{note}")
         for host, message in (("A", test.message_a), ("B", test.message_b)):
             if message:
@@ -80,28 +82,11 @@ def _tests(tests: list[TestResult], findings: list[Finding]) -> list[str]:
     return lines
 
 
-def _at_base(hosts: list[str]) -> str:
-    return (
-        f"failed at the base ref too on host {' and '.join(hosts)}: the patch did not cause it, "
-        "and it does not fix it"
-    )
-
-
-# Run from the repository root: --rootdir=. gives the node ids (and so the seeds) the gate saw.
-REPLAY = "python -m pytest -p entropy_action.plugin --rootdir=. --entropy-gate-seed="
-
-
 def _replays(test: TestResult) -> list[str]:
-    """One command per distinct seed a failing test ran with, to replay it under that seed."""
-    seeds: dict[str, int] = {}
-    for name, key in _HOSTS:
-        seed = test.seed_a if key == "a" else test.seed_b
-        if seed is not None and test.outcome(key) in FAILING:
-            seeds[name] = seed.rng_seed
-    target = shlex.quote(test.raw_ids[0] if test.raw_ids else test.id)
-    if len(set(seeds.values())) == 1:
-        return [f"      replay: {REPLAY}{next(iter(seeds.values()))} {target}"]
-    return [f"      replay on host {name}: {REPLAY}{seed} {target}" for name, seed in seeds.items()]
+    return [
+        f"      replay{f' on host {host}' if host else ''}: {command}"
+        for host, command in wording.replays(test)
+    ]
 
 
 def _noteworthy(test: TestResult, flagged: set[str]) -> bool:
@@ -157,15 +142,11 @@ def _strength(score: MutationScore | None) -> list[str]:
     """The mutation score at the base and the head, and each mutant that changed sides."""
     if score is None:
         return []
-    lines = [f"strength: {score.render()} (constraints.mutation: {score.mode})"]
-    if score.not_counted:
-        lines[0] += f"; {score.not_counted} not counted"
-    for mutant in score.weakened:
-        lines.append(f"  weaker: {mutant.mutant} (the base's {mutant.test} killed it)")
-    for mutant in score.strengthened:
-        lines.append(f"  stronger: {mutant.mutant} (the head's {mutant.test} kills it)")
+    lines = [f"strength: {wording.strength(score.render(), score.mode, score.not_counted)}"]
+    lines += [f"  {wording.weaker(m.mutant, m.test)}" for m in score.weakened]
+    lines += [f"  {wording.stronger(m.mutant, m.test)}" for m in score.strengthened]
     if score.strengthened and not score.weakened:
-        lines.append("  the property is stronger at the head")
+        lines.append(f"  {wording.STRONGER_AT_HEAD}")
     return lines
 
 
@@ -182,3 +163,7 @@ def _errors(errors: list[str]) -> list[str]:
         lines.append(f"  - {first}")
         lines.extend(f"      {line}" for line in rest)
     return lines
+
+
+def _digest(digest: str | None) -> list[str]:
+    return [wording.inputs_digest(digest)] if digest else []

@@ -9,7 +9,9 @@ import pytest
 from entropy_action import checkrun, markdown
 from entropy_action.checkrun import MAX_SUMMARY, plan
 from entropy_action.findings import Finding
-from entropy_action.verdict import Evidence, classify
+from entropy_action.mutation.score import MutationScore, Survivor
+from entropy_action.verdict import Evidence, TestSeed, classify
+from entropy_action.wording import REPLAY
 from tests.github_api import load_schemas, violations
 from tests.verdict_samples import (
     EVIDENCE,
@@ -98,7 +100,11 @@ def test_a_test_that_failed_at_the_base_too_still_fails_and_says_why():
     v = classify(Evidence("fail", "fail", tests=(old,)))
     (annotation,) = plan(v, head_sha=SHA).annotations
     assert annotation.level == "failure"  # the base run explains; it never excuses
-    assert "failed at the base ref too: the patch did not cause it" in annotation.message
+    assert annotation.message == (
+        f"{MODULE}::test_old failed on host A and host B (host A failed, host B failed); it "
+        "failed at the base ref too on host A and B: the patch did not cause it, and it does "
+        "not fix it"
+    )
 
 
 @pytest.mark.parametrize("path", [None, "/abs/tests/t.py", "../outside.py", "C:\\t.py"])
@@ -137,3 +143,32 @@ def test_a_summary_over_the_limit_is_truncated_with_a_note():
 def test_the_summary_is_the_markdown_render():
     v = verdict_of("env_coupled")
     assert plan(v, head_sha=SHA).summary == markdown.render(v)
+
+
+def test_a_failing_test_with_a_seed_carries_its_replay_command():
+    seed = TestSeed(rng_seed=9173, seed=12)
+    seeded = FAILING_B.model_copy(update={"seed_a": seed, "seed_b": seed})
+    (annotation,) = plan(
+        classify(Evidence("pass", "fail", tests=(seeded,))), head_sha=SHA
+    ).annotations
+    assert annotation.raw_details == (
+        f"host B:\nAssertionError: 2026 != 2031\n\nreplay: {REPLAY}9173 {MODULE}::test_total"
+    )
+
+
+def test_a_mutant_only_the_head_kills_is_a_stronger_notice_on_its_line():
+    stronger = Survivor(mutant="m.py:30: 10 → 11", path="m.py", line=30, test="test_tenth")
+    score = MutationScore(
+        mode="changed", mutants=4, base_killed=1, head_killed=2, strengthened=[stronger]
+    )
+    verdict = verdict_of("merge_candidate").model_copy(update={"mutation": score})
+    (annotation,) = plan(verdict, head_sha=SHA).annotations
+    assert annotation.as_json() == {
+        "path": "m.py",
+        "start_line": 30,
+        "end_line": 30,
+        "annotation_level": "notice",
+        "message": "stronger: m.py:30: 10 → 11 (the head's test_tenth kills it)",
+        "title": "entropy-gate: stronger property",
+    }
+    assert plan(verdict, head_sha=SHA).conclusion == "success"  # a notice never rejects

@@ -127,7 +127,12 @@ def test_failed_at_the_base_too_is_said_in_the_tests_table():
     rows = table_rows(text)
     assert rows[2] == ["test", "host A", "host B", "note"]
     assert rows[3][1:] == ["passed", "failed", ""]
-    assert rows[4][1:] == ["failed", "failed", "failed at the base too on host A and B"]
+    assert rows[4][1:] == [
+        "failed",
+        "failed",
+        "failed at the base ref too on host A and B: the patch did not cause it, "
+        "and it does not fix it",
+    ]
 
 
 def test_hostile_test_ids_and_messages_stay_text():

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from entropy_action import markdown, publisher
 from entropy_action.cli import main
+from entropy_action.commands.verdict import publish_to_workflow
 from entropy_action.github import ApiSettings, Secret
+from entropy_action.publisher import FORK_HINT, pointer
 from entropy_action.summary import render_json
 from entropy_action.verdict import Evidence, Verdict, classify
 from tests.github_api import FORBIDDEN_MESSAGE, GitHubAPI, Reply
@@ -98,7 +101,10 @@ def test_120_findings_go_as_one_post_of_50_and_patches_of_50_and_20(
     assert (run.fields["head_sha"], run.fields["conclusion"]) == (HEAD, "failure")
     assert run.fields["output"]["title"].startswith("Entropy silenced")
     assert "with 120 annotation(s) in 3 request(s)" in out
-    assert env.read_text(encoding="utf-8").startswith("## ❌ entropy-gate: `entropy_silenced`")
+    assert env.read_text(encoding="utf-8") == (  # the full summary came from `verdict`
+        "entropy-gate: the verdict is in the check run `entropy-gate` (failure): "
+        "<https://github.invalid/octo/widgets/runs/1>\n"
+    )
 
 
 def test_a_merge_candidate_is_a_success_with_one_post(tmp_path, env, github_api, capsys):
@@ -405,3 +411,50 @@ def test_an_absolute_manifest_is_not_an_annotation_path(tmp_path, env, github_ap
     github_api.requests.clear()
     run_cli(capsys, "--verdict", path, "--manifest", str(tmp_path / "entropy.yaml"))
     assert "annotations" not in github_api.requests[0].body["output"]
+
+
+def _verdict_step_then_publish(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], verdict: Verdict
+) -> str:
+    """The Action's verdict job: `entropy-gate verdict` appends the summary, then `publish`."""
+    path = write_verdict(tmp_path, verdict)
+    publish_to_workflow(verdict, Path(path), os.environ)
+    code, _, _ = run_cli(capsys, "--verdict", path)
+    assert code == 0
+    return (tmp_path / "step_summary.md").read_text(encoding="utf-8")
+
+
+def test_after_a_check_run_the_job_summary_holds_the_verdict_once_and_a_pointer(
+    tmp_path, env, github_api, capsys
+):
+    verdict = verdict_of("env_coupled")
+    written = _verdict_step_then_publish(tmp_path, capsys, verdict)
+    assert written == markdown.render(verdict) + (
+        "entropy-gate: the verdict is in the check run `entropy-gate` (failure): "
+        "<https://github.invalid/octo/widgets/runs/1>\n"
+    )
+    assert written.count("## ❌ entropy-gate") == 1
+
+
+def test_in_the_fallback_the_job_summary_holds_the_verdict_and_why_no_check_run(
+    tmp_path, env, github_api, capsys
+):
+    github_api.persistent = Reply.forbidden()
+    verdict = verdict_of("env_coupled")
+    written = _verdict_step_then_publish(tmp_path, capsys, verdict)
+    first, second = written.split("## ❌ entropy-gate")[1:]  # no check run shows it: repeated
+    assert first == second.split("\n> **No check run was written**")[0]
+    assert written.endswith(f"{FORK_HINT}\n")
+
+
+@pytest.mark.parametrize(
+    ("url", "line"),
+    [
+        ("https://github.com/o/r/runs/7", "`c` (success): <https://github.com/o/r/runs/7>\n"),
+        ("", "`c` (success)\n"),
+        ("javascript:alert(1)", "`c` (success)\n"),
+        ("https://x/a b>", "`c` (success)\n"),
+    ],
+)
+def test_the_pointer_links_only_an_https_url(url, line):
+    assert pointer("c", "success", url) == f"entropy-gate: the verdict is in the check run {line}"
