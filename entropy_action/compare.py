@@ -325,7 +325,8 @@ def _seed(test: reports.TestCase | None) -> TestSeed | None:
 def _assertions(test: reports.TestCase | None) -> Assertions | None:
     if test is None or test.assertions is None or test.assertion_sites is None:
         return None
-    return Assertions(executed=test.assertions, sites=test.assertion_sites)
+    # the reader took both as non-negative integers: no second validation per test
+    return Assertions.model_construct(executed=test.assertions, sites=test.assertion_sites)
 
 
 def _test_outcome(test: reports.TestCase | None) -> TestOutcome:
