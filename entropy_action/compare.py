@@ -21,6 +21,7 @@ from entropy_action.pins import PinDiff
 from entropy_action.reports import HostReport
 from entropy_action.verdict import (
     FAILING,
+    Assertions,
     Evidence,
     HostOutcome,
     TestOutcome,
@@ -146,6 +147,8 @@ def with_baseline(
             update={
                 "base_a": None if by_a is None else _test_outcome(by_a.get(result.id)),
                 "base_b": None if by_b is None else _test_outcome(by_b.get(result.id)),
+                "base_assertions_a": _assertions(by_a.get(result.id)) if by_a else None,
+                "base_assertions_b": _assertions(by_b.get(result.id)) if by_b else None,
             }
         )
         failed = known.failed_before("a") or known.failed_before("b")
@@ -275,6 +278,8 @@ def _pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:
                 message_b=in_b.message if in_b else None,
                 seed_a=_seed(in_a),
                 seed_b=_seed(in_b),
+                assertions_a=_assertions(in_a),
+                assertions_b=_assertions(in_b),
             )
         )
     return results
@@ -315,6 +320,13 @@ def _seed(test: reports.TestCase | None) -> TestSeed | None:
     if test is None or test.seed is None or test.rng_seed is None:
         return None
     return TestSeed(rng_seed=test.rng_seed, seed=test.seed)
+
+
+def _assertions(test: reports.TestCase | None) -> Assertions | None:
+    if test is None or test.assertions is None or test.assertion_sites is None:
+        return None
+    # the reader took both as non-negative integers: no second validation per test
+    return Assertions.model_construct(executed=test.assertions, sites=test.assertion_sites)
 
 
 def _test_outcome(test: reports.TestCase | None) -> TestOutcome:

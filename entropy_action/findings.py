@@ -26,6 +26,7 @@ FindingKind = Literal[
     "conditional_exit",  # a test exits before its assertions on the env, platform or time
     "test_changed_to_pass",  # the base's test fails on the head's code, the head's passes
     "weakened_property",  # a mutant the base's module kills survives the head's module
+    "assertions_skipped_at_runtime",  # runtime: a test ran none or most fewer of its asserts
 ]
 
 

@@ -64,6 +64,8 @@ class TestCase:
     line: int | None = None  # 1-based
     seed: int | None = None  # the per-test seed the gate's plugin recorded (entropy_seed)
     rng_seed: int | None = None  # the base seed it was derived from (entropy_rng_seed)
+    assertions: int | None = None  # assertions it executed (entropy_assertions)
+    assertion_sites: int | None = None  # distinct assert statements (entropy_assertion_sites)
 
 
 @dataclass(frozen=True)
@@ -375,20 +377,25 @@ def _case(
         _line(get("line")),
         seeds.get("entropy_seed"),
         seeds.get("entropy_rng_seed"),
+        seeds.get("entropy_assertions"),
+        seeds.get("entropy_assertion_sites"),
     )
 
 
 SEED_PROPERTIES = ("entropy_seed", "entropy_rng_seed")
+ASSERTION_PROPERTIES = ("entropy_assertions", "entropy_assertion_sites")  # plugin.py's
+_NUMERIC_PROPERTIES = frozenset((*SEED_PROPERTIES, *ASSERTION_PROPERTIES))
 _RESULT_TAGS = frozenset({"failure", "error", "skipped"})  # what junitparser reads as results
 
 
 def _seeds(properties: Element, found: dict[str, int]) -> None:
-    """The seeds the gate's plugin recorded as testcase properties (32-bit integers)."""
+    """The seeds and assertion counts the gate's plugin recorded as testcase properties
+    (non-negative integers of at most 10 digits; anything else is ignored)."""
     for prop in properties:
         value = prop.get("value") or ""
         name = prop.get("name") or ""
-        wanted = prop.tag == "property" and name in SEED_PROPERTIES
-        if wanted and value.isdigit() and len(value) <= 10:
+        wanted = prop.tag == "property" and name in _NUMERIC_PROPERTIES
+        if wanted and value.isascii() and value.isdigit() and len(value) <= 10:
             found.setdefault(name, int(value))
 
 

@@ -9,6 +9,7 @@ directory on PYTHONPATH, which reports what the process saw; `observed` turns th
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -36,6 +37,7 @@ PLUGIN_MODULE = "entropy_gate_plugin"
 CHILD_ENV = "ENTROPY_GATE_CHILD"  # childsite.CHILD_ENV
 CHILDREN_FILE = "children.jsonl"
 IMPORTS_FILE = "imports.json"
+ASSERTION_HOOK = "enable_assertion_pass_hook"  # plugin.ASSERTION_HOOK_INI
 AUDIT_MODULE = "entropy_gate_audit"  # audit.py, copied beside the plugin
 AUDIT_ENV = "ENTROPY_GATE_AUDIT"  # audit.AUDIT_ENV
 AUDIT_JSON = "audit.json"
@@ -75,6 +77,7 @@ class RunSettings:
     # a run of the base ref's module in a worktree: the head checkout, whose code (which an
     # editable install points at) is imported from the same place in `root` instead
     checkout: Path | None = None
+    count_assertions: bool = True  # the assertion-pass hook (plugin.py); it costs ~35 µs/assert
 
 
 @dataclass
@@ -248,6 +251,7 @@ def _launch(settings: RunSettings, python: str, scratch: Path, out: Path) -> Lau
     else:
         dropped = (*DROPPED_ON_A, PLUGIN_ENV, AUDIT_ENV, GATE_HOST_ENV, LOCK_ENV)
         env = {k: v for k, v in settings.environ.items() if k not in dropped}
+        drop_rewritten_pycs(settings.root.absolute(), settings.loaded.manifest.module)
         isolate.inspect_interpreter(python, env)
     cassette = str(cwd / pins.cassette) if pins.cassette else None
     expected = observed.pinned_environ(pins, None if claim is None else str(claim.target), cassette)
@@ -301,6 +305,26 @@ def _unpinned_b(hostb: isolate.HostB | None) -> dict[str, str]:
         env.update(dict.fromkeys(("LANG", "LC_ALL"), hostb.lang))
     env.update(hostb.clock.environ)
     return env
+
+
+def drop_rewritten_pycs(root: Path, module: str) -> None:
+    """Remove pytest's cached rewrites of the property module and the conftests above it.
+
+    A rewrite cached by a run without the assertion-pass hook (a developer's own pytest run
+    in this checkout) is reused as it is, and its assertions would count as none executed.
+    pytest rewrites them again (its documentation says to delete them when turning the hook
+    on); host B's copy and the base's worktree hold no caches.
+    """
+    target = root / module
+    found = [(target.parent, target.stem)]
+    for folder in (target.parent, *target.parent.parents):
+        if folder != root and root not in folder.parents:
+            break
+        found.append((folder, "conftest"))
+    for folder, stem in found:
+        for pyc in (folder / "__pycache__").glob(f"{stem}.*-pytest-*.pyc"):
+            with contextlib.suppress(OSError):
+                pyc.unlink()
 
 
 def _install_plugin(scratch: Path) -> Path:
@@ -413,12 +437,15 @@ def _pytest_argv(settings: RunSettings, python: str, out: Path) -> list[str]:
 
     `--rootdir=.` (the tree root is the working directory) keeps test ids relative to the
     repository root even when the nearest pytest.ini sits deeper, so they match the scan's.
+    The assertion-pass hook lets the plugin count the assertions each test executed (only
+    where a rule compares them: the hosts' and the base's runs).
     """
     manifest = settings.loaded.manifest
     return [
         python, "-m", "pytest", *(settings.select or [manifest.module]), *manifest.run.pytest_args,
         "-p", PLUGIN_MODULE, *(["-p", AUDIT_MODULE] if settings.audit else []),
         "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
+        *(["-o", f"{ASSERTION_HOOK}=true"] if settings.count_assertions else []),
         "--rootdir=.", f"--junitxml={out / JUNIT_XML}",
     ]  # fmt: skip
 

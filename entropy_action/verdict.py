@@ -60,6 +60,15 @@ class TestSeed(BaseModel):
     seed: int = Field(description="test_seed(rng_seed, normalized node id)")
 
 
+class Assertions(BaseModel):
+    """How many rewritten `assert` statements one test executed on one host (plugin.py)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    executed: int = Field(description="Assertions that executed and passed (a loop counts each)")
+    sites: int = Field(description="Distinct assert statements among them")
+
+
 class TestResult(BaseModel):
     """One test paired across the two hosts."""
 
@@ -82,6 +91,14 @@ class TestResult(BaseModel):
     )
     seed_a: TestSeed | None = Field(None, description="The test's seed on host A")
     seed_b: TestSeed | None = Field(None, description="The test's seed on host B")
+    assertions_a: Assertions | None = Field(None, description="Assertions it ran on host A")
+    assertions_b: Assertions | None = Field(None, description="Assertions it ran on host B")
+    base_assertions_a: Assertions | None = Field(
+        None, description="Assertions it ran in the base ref's run on host A"
+    )
+    base_assertions_b: Assertions | None = Field(
+        None, description="Assertions it ran in the base ref's run on host B"
+    )
     failed_at_base: bool = Field(
         False,
         description="It fails at the head on a host where the base ref's run failed it too: "

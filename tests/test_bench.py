@@ -26,7 +26,7 @@ MEASURES = [
     "bench_startup.py",
 ]
 # the cost of one feature against the same run without it (issues 12 and 13)
-FEATURES = ["bench_audit.py", "bench_probe.py", "bench_strength.py"]
+FEATURES = ["bench_assertions.py", "bench_audit.py", "bench_probe.py", "bench_strength.py"]
 
 
 def test_every_measure_of_the_issue_has_a_script():

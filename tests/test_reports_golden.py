@@ -36,9 +36,13 @@ def render(xml: Path) -> tuple[str, str]:
 
 
 def _case(test: reports.TestCase) -> dict[str, object]:
-    """A case as JSON; the seeds only where the gate's plugin recorded them."""
+    """A case as JSON; the seeds and assertion counts only where the gate's plugin recorded
+    them."""
     data = dataclasses.asdict(test)
-    return {k: v for k, v in data.items() if v is not None or k not in ("seed", "rng_seed")}
+    return {k: v for k, v in data.items() if v is not None or k not in PLUGIN_FIELDS}
+
+
+PLUGIN_FIELDS = ("seed", "rng_seed", "assertions", "assertion_sites")
 
 
 def golden(xml: Path, suffix: str) -> Path:

@@ -96,4 +96,19 @@ def test_the_summarys_replay_command_reproduces_a_host_runs_values(tmp_path: Pat
         [sys.executable, *command[1:], f"--junitxml={junit}", "-o", "junit_family=xunit1"],
         cwd=root, check=True, capture_output=True,
     )  # fmt: skip
-    assert values(junit)["test_two"] == seen["test_two"]
+    counts = {"entropy_assertions", "entropy_assertion_sites"}  # the gate's runs count too
+    expected = {name: value for name, value in seen["test_two"].items() if name not in counts}
+    assert values(junit)["test_two"] == expected
+    assert counts <= set(seen["test_two"])
+
+
+def test_a_run_counts_assertions_unless_told_not_to(tmp_path: Path) -> None:
+    """The hosts' runs count; the strength check's and attribution's re-runs do not."""
+    root = _repo(tmp_path, manifest_yaml(tmp_path / "entropy-tmp"))
+    counted, _ = _host(root, tmp_path / "a", isolated=False)
+    assert {props["entropy_assertions"] for props in counted.values()} != set()
+    runner.run_host(settings(root, tmp_path / "quiet", dict(os.environ), count_assertions=False))
+    quiet = values(tmp_path / "quiet" / JUNIT_XML)
+    assert set(quiet) == set(counted)
+    assert all("entropy_assertions" not in props for props in quiet.values())
+    assert all("entropy_seed" in props for props in quiet.values())

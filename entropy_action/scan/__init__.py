@@ -4,7 +4,7 @@ Static rules (ast, never substring matching) over the property module, its conft
 repository modules they reach and pytest's configuration — read at the head (the work tree)
 and at the base ref (with `git show`, never checked out), so that a finding that stood the
 same at the base is pre-existing (`introduced=False`): a notice, not a rejection. The
-runtime rule (`not_executed`) reads both hosts' results.
+runtime rules (`not_executed`, `assertions_skipped_at_runtime`) read both hosts' results.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from entropy_action.baseline import PinCheck
 from entropy_action.errors import GateError
 from entropy_action.findings import Finding
+from entropy_action.scan.assertions import assertions_skipped
 from entropy_action.scan.engine import analyze, match
 from entropy_action.scan.model import Rules
 from entropy_action.scan.runtime import (
@@ -87,6 +88,6 @@ def runtime_rule(
             found += cases_not_executed(
                 scanned.tests, results, base_cases, broken_hosts, scanned.findings
             )
-        return found
+        return found + assertions_skipped(results)  # counts exist only where the base ran
 
     return rule

@@ -1,0 +1,190 @@
+"""Counting the assertions each test executed, inside the test process (plugin.py)."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from entropy_action import reports, runner
+
+pytest_plugins = ["pytester"]
+
+HOOK_ON = ("-o", "enable_assertion_pass_hook=true")
+
+COUNTED = """
+import pytest
+
+
+@pytest.fixture
+def checked():
+    assert True  # setup
+    yield 2
+    assert True  # teardown
+
+
+def test_three():
+    value = 3
+    assert value == 3
+    assert value > 0
+    assert value < 10
+
+
+def test_loop():
+    for item in range(5):
+        assert item >= 0
+
+
+def test_returns_early():
+    if 1 + 1 == 2:
+        return
+    assert False
+
+
+def test_fixture(checked):
+    assert checked == 2
+
+
+def test_helper_in_conftest():
+    from conftest import check_positive
+
+    check_positive(4)
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_cases(n):
+    for item in range(n):
+        assert item < n
+"""
+
+CONFTEST = """
+def check_positive(value):
+    assert value > 0
+    assert isinstance(value, int)
+"""
+
+
+def counts(junit: Path) -> dict[str, tuple[str | None, str | None]]:
+    """testcase name -> (entropy_assertions, entropy_assertion_sites)."""
+    found = {}
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        props = {p.get("name", ""): p.get("value", "") for p in case.iter("property")}
+        name = case.get("name", "")
+        found[name] = (props.get("entropy_assertions"), props.get("entropy_assertion_sites"))
+    return found
+
+
+def run(pytester: pytest.Pytester, *extra: str) -> tuple[pytest.RunResult, Path]:
+    junit = pytester.path / "junit.xml"
+    result = pytester.runpytest_subprocess(
+        "-p", "entropy_action.plugin", "-p", "no:cacheprovider", f"--junitxml={junit}", *extra
+    )
+    return result, junit
+
+
+def test_each_test_records_the_assertions_it_executed_and_their_statements(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_counted=COUNTED)
+    pytester.makeconftest(CONFTEST)
+    result, junit = run(pytester, *HOOK_ON)
+    result.assert_outcomes(passed=7)
+    assert counts(junit) == {
+        "test_three": ("3", "3"),
+        "test_loop": ("5", "1"),  # one statement, five times
+        "test_returns_early": ("0", "0"),
+        "test_fixture": ("3", "3"),  # setup, call and teardown all count
+        "test_helper_in_conftest": ("2", "2"),  # conftests are rewritten too
+        "test_cases[0]": ("0", "0"),
+        "test_cases[3]": ("3", "1"),
+    }
+
+
+def test_without_the_hook_nothing_is_recorded(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_counted=COUNTED)
+    pytester.makeconftest(CONFTEST)
+    result, junit = run(pytester)
+    result.assert_outcomes(passed=7)
+    assert set(counts(junit).values()) == {(None, None)}
+
+
+def test_plain_assertions_count_none(pytester: pytest.Pytester) -> None:
+    """--assert=plain rewrites nothing: every count is 0, which the gate compares as such."""
+    pytester.makepyfile(test_counted=COUNTED)
+    pytester.makeconftest(CONFTEST)
+    result, junit = run(pytester, *HOOK_ON, "--assert=plain")
+    result.assert_outcomes(passed=7)
+    assert set(counts(junit).values()) == {("0", "0")}
+
+
+def test_a_project_that_implements_the_hook_itself_keeps_it(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nenable_assertion_pass_hook = true\n")
+    pytester.makeconftest(
+        """
+SEEN = []
+
+def pytest_assertion_pass(item, lineno, orig, expl):
+    SEEN.append(orig)
+
+def pytest_sessionfinish(session):
+    with open("seen.txt", "w") as handle:
+        handle.write("\\n".join(SEEN))
+"""
+    )
+    pytester.makepyfile(test_two="def test_two():\n    assert 1 == 1\n    assert 2 == 2\n")
+    result, junit = run(pytester, *HOOK_ON)
+    result.assert_outcomes(passed=1)
+    assert counts(junit) == {"test_two": ("2", "2")}
+    assert (pytester.path / "seen.txt").read_text() == "1 == 1\n2 == 2"
+
+
+def test_a_failing_assertion_is_not_counted(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_fail="def test_fail():\n    assert 1 == 1\n    assert 1 == 2\n")
+    result, junit = run(pytester, *HOOK_ON)
+    result.assert_outcomes(failed=1)
+    assert counts(junit) == {"test_fail": ("1", "1")}
+
+
+def test_the_reader_takes_the_counts_from_the_report(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_counted=COUNTED)
+    pytester.makeconftest(CONFTEST)
+    _, junit = run(pytester, *HOOK_ON, "-o", "junit_family=xunit1")
+    tests, errors = reports.parse_junit(junit.read_bytes(), "junit.xml")
+    assert errors == ()
+    by_id = {test.id: (test.assertions, test.assertion_sites) for test in tests}
+    assert by_id["test_counted.py::test_loop"] == (5, 1)
+    assert by_id["test_counted.py::test_cases[0]"] == (0, 0)
+
+
+@pytest.mark.parametrize("value", ["-1", "1e3", "²", "12345678901", "", "0x10"], ids=repr)
+def test_the_reader_ignores_counts_that_are_not_small_integers(value: str) -> None:
+    xml = (
+        '<testsuite><testcase classname="t" name="test_a" file="t.py">'
+        f'<properties><property name="entropy_assertions" value="{value}"/>'
+        '<property name="entropy_assertion_sites" value="1"/></properties>'
+        "</testcase></testsuite>"
+    ).encode()
+    (test,), _ = reports.parse_junit(xml, "junit.xml")
+    assert test.assertions is None
+    assert test.assertion_sites == 1
+
+
+def test_a_stale_rewrite_without_the_hook_is_dropped_before_a_run(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pytest reuses a cached rewrite made without the hook: its assertions count as none,
+    unless the runner drops the property module's and conftests' cached rewrites first."""
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    pytester.makepyfile(test_counted=COUNTED)
+    pytester.makeconftest(CONFTEST)
+    result, _ = run(pytester)  # a developer's own run, caching rewrites without the hook
+    result.assert_outcomes(passed=7)
+    cached = sorted(p.name for p in (pytester.path / "__pycache__").glob("*-pytest-*.pyc"))
+    assert [name.split(".")[0] for name in cached] == ["conftest", "test_counted"]
+    _, junit = run(pytester, *HOOK_ON)
+    assert counts(junit)["test_three"] == ("0", "0")  # the stale rewrite fires no hook
+    runner.drop_rewritten_pycs(pytester.path, "test_counted.py")
+    assert list((pytester.path / "__pycache__").glob("*-pytest-*.pyc")) == []
+    _, junit = run(pytester, *HOOK_ON)
+    assert counts(junit)["test_three"] == ("3", "3")
