@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel
 
 from entropy_action import live_entropy, reports
 from entropy_action.errors import GateError
@@ -142,14 +144,13 @@ def with_baseline(
     by_b = reports.merge(base_b.tests) if base_b else None
     out = []
     for result in results:
-        known = result.model_copy(
-            update={
-                "base_a": None if by_a is None else _test_outcome(by_a.get(result.id)),
-                "base_b": None if by_b is None else _test_outcome(by_b.get(result.id)),
-            }
-        )
-        failed = known.failed_before("a") or known.failed_before("b")
-        out.append(known.model_copy(update={"failed_at_base": failed}))
+        old_a = None if by_a is None else _test_outcome(by_a.get(result.id))
+        old_b = None if by_b is None else _test_outcome(by_b.get(result.id))
+        failed = (result.host_a in FAILING and old_a in FAILING) or (
+            result.host_b in FAILING and old_b in FAILING
+        )  # TestResult.failed_before on either host
+        update = {"base_a": old_a, "base_b": old_b, "failed_at_base": failed}
+        out.append(typed(TestResult, {**result.__dict__, **update}))
     return out
 
 
@@ -264,20 +265,45 @@ def _pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:
         first = in_a or in_b
         assert first is not None
         results.append(
-            TestResult(
-                id=test_id,
-                raw_ids=_raw_ids(in_a, in_b),
-                host_a=_test_outcome(in_a),
-                host_b=_test_outcome(in_b),
-                path=first.path,
-                line=first.line,
-                message_a=in_a.message if in_a else None,
-                message_b=in_b.message if in_b else None,
-                seed_a=_seed(in_a),
-                seed_b=_seed(in_b),
+            typed(
+                TestResult,
+                {
+                    "id": test_id,
+                    "raw_ids": _raw_ids(in_a, in_b),
+                    "host_a": _test_outcome(in_a),
+                    "host_b": _test_outcome(in_b),
+                    "path": first.path,
+                    "line": first.line,
+                    "message_a": in_a.message if in_a else None,
+                    "message_b": in_b.message if in_b else None,
+                    "base_a": None,
+                    "base_b": None,
+                    "seed_a": _seed(in_a),
+                    "seed_b": _seed(in_b),
+                    "failed_at_base": False,
+                },
             )
         )
     return results
+
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def typed(cls: type[Model], values: dict[str, Any]) -> Model:
+    """A model from values that already have its field types, every field given in order.
+
+    What pydantic's `model_construct` does, without its Python loop over the fields (slower
+    than validating): the values come from a parsed report whose TestCase fields are typed
+    and bounded already, and pairing builds one TestResult per test (100,000 in a report).
+    tests/test_compare.py checks the result equals the validated model, JSON included.
+    """
+    model = cls.__new__(cls)
+    object.__setattr__(model, "__dict__", values)
+    object.__setattr__(model, "__pydantic_fields_set__", set(values))
+    object.__setattr__(model, "__pydantic_extra__", None)
+    object.__setattr__(model, "__pydantic_private__", None)
+    return model
 
 
 def _raw_ids(a: reports.TestCase | None, b: reports.TestCase | None) -> list[str]:
@@ -314,7 +340,7 @@ def unpaired(a: HostReport | None, b: HostReport | None, tests: Sequence[TestRes
 def _seed(test: reports.TestCase | None) -> TestSeed | None:
     if test is None or test.seed is None or test.rng_seed is None:
         return None
-    return TestSeed(rng_seed=test.rng_seed, seed=test.seed)
+    return typed(TestSeed, {"rng_seed": test.rng_seed, "seed": test.seed})
 
 
 def _test_outcome(test: reports.TestCase | None) -> TestOutcome:
