@@ -288,6 +288,11 @@ def _pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:
 
 
 Model = TypeVar("Model", bound=BaseModel)
+_ALL_FIELDS: dict[type[BaseModel], set[str]] = {}
+
+
+def _all_fields(cls: type[BaseModel]) -> set[str]:
+    return _ALL_FIELDS.setdefault(cls, set(cls.model_fields))
 
 
 def typed(cls: type[Model], values: dict[str, Any]) -> Model:
@@ -297,10 +302,12 @@ def typed(cls: type[Model], values: dict[str, Any]) -> Model:
     than validating): the values come from a parsed report whose TestCase fields are typed
     and bounded already, and pairing builds one TestResult per test (100,000 in a report).
     tests/test_compare.py checks the result equals the validated model, JSON included.
+    Every field is set, so all models of a class share one fields-set (a set per model
+    would be ~0.7 KB each; pydantic copies it before changing it, in `model_copy`).
     """
     model = cls.__new__(cls)
     object.__setattr__(model, "__dict__", values)
-    object.__setattr__(model, "__pydantic_fields_set__", set(values))
+    object.__setattr__(model, "__pydantic_fields_set__", _all_fields(cls))
     object.__setattr__(model, "__pydantic_extra__", None)
     object.__setattr__(model, "__pydantic_private__", None)
     return model

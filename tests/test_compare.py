@@ -429,6 +429,9 @@ def test_paired_results_equal_validated_ones_field_json_and_schema_alike():
             assert result.model_dump_json() == validated.model_dump_json()
             assert result.model_fields_set == validated.model_fields_set
             assert type(result.seed_a) is type(validated.seed_a)
+            assert list(result.__dict__) == list(TestResult.model_fields)
+    copied = compare.pair(a, b)[0].model_copy(update={"base_a": "failed"})
+    assert (copied.base_a, compare.pair(a, b)[0].base_a) == ("failed", None)
     marked = compare.with_baseline(compare.pair(a, b), base, None)
     assert [(r.base_a, r.failed_at_base) for r in marked] == [
         ("passed", False),
