@@ -18,6 +18,7 @@ from pathlib import Path
 
 from entropy_action import (
     attribution,
+    basecall,
     baseline,
     compare,
     crossrun,
@@ -171,6 +172,9 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
     """Host A, host B and the base's module on host A, concurrently when there are cores;
     then, only when host B failed a test, the base's module on host B too.
 
+    On a docs-only patch the base run on host A waits for the hosts and is skipped when they
+    passed cleanly, since nothing could then read it (`basecall`).
+
     That second base run never changes the verdict (head outcomes decide); it only marks
     host B's failures `failed_at_base`. It is kept because it costs nothing on a patch that
     passes (it runs only once host B has already failed, so the verdict is a rejection either
@@ -182,13 +186,24 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
         "host B": lambda: _run_host(_host(settings, check, out, "b"), host_notes),
     }
     want_base = settings.base_run and check.base is not None and check.base_commit is not None
-    if want_base:
+    deferred = want_base and _docs_only(check)
+    if want_base and not deferred:
         jobs["base run"] = lambda: _base_run(settings, check, out, "a")
     failures = _execute(jobs, settings.progress)
     errors = tuple(f"{name}: {failures[name]}" for name in ("host A", "host B") if name in failures)
     notes = tuple(sorted(host_notes))
     if not want_base:
         return Runs(errors, None, None, None, notes)
+    if deferred:
+        host_a, host_b = _read_or_none(out / "host-a"), _read_or_none(out / "host-b")
+        why = basecall.settled(host_a, host_b)
+        if why is None and not errors:
+            settings.progress("base run skipped: a docs-only patch that passed cleanly on both")
+            return Runs(errors, None, None, None, notes, host_b)
+        settings.progress(f"base run needed: {why or 'a host could not run'}")
+        failures.update(
+            _execute({"base run": lambda: _base_run(settings, check, out, "a")}, settings.progress)
+        )
     if "base run" in failures:
         notes += (f"base run failed ({failures['base run']}); attributing skips statically",)
         return Runs(errors, None, None, None, notes)
@@ -205,6 +220,12 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
         )
     base_a = _read_or_none(out / "base-a") or out / "base-a"  # unusable: evaluate says why
     return Runs(errors, compare.base_cases(base_a), base_a, base_b, notes, host_b)
+
+
+def _docs_only(check: baseline.PinCheck) -> bool:
+    """Whether the patch touches documentation only (`basecall`: the base run may wait)."""
+    assert check.base_commit is not None
+    return basecall.docs_only(git.changed_files(check.root, check.base_commit))
 
 
 def _run_host(settings: runner.RunSettings, notes: list[str]) -> None:

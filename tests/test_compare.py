@@ -22,6 +22,7 @@ from entropy_action.findings import Finding
 from entropy_action.host import HOST_JSON, JUNIT_XML, HostInfo
 from entropy_action.pins import PinDiff
 from entropy_action.reports import CaseOutcome, HostReport, TestCase
+from entropy_action.verdict import TestResult
 from tests.helpers import SEED_MANIFEST, Repo
 from tests.test_reports import (
     MODULE,
@@ -412,6 +413,29 @@ def test_pairing_keeps_each_hosts_raw_id_once():
     a = report("a", "/a", case("t.py::p[<root>]", raw="t.py::p[/a]"), case("t.py::q"))
     b = report("b", "/b", case("t.py::p[<root>]", raw="t.py::p[/b]"), case("t.py::q"))
     assert [r.raw_ids for r in compare.pair(a, b)] == [["t.py::p[/a]", "t.py::p[/b]"], ["t.py::q"]]
+
+
+def test_paired_results_equal_validated_ones_field_and_json_alike():
+    """pair() and with_baseline() give the models pydantic validates from the same values."""
+    seeded = TestCase("t.py::s", "t.py::s", "failed", "boom", "t.py", 9, seed=7, rng_seed=3)
+    a = report("a", "/a", case("t.py::x"), seeded, case("t.py::only_a", "skipped"))
+    b = report("b", "/b", case("t.py::x", "failed", raw="t.py::x[b]"), seeded, case("t.py::o"))
+    base = report("a", "/a", case("t.py::x"), case("t.py::s", "failed"))
+    for built in (compare.pair(a, b), compare.with_baseline(compare.pair(a, b), base, None)):
+        for result in built:
+            validated = TestResult.model_validate(result.model_dump())
+            assert result == validated
+            assert result.model_dump_json() == validated.model_dump_json()
+            assert type(result.seed_a) is type(validated.seed_a)
+    copied = compare.pair(a, b)[0].model_copy(update={"base_a": "failed"})
+    assert (copied.base_a, compare.pair(a, b)[0].base_a) == ("failed", None)
+    marked = compare.with_baseline(compare.pair(a, b), base, None)
+    assert [(r.base_a, r.failed_at_base) for r in marked] == [
+        ("passed", False),
+        ("failed", True),
+        ("missing", False),
+        ("missing", False),
+    ]
 
 
 def test_evaluate_reads_nothing_but_the_directories_given(tmp_path, runs):

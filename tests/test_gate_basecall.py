@@ -1,0 +1,149 @@
+"""The base run on host A is skipped only where it can change nothing (`basecall`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from entropy_action import basecall, reports
+from entropy_action.host import Audit, AuditRecord, HostInfo
+from tests.helpers import Repo
+
+MANIFEST = """\
+version: 1
+property_id: cases
+module: tests/test_cases.py
+pins:
+  rng_seed: 3
+  tz: UTC
+  temp_root: {temp_root}
+"""
+
+# The cases come from a data file next to the module: a patch that edits only the data
+# can drop one, and only the base run shows it.
+MODULE = """\
+from pathlib import Path
+
+import pytest
+
+CASES = Path(__file__).with_name("cases.txt").read_text().split()
+
+
+@pytest.mark.parametrize("n", CASES)
+def test_square_is_not_smaller(n):
+    assert int(n) * int(n) >= int(n)
+"""
+
+
+@pytest.fixture
+def cases(repo: Repo, tmp_path: Path) -> tuple[Repo, str]:
+    repo.write("entropy.yaml", MANIFEST.format(temp_root=tmp_path / "pins-tmp"))
+    repo.write("tests/test_cases.py", MODULE)
+    repo.write("tests/cases.txt", "1 2 3 4\n")
+    repo.write("README.md", "cases\n")
+    return repo, repo.commit("base")
+
+
+def _gate(repo: Repo, base: str) -> tuple[int, dict[str, Any], Path]:
+    out, reports_dir = repo.path.parent / "verdict.json", repo.path.parent / "reports"
+    result = repo.cli("gate", "--base-ref", base, "--json", str(out), "--out", str(reports_dir))
+    return result.code, json.loads(out.read_text(encoding="utf-8")), reports_dir
+
+
+def test_a_green_docs_only_patch_runs_no_base(cases: tuple[Repo, str]) -> None:
+    repo, base = cases
+    repo.write("README.md", "cases, documented\n")
+    repo.write("docs/guide.rst", "Guide\n=====\n")
+    code, verdict, reports_dir = _gate(repo, base)
+    assert (code, verdict["classification"]) == (0, "merge_candidate")
+    assert not (reports_dir / "base-a").exists()
+    assert [(t["host_a"], t["host_b"], t["base_a"]) for t in verdict["tests"]] == [
+        ("passed", "passed", None)
+    ] * 4
+
+
+def test_a_case_dropped_through_a_data_file_is_still_caught(cases: tuple[Repo, str]) -> None:
+    repo, base = cases
+    repo.write("tests/cases.txt", "1 2 4\n")
+    code, verdict, reports_dir = _gate(repo, base)
+    assert (code, verdict["classification"]) == (1, "entropy_silenced")
+    assert [f["kind"] for f in verdict["findings"] if f["introduced"]] == ["not_executed"]
+    assert (reports_dir / "base-a" / "host.json").exists()
+
+
+def test_a_docs_only_patch_over_a_skip_still_runs_the_base(cases: tuple[Repo, str]) -> None:
+    repo, _ = cases
+    repo.write(
+        "tests/test_cases.py",
+        MODULE + "\n\n@pytest.mark.skip(reason='flaky')\ndef test_skipped():\n    pass\n",
+    )
+    base = repo.commit("a skip stands at the base")
+    repo.write("README.md", "cases, documented\n")
+    code, verdict, reports_dir = _gate(repo, base)
+    assert (code, verdict["classification"]) == (0, "merge_candidate")
+    assert (reports_dir / "base-a" / "host.json").exists()
+    (skipped,) = [t for t in verdict["tests"] if t["id"].endswith("test_skipped")]
+    assert (skipped["host_a"], skipped["base_a"]) == ("skipped", "skipped")
+    assert [f["introduced"] for f in verdict["findings"] if f["kind"] == "not_executed"] == [False]
+
+
+@pytest.mark.parametrize(
+    ("changed", "expected"),
+    [
+        (["README.md"], True),
+        (["docs/a.RST", "CHANGELOG.md"], True),
+        ([], True),
+        (["README.md", "tests/cases.txt"], False),
+        (["entropy.yaml"], False),
+        (["docs/conf.py"], False),
+        (["notes.txt"], False),
+        (["README"], False),
+    ],
+)
+def test_docs_only(changed: list[str], expected: bool) -> None:
+    assert basecall.docs_only(changed) is expected
+
+
+def _report(
+    tmp_path: Path, host: str, outcomes: dict[str, str], *, reads: int = 0
+) -> reports.HostReport:
+    record = AuditRecord(api="time.time()", path="m.py", line=1, test="t::x", count=1)
+    failed = any(outcome in ("failed", "error") for outcome in outcomes.values())
+    fields: dict[str, Any] = {  # only what `settled` reads
+        "host": host,
+        "returncode": 1 if failed else 0,
+        "audit": Audit(mechanism="audit-hook", records=[record] * reads),
+    }
+    info = HostInfo.model_construct(**fields)
+    tests = tuple(
+        reports.TestCase(id=test_id, raw_id=test_id, outcome=outcome)  # type: ignore[arg-type]
+        for test_id, outcome in outcomes.items()
+    )
+    return reports.HostReport(tmp_path / host, info, tests, ())
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "reads", "why"),
+    [
+        ({"t::x": "passed"}, {"t::x": "passed"}, 0, None),
+        ({"t::x": "passed"}, {"t::x": "skipped"}, 0, "a test did not pass on host B"),
+        ({"t::x": "failed"}, {"t::x": "passed"}, 0, "host A did not pass cleanly"),
+        ({"t::x": "passed"}, {"t::y": "passed"}, 0, "the hosts ran different tests"),
+        ({"t::x": "passed"}, {"t::x": "passed"}, 1, "host A's audit saw a live read"),
+        ({}, {}, 0, "host A did not pass cleanly"),
+    ],
+)
+def test_settled(
+    tmp_path: Path, a: dict[str, str], b: dict[str, str], reads: int, why: str | None
+) -> None:
+    host_a = _report(tmp_path, "a", a, reads=reads)
+    host_b = _report(tmp_path, "b", b)
+    assert basecall.settled(host_a, host_b) == why
+
+
+def test_an_unusable_report_needs_the_base(tmp_path: Path) -> None:
+    host_a = _report(tmp_path, "a", {"t::x": "passed"})
+    assert basecall.settled(host_a, None) == "a host report is unusable"
