@@ -15,7 +15,7 @@ from typing import Literal
 from entropy_action import live_entropy, reports
 from entropy_action.errors import GateError
 from entropy_action.findings import Finding
-from entropy_action.host import HOST_JSON
+from entropy_action.host import HOST_JSON, outside_reason
 from entropy_action.manifest import LoadedManifest
 from entropy_action.pins import PinDiff
 from entropy_action.reports import HostReport
@@ -179,12 +179,7 @@ def _read(label: Label, source: Path | HostReport) -> tuple[HostReport | None, l
             f"{report.info.host.upper()}; --host-{label} needs host {name}'s report"
         )
     if report.info.imported_outside:
-        shown = ", ".join(report.info.imported_outside[:3])
-        more = len(report.info.imported_outside) - 3
-        problems.append(
-            f"host {name}: the code under test was imported from outside host {name}'s own "
-            f"tree: {shown}" + (f" and {more} more" if more > 0 else "")
-        )
+        problems.append(f"host {name}: {outside_reason(report.info)}")
     if report.info.pins_mismatch:
         problems.append(
             f"host {name}: {dir / HOST_JSON}: pins_mismatch: the test process did not see "

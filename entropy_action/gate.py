@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -168,6 +169,9 @@ class Runs:
     host_b: reports.HostReport | None = None  # host B's report, when already read
 
 
+SKIPPED_INVALID = "a host run is invalid, so the verdict is invalid whatever the base says"
+
+
 def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> Runs:
     """Host A, host B and the base's module on host A, concurrently when there are cores;
     then, only when host B failed a test, the base's module on host B too.
@@ -179,21 +183,28 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
     host B's failures `failed_at_base`. It is kept because it costs nothing on a patch that
     passes (it runs only once host B has already failed, so the verdict is a rejection either
     way), and because it is the one way to tell a reviewer that host B's failure on, say, a
-    docs-only patch is an old coupling of the base, not something the patch brought."""
+    docs-only patch is an old coupling of the base, not something the patch brought.
+
+    A host run that is invalid makes the verdict invalid whatever the base says: the base run
+    is then not started, or killed if it is running (`invalid`)."""
     host_notes: list[str] = []
+    invalid = threading.Event()  # set by a host run that is invalid
     jobs: dict[str, Callable[[], object]] = {
-        "host A": lambda: _run_host(_host(settings, check, out, "a"), host_notes),
-        "host B": lambda: _run_host(_host(settings, check, out, "b"), host_notes),
+        "host A": lambda: _run_host(_host(settings, check, out, "a"), host_notes, invalid),
+        "host B": lambda: _run_host(_host(settings, check, out, "b"), host_notes, invalid),
     }
     want_base = settings.base_run and check.base is not None and check.base_commit is not None
     deferred = want_base and _docs_only(check)
     if want_base and not deferred:
-        jobs["base run"] = lambda: _base_run(settings, check, out, "a")
+        jobs["base run"] = lambda: _base_run(settings, check, out, "a", invalid)
     failures = _execute(jobs, settings.progress)
     errors = tuple(f"{name}: {failures[name]}" for name in ("host A", "host B") if name in failures)
     notes = tuple(sorted(host_notes))
     if not want_base:
         return Runs(errors, None, None, None, notes)
+    if invalid.is_set():
+        settings.progress(f"base run skipped: {SKIPPED_INVALID}")
+        return Runs(errors, None, None, None, (*notes, f"base run skipped: {SKIPPED_INVALID}"))
     if deferred:
         host_a, host_b = _read_or_none(out / "host-a"), _read_or_none(out / "host-b")
         why = basecall.settled(host_a, host_b)
@@ -228,12 +239,17 @@ def _docs_only(check: baseline.PinCheck) -> bool:
     return basecall.docs_only(git.changed_files(check.root, check.base_commit))
 
 
-def _run_host(settings: runner.RunSettings, notes: list[str]) -> None:
-    """One host; a run whose inputs were unusable (pins did not take, usage error) raises."""
+def _run_host(settings: runner.RunSettings, notes: list[str], invalid: threading.Event) -> None:
+    """One host; a run whose inputs were unusable (pins did not take, usage error) raises,
+    except code imported from outside the host's tree, which compare reads from host.json
+    (raising too would give the verdict that reason twice). Either sets `invalid`."""
     info = runner.run_host(settings)
     notes.extend(f"host {settings.host.upper()}: {note}" for note in info.notes)
     code, why = runner.outcome(info)
     if code == ExitCode.INVALID:
+        invalid.set()
+        if info.imported_outside:
+            return
         detail = _first_error(settings.out / runner.PYTEST_LOG)
         raise GateError(why.split(": ", 1)[-1] + (f" — {detail}" if detail else ""))
 
@@ -271,10 +287,19 @@ def _labelled(progress: Callable[[str], None], label: str) -> Callable[[str], No
     return lambda line: progress(f"{label}: {line}")
 
 
-def _base_run(settings: GateSettings, check: baseline.PinCheck, out: Path, host: str) -> None:
-    """The base's module on `host`: from the evidence cache when a sound entry matches."""
+def _base_run(
+    settings: GateSettings,
+    check: baseline.PinCheck,
+    out: Path,
+    host: str,
+    cancel: threading.Event | None = None,
+) -> None:
+    """The base's module on `host`: from the evidence cache when a sound entry matches; not
+    started, or killed while it runs, once `cancel` is set (a host run was invalid)."""
+    if cancel is not None and cancel.is_set():
+        return
     if settings.cache_dir is None or check.base is None or check.base_commit is None:
-        _run_base(settings, check, out, host)
+        _run_base(settings, check, out, host, cancel)
         return
     cache = evidence_cache.EvidenceCache(settings.cache_dir)
     key = evidence_cache.base_run_key(
@@ -290,7 +315,9 @@ def _base_run(settings: GateSettings, check: baseline.PinCheck, out: Path, host:
     if hit:
         settings.progress(f"{label}: reused from the cache ({key.digest[:12]})")
         return
-    _run_base(settings, check, out, host)
+    _run_base(settings, check, out, host, cancel)
+    if cancel is not None and cancel.is_set():
+        return  # killed: nothing worth caching
     for note in cache.store(key, out / f"base-{host}"):
         settings.progress(f"{label}: {note}")
 
@@ -301,7 +328,13 @@ def run_base(settings: GateSettings, check: baseline.PinCheck, out: Path, host: 
     return out / f"base-{host}"
 
 
-def _run_base(settings: GateSettings, check: baseline.PinCheck, out: Path, host: str) -> None:
+def _run_base(
+    settings: GateSettings,
+    check: baseline.PinCheck,
+    out: Path,
+    host: str,
+    cancel: threading.Event | None = None,
+) -> None:
     """The base ref's module in a temporary git worktree, under the base's manifest."""
     assert check.base is not None
     assert check.base_commit is not None
@@ -323,6 +356,7 @@ def _run_base(settings: GateSettings, check: baseline.PinCheck, out: Path, host:
                 progress=_labelled(settings.progress, f"base run on host {host.upper()}"),
                 timeout=settings.timeout,
                 checkout=check.root,  # the base's code, not the head's through an editable install
+                cancel=cancel,
             )
         )
     finally:

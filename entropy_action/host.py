@@ -121,6 +121,11 @@ class HostInfo(BaseModel):
         description="Files of the code under test imported from the original checkout instead "
         "of host B's own copy; any entry makes the run invalid",
     )
+    imported_before_plugin: list[str] = Field(
+        default_factory=list,
+        description="The top-level modules of imported_outside, when pytest itself imported "
+        "every one of them before the gate's plugin loaded (else empty)",
+    )
     distributions_sha256: str | None = Field(
         None,
         description="sha256 of the sorted name==version list of the distributions installed "
@@ -138,4 +143,25 @@ class HostInfo(BaseModel):
     )
     audit: Audit | None = Field(
         None, description="Live reads from code under test (None: the audit did not run)"
+    )
+
+
+def outside_reason(info: HostInfo) -> str:
+    """Why a run that imported the code under test from outside its own tree is invalid."""
+    files = info.imported_outside
+    if info.imported_before_plugin:
+        names = ", ".join(info.imported_before_plugin)
+        verb = "were" if len(info.imported_before_plugin) > 1 else "was"
+        return (
+            f"{names} {verb} imported by pytest itself before the gate's plugin loaded, from the "
+            f"original checkout ({files[0]}): host {info.host.upper()} cannot test its own copy "
+            "of a package pytest depends on; install it non-editable in the interpreter host "
+            f"{info.host.upper()} uses (pip install .), or run host {info.host.upper()} on "
+            "another machine (the Action's matrix)"
+        )
+    more = len(files) - 3
+    return (
+        "the code under test was imported from outside its own tree: "
+        + ", ".join(files[:3])
+        + (f" and {more} more" if more > 0 else "")
     )

@@ -284,11 +284,14 @@ def child_effects(
 
 
 def read_imports(path: Path) -> dict[str, Any]:
-    """The plugin's imports report, every value checked: {"code": {name: dir}, "outside": [..]}."""
+    """The plugin's imports report, every value checked:
+    {"code": {name: dir}, "outside": [..], "early": [..]}."""
     data = read_report(path) or {}
     code = data.get("code")
     outside = data.get("outside")
+    early = data.get("early")
     return {
         "code": {str(k): str(v) for k, v in (code.items() if isinstance(code, dict) else ())},
         "outside": [str(p) for p in outside] if isinstance(outside, list) else [],
+        "early": [str(n) for n in early] if isinstance(early, list) else [],
     }

@@ -400,11 +400,14 @@ def _copy_first(original: str, tree: str) -> None:
 def imported_from(tree: str, original: str | None, *others: str) -> dict[str, Any]:
     """Where the project's modules were imported from: top-level name -> folder inside the
     run's tree, and the files imported from the original checkout instead (host B), or from
-    `others` (the head checkout, for a run of the base ref's module)."""
+    `others` (the head checkout, for a run of the base ref's module); "early" names their
+    top-level modules when every one was imported before this plugin loaded (by pytest
+    itself, too early for the copy-first finder), else it is empty."""
     tree = os.path.realpath(tree)
     elsewhere = [os.path.realpath(root) for root in (original, *others) if root]
     code: dict[str, str] = {}
     outside: list[str] = []
+    early: set[str] = set()  # the names of the modules imported from outside
     for name, module in list(sys.modules.items()):
         file = getattr(module, "__file__", None)
         if not isinstance(file, str) or name == "__main__":
@@ -416,7 +419,13 @@ def imported_from(tree: str, original: str | None, *others: str) -> dict[str, An
                 code.setdefault(top, os.path.dirname(path))
         elif any(_inside(path, root) for root in elsewhere):
             outside.append(path)
-    return {"code": dict(sorted(code.items())[:100]), "outside": sorted(outside)[:100]}
+            early.add(name)
+    every_early = bool(early) and early <= _PRELOADED
+    return {
+        "code": dict(sorted(code.items())[:100]),
+        "outside": sorted(outside)[:100],
+        "early": sorted({name.split(".", 1)[0] for name in early})[:100] if every_early else [],
+    }
 
 
 def _write_imports() -> None:
@@ -545,6 +554,7 @@ def pytest_sessionfinish() -> None:
 
 
 _START_CWD = os.getcwd()
+_PRELOADED = frozenset(sys.modules)  # imported before this plugin loaded (pytest's own imports)
 _config = _load_config()
 if _config is not None:
     _activate(_config)

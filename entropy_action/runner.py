@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping
@@ -30,7 +31,7 @@ from pydantic import ValidationError
 
 from entropy_action import __version__, git, isolate, observed, supervise, temproot
 from entropy_action.errors import ExitCode, GateError
-from entropy_action.host import HOST_JSON, JUNIT_XML, Audit, HostInfo
+from entropy_action.host import HOST_JSON, JUNIT_XML, Audit, HostInfo, outside_reason
 from entropy_action.manifest import LoadedManifest, check_temp_root
 
 PLUGIN_MODULE = "entropy_gate_plugin"
@@ -78,6 +79,7 @@ class RunSettings:
     # editable install points at) is imported from the same place in `root` instead
     checkout: Path | None = None
     count_assertions: bool = True  # the assertion-pass hook (plugin.py); it costs ~35 µs/assert
+    cancel: threading.Event | None = None  # set by another thread: kill this run (supervise)
 
 
 @dataclass
@@ -160,10 +162,7 @@ def outcome(info: HostInfo) -> tuple[ExitCode, str]:
     if info.pins_mismatch:
         return ExitCode.INVALID, f"{host}: pins did not take: {'; '.join(info.pins_mismatch)}"
     if info.imported_outside:
-        return ExitCode.INVALID, (
-            f"{host}: the code under test was imported from outside its own tree: "
-            + ", ".join(info.imported_outside[:3])
-        )
+        return ExitCode.INVALID, f"{host}: {outside_reason(info)}"
     code = info.returncode
     if code < 0:
         return ExitCode.INVALID, (
@@ -508,7 +507,7 @@ def _limits(launch: Launch, settings: RunSettings) -> supervise.Limits:
     claim, cap = launch.temp_root, settings.loaded.manifest.run.temp_root_max_mb
     watched = None if claim is None else (claim.private or claim.target)
     cap_mb = cap or supervise.DEFAULT_TEMP_CAP_MB
-    return supervise.Limits(timeout_of(settings), watched, cap_mb * 1024 * 1024)
+    return supervise.Limits(timeout_of(settings), watched, cap_mb * 1024 * 1024, settings.cancel)
 
 
 def record_conftest_failure(out: Path) -> bool:
@@ -591,6 +590,7 @@ def _host_info(
         distributions_sha256=_text(report, "distributions_sha256"),
         imported_from=imports.get("code", {}),
         imported_outside=imports.get("outside", []),
+        imported_before_plugin=imports.get("early", []),
         rng_seed=report.get("rng_seed")
         if report and isinstance(report.get("rng_seed"), int)
         else None,

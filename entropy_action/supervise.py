@@ -14,6 +14,7 @@ import os
 import secrets
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,7 @@ class Limits:
     timeout: float  # seconds
     temp_dir: Path | None = None  # the directory that backs the pinned temp root
     temp_cap: int = DEFAULT_TEMP_CAP_MB * 1024 * 1024  # bytes
+    cancel: threading.Event | None = None  # set: kill the run, its result can no longer matter
 
 
 def new_marker() -> str:
@@ -49,6 +51,8 @@ def wait(proc: subprocess.Popen[bytes], limits: Limits) -> tuple[int, str | None
         why = None
         if remaining <= 0:
             why = f"did not finish within {limits.timeout:g} s"
+        elif limits.cancel is not None and limits.cancel.is_set():
+            why = "was cancelled (its result could no longer change the verdict)"
         elif limits.temp_dir is not None and time.monotonic() >= next_look:
             started = time.monotonic()
             if over(limits.temp_dir, limits.temp_cap):

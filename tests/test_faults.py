@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import uuid
 from pathlib import Path
 from typing import Any
@@ -251,3 +252,21 @@ def test_changing_a_limit_is_listed_and_never_a_pin_mutation(tmp_path):
         "never a pass)"
     )
     assert proc.stdout.splitlines()[0] == line
+
+
+def test_a_cancelled_run_is_killed_with_its_reason():
+    """The gate cancels the base run once a host run is invalid (gate._run_hosts)."""
+    cancel = threading.Event()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
+    )
+    threading.Timer(0.2, cancel.set).start()
+    code, why = supervise.wait(proc, supervise.Limits(timeout=60, cancel=cancel))
+    assert code < 0  # killed by a signal, long before the minute
+    assert why == "was cancelled (its result could no longer change the verdict)"
+
+
+def test_an_unset_cancel_lets_the_run_finish():
+    proc = subprocess.Popen([sys.executable, "-c", "pass"], start_new_session=True)
+    code, why = supervise.wait(proc, supervise.Limits(timeout=60, cancel=threading.Event()))
+    assert (code, why) == (0, None)

@@ -6,13 +6,15 @@ import os
 import subprocess
 import sys
 import sysconfig
+import textwrap
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from entropy_action import compare, runner
-from entropy_action.host import JUNIT_XML
+from entropy_action import compare, gate, runner
+from entropy_action.host import JUNIT_XML, HostInfo
 from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
 
 PACKAGE = {
@@ -160,6 +162,82 @@ def test_a_host_b_run_that_imported_from_the_original_tree_is_invalid(editable, 
     verdict = compare.evaluate(out_a, out_b, loaded=None, pin_diff=None)
     assert verdict.classification == "invalid"
     assert verdict.reasons[0] == (
-        "invalid input: host B: the code under test was imported from outside host B's own "
-        f"tree: {planted.resolve()}"
+        f"invalid input: host B: the code under test was imported from outside its own tree: "
+        f"{planted.resolve()}"
     )
+    assert "imported by pytest itself" not in " ".join(verdict.reasons)  # the test imported it
+
+
+@pytest.fixture
+def imported_at_startup(editable: tuple[Path, str]) -> Iterator[tuple[Path, str]]:
+    """The venv imports gatepkg when the interpreter starts (a .pth line), before pytest loads
+    the gate's plugin: the way pytest's own imports bring in pluggy or packaging."""
+    root, python = editable
+    (root / MODULE).write_text(textwrap.dedent(PACKAGE[MODULE]))  # another test may have changed it
+    subprocess.run(
+        ["git", "commit", "-qam", "the module as built", "--allow-empty"], cwd=root, check=True
+    )
+    purelib = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    early = Path(purelib, "zz_early_gatepkg.pth")
+    early.write_text("import gatepkg\n")
+    try:
+        yield root, python
+    finally:
+        early.unlink()
+
+
+EARLY_REASON = (
+    "host B: gatepkg was imported by pytest itself before the gate's plugin loaded, from the "
+    "original checkout ({file}): host B cannot test its own copy of a package pytest depends "
+    "on; install it non-editable in the interpreter host B uses (pip install .), or run host B "
+    "on another machine (the Action's matrix)"
+)
+
+
+def test_code_imported_before_the_plugin_loaded_is_named_with_what_to_do(
+    imported_at_startup, tmp_path
+):
+    root, python = imported_at_startup
+    out_a, out_b = tmp_path / "a", tmp_path / "b"
+    runner.run_host(settings(root, out_a, dict(os.environ), python=python))
+    info_b = runner.run_host(settings(root, out_b, dict(os.environ), python=python, isolate=True))
+    init = str((root / "src" / "gatepkg" / "__init__.py").resolve())
+    assert init in info_b.imported_outside
+    assert info_b.imported_before_plugin == ["gatepkg"]
+    code, why = runner.outcome(info_b)
+    assert code == 2
+    assert why == EARLY_REASON.format(file=info_b.imported_outside[0]).replace("host B:", "host b:")
+    verdict = compare.evaluate(out_a, out_b, loaded=None, pin_diff=None)
+    assert verdict.classification == "invalid"
+    assert [r for r in verdict.reasons if r.startswith("invalid input")] == [
+        "invalid input: " + EARLY_REASON.format(file=info_b.imported_outside[0])
+    ]
+
+
+def test_the_gate_gives_that_reason_once_and_skips_the_base_run(imported_at_startup, tmp_path):
+    root, python = imported_at_startup
+    (root / "NOTES.txt").write_text("a patch\n")  # not docs-only: the base run starts at once
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-qm", "patch"], cwd=root, check=True)
+    lines: list[str] = []
+    result = gate.run_gate(
+        gate.GateSettings(
+            manifest=root / "entropy.yaml",
+            base_ref="HEAD~1",
+            environ=dict(os.environ),
+            out=tmp_path / "out",
+            python=python,
+            python_a=python,
+            progress=lines.append,
+        )
+    )
+    info_b = HostInfo.model_validate_json((tmp_path / "out" / "host-b" / "host.json").read_text())
+    assert result.verdict.classification == "invalid"
+    assert [r for r in result.verdict.reasons if r.startswith("invalid input")] == [
+        "invalid input: " + EARLY_REASON.format(file=info_b.imported_outside[0])
+    ]
+    assert f"base run skipped: {gate.SKIPPED_INVALID}" in result.notes
+    assert not (tmp_path / "out" / "base-a" / JUNIT_XML).exists()  # not run, or killed
