@@ -202,8 +202,7 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
     notes = tuple(sorted(host_notes))
     if not want_base:
         return Runs(errors, None, None, None, notes)
-    if invalid.is_set():
-        settings.progress(f"base run skipped: {SKIPPED_INVALID}")
+    if invalid.is_set():  # a note, not a progress line too (it would be printed twice)
         return Runs(errors, None, None, None, (*notes, f"base run skipped: {SKIPPED_INVALID}"))
     if deferred:
         host_a, host_b = _read_or_none(out / "host-a"), _read_or_none(out / "host-b")
