@@ -16,7 +16,9 @@ functions the patch touched or its changed tests reach, and a generic honest pat
 neither, so it would start no mutant and measure nothing; `all` with the default budget is
 the budgeted worst case. The gate, the hosts and the mutants run with PY (the suite's own
 venv, which has its dependencies): the script re-executes itself under PY with this
-checkout first on PYTHONPATH, so the code measured is this checkout's.
+checkout first on PYTHONPATH, so the code measured is this checkout's. A src layout gets
+a relative `src` first on PYTHONPATH, so each run (hosts, mutants) imports its own copy's
+code: an editable install of DIR points at DIR itself, where no mutant is.
 
 Both: times `run_gate` on each, alternately, every run cold alike — the mutation cache
 emptied before every run, no base evidence cache. The difference is the mutation step's
@@ -93,6 +95,8 @@ def _suite_repo(folder: Path, suite: Path, module: str, mutation: bool) -> tuple
 def _time(repo: Path, base: str, folder: Path, expected: str | None) -> tuple[float, str]:
     cache = Path(tempfile.mkdtemp(prefix="cache-", dir=folder))
     environ = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    if (repo / "src").is_dir():  # a src layout: each run imports its own copy's code (relative)
+        environ["PYTHONPATH"] = os.pathsep.join(["src", *filter(None, [os.getenv("PYTHONPATH")])])
     settings = gate.GateSettings(
         manifest=repo / "entropy.yaml", base_ref=base, environ=environ, out=folder / "out"
     )
