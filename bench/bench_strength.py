@@ -1,19 +1,39 @@
-"""Wall time of the mutation step: the gate on the demo's tautology patch with and without it.
+"""Wall time of the mutation step: the gate with and without it, on the demo or a real suite.
 
     .venv/bin/python bench/bench_strength.py [--runs 3]
+    .venv/bin/python bench/bench_strength.py --suite DIR --module PATH [--python PY] [--runs 3]
 
-Builds the demo's invoice example and its `tautology` patch twice — once as it is
+Demo: builds the demo's invoice example and its `tautology` patch twice — once as it is
 (`constraints.mutation: changed`, the default) and once with `mutation: "off"` in the base
-and the head — and times `run_gate` on each, the mutation cache emptied before every run.
-The difference is the mutation step's cost (the base's module against the head's code runs
-in both). Prints medians and the ratio to the gate without it. Not a test.
+and the head.
+
+Suite: copies the checkout DIR (without .git, venvs and caches) into a fresh git repo twice,
+writes an entropy.yaml for MODULE in each — identical but for `constraints.mutation`: `all`
+with the default budget (max_mutants 40, time_budget_seconds 300) in one, `"off"` in the
+other — commits that as the base, then appends one comment line to MODULE (an honest patch:
+the property module changed, no behaviour did). `all`, not `changed`: `changed` mutates the
+functions the patch touched or its changed tests reach, and a generic honest patch touches
+neither, so it would start no mutant and measure nothing; `all` with the default budget is
+the budgeted worst case. The gate, the hosts and the mutants run with PY (the suite's own
+venv, which has its dependencies): the script re-executes itself under PY with this
+checkout first on PYTHONPATH, so the code measured is this checkout's. A src layout gets
+a relative `src` first on PYTHONPATH, so each run (hosts, mutants) imports its own copy's
+code: an editable install of DIR points at DIR itself, where no mutant is.
+
+Both: times `run_gate` on each, alternately, every run cold alike — the mutation cache
+emptied before every run, no base evidence cache. The difference is the mutation step's
+cost (the base's module against the head's code runs in both). Prints medians and the
+ratio to the gate without it. Not a test.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -21,6 +41,27 @@ from pathlib import Path
 from entropy_action import demo, gate, git
 
 OFF = '  mutation: "off"\n'
+REEXEC = "BENCH_STRENGTH_UNDER_PYTHON"
+SKIP = shutil.ignore_patterns(
+    ".git", ".venv", "venv", ".tox", ".nox", "__pycache__", ".pytest_cache", ".hypothesis"
+)
+SUITE_MANIFEST = """\
+version: 1
+property_id: bench_strength
+module: {module}
+pins:
+  clock_unix: 1768003200
+  rng_seed: 9173
+  tz: UTC
+  lang: C.UTF-8
+  umask: "0022"
+  temp_root: {temp_root}
+run:
+  pytest_args: ["-o", "addopts=", "-p", "no:cov"]
+constraints:
+  mutation: {mode}
+"""
+PATCH = "\n# reviewed: no change in behaviour\n"
 
 
 def _repo(folder: Path, mutation: bool) -> tuple[Path, str]:
@@ -36,36 +77,85 @@ def _repo(folder: Path, mutation: bool) -> tuple[Path, str]:
     return repo, base
 
 
-def _time(repo: Path, base: str, folder: Path) -> float:
+def _suite_repo(folder: Path, suite: Path, module: str, mutation: bool) -> tuple[Path, str]:
+    repo = folder / ("on" if mutation else "off")
+    shutil.copytree(suite, repo, ignore=SKIP, symlinks=True)
+    mode = "all" if mutation else '"off"'
+    temp_root = folder / "tmp" / repo.name
+    manifest = SUITE_MANIFEST.format(module=module, temp_root=temp_root, mode=mode)
+    (repo / "entropy.yaml").write_text(manifest, encoding="utf-8")
+    git.init(repo)
+    base = git.commit_all(repo, "the suite with its pins")
+    with open(repo / module, "a", encoding="utf-8") as handle:
+        handle.write(PATCH)
+    git.commit_all(repo, "patch: a comment in the property module")
+    return repo, base
+
+
+def _time(repo: Path, base: str, folder: Path, expected: str | None) -> tuple[float, str]:
     cache = Path(tempfile.mkdtemp(prefix="cache-", dir=folder))
     environ = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    if (repo / "src").is_dir():  # a src layout: each run imports its own copy's code (relative)
+        environ["PYTHONPATH"] = os.pathsep.join(["src", *filter(None, [os.getenv("PYTHONPATH")])])
     settings = gate.GateSettings(
         manifest=repo / "entropy.yaml", base_ref=base, environ=environ, out=folder / "out"
     )
     start = time.perf_counter()
     verdict = gate.run_gate(settings).verdict
     elapsed = time.perf_counter() - start
-    assert verdict.classification == "entropy_silenced" or repo.name == "off", verdict.reasons
-    return elapsed
+    shutil.rmtree(cache, ignore_errors=True)
+    assert expected is None or verdict.classification == expected, verdict.reasons
+    score = verdict.mutation
+    mutants = f", {score.mutants} mutants ({score.not_counted} not counted)" if score else ""
+    return elapsed, verdict.classification + mutants
+
+
+def _reexec(python: str) -> None:
+    """Run this script again under `python`, this checkout first on its path."""
+    checkout = str(Path(__file__).resolve().parent.parent)
+    old = os.environ.get("PYTHONPATH")
+    path = os.pathsep.join([checkout, *([old] if old else [])])
+    env = {**os.environ, "PYTHONPATH": path, REEXEC: "1"}
+    done = subprocess.run([python, __file__, *sys.argv[1:]], env=env, check=False)
+    raise SystemExit(done.returncode)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--smoke", action="store_true", help="one run each")
+    parser.add_argument("--suite", type=Path, help="a real checkout to measure instead")
+    parser.add_argument("--module", help="the property module in --suite, e.g. tests/test_x.py")
+    parser.add_argument("--python", help="the suite's interpreter (its venv's python)")
     parsed = parser.parse_args()
+    if parsed.suite is not None and parsed.module is None:
+        parser.error("--suite needs --module")
+    if parsed.python and os.environ.get(REEXEC) != "1":
+        _reexec(parsed.python)
     runs = 1 if parsed.smoke else parsed.runs
+    mode = "all" if parsed.suite else "changed"
     with tempfile.TemporaryDirectory(prefix="bench-strength-") as scratch:
         folder = Path(scratch)
-        on, on_base = _repo(folder, mutation=True)
-        off, off_base = _repo(folder, mutation=False)
+        if parsed.suite is None:
+            on, on_base = _repo(folder, mutation=True)
+            off, off_base = _repo(folder, mutation=False)
+            expect_on: str | None = "entropy_silenced"
+        else:
+            suite = parsed.suite.resolve()
+            on, on_base = _suite_repo(folder, suite, parsed.module, mutation=True)
+            off, off_base = _suite_repo(folder, suite, parsed.module, mutation=False)
+            expect_on = None  # whatever a real suite's verdict is, both pay the same steps
         times: dict[str, list[float]] = {"off": [], "on": []}
+        seen = {"off": "", "on": ""}
         for _ in range(runs):  # interleaved, so load on the machine hits both alike
-            times["off"].append(_time(off, off_base, folder))
-            times["on"].append(_time(on, on_base, folder))
+            elapsed, seen["off"] = _time(off, off_base, folder, None)
+            times["off"].append(elapsed)
+            elapsed, seen["on"] = _time(on, on_base, folder, expect_on)
+            times["on"].append(elapsed)
     without, with_ = statistics.median(times["off"]), statistics.median(times["on"])
     print(f"gate, mutation off:     median {without:.2f} s over {runs} runs")
-    print(f"gate, mutation changed: median {with_:.2f} s over {runs} runs")
+    print(f"gate, mutation {mode + ':':<8} median {with_:.2f} s over {runs} runs")
+    print(f"verdicts: off {seen['off']}; on {seen['on']}")
     print(f"extra: {with_ - without:.2f} s, ratio {with_ / without:.2f}x (goal: under 2x)")
 
 
