@@ -24,7 +24,7 @@ from entropy_action import checkrun, github, markdown, workflow
 from entropy_action.checkrun import Annotation, CheckRunPlan
 from entropy_action.errors import GateError
 from entropy_action.github import ApiSettings, PublishError, Secret
-from entropy_action.reports import _field_problem, read_capped
+from entropy_action.reports import _field_problem, read_capped, read_json_object
 from entropy_action.verdict import Verdict, contradictions
 
 MAX_VERDICT = 32 * 1024 * 1024  # bytes of a verdict file
@@ -76,17 +76,7 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Publi
 
 def read_verdict(path: Path) -> Verdict:
     """The verdict file, as data: size-capped and validated against the Verdict model."""
-    data = read_capped(path, MAX_VERDICT)
-    try:
-        loaded = json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise GateError(f"{path}: not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise GateError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-    except (ValueError, RecursionError):
-        raise GateError(f"{path}: not valid JSON (a number too long or nesting too deep)") from None
-    if not isinstance(loaded, dict):
-        raise GateError(f"{path}: must be a JSON object (the verdict `compare --json` writes)")
+    loaded = read_json_object(path, MAX_VERDICT, "the verdict `compare --json` writes")
     try:
         verdict = Verdict.model_validate(loaded)
     except ValidationError as exc:

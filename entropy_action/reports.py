@@ -200,9 +200,9 @@ def _open_regular(path: Path) -> BinaryIO:
     return os.fdopen(fd, "rb")
 
 
-def read_info(path: Path) -> HostInfo:
-    """host.json, validated; a missing or malformed field names the field."""
-    data = read_capped(path, MAX_HOST_JSON)
+def read_json_object(path: Path, limit: int, what: str) -> dict[str, Any]:
+    """A JSON object from an untrusted file, size-capped; one line naming the file if not."""
+    data = read_capped(path, limit)
     try:
         loaded = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
@@ -212,7 +212,13 @@ def read_info(path: Path) -> HostInfo:
     except (ValueError, RecursionError):
         raise GateError(f"{path}: not valid JSON (a number too long or nesting too deep)") from None
     if not isinstance(loaded, dict):
-        raise GateError(f"{path}: must be a JSON object (the host run's report)")
+        raise GateError(f"{path}: must be a JSON object ({what})")
+    return loaded
+
+
+def read_info(path: Path) -> HostInfo:
+    """host.json, validated; a missing or malformed field names the field."""
+    loaded = read_json_object(path, MAX_HOST_JSON, "the host run's report")
     try:
         return HostInfo.model_validate(loaded)
     except ValidationError as exc:
