@@ -152,7 +152,7 @@ def test_faults_fail_closed_and_fall_back(world: World) -> None:
         "hostfail": ("invalid", "failed"),
         "forbidden": ("env_coupled", "failed"),
     }
-    assert "E2E host B breaks before uploading" in run.log
+    assert "E2E host B breaks before uploading" in run.log, run.log[-8000:]  # a flake seen once
     assert {r["status"] for r in requests} == {403}
     assert requests, "publish did try the API"
     # The fallback: workflow-command annotations in the log, and publish's step passed.
