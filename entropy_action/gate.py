@@ -301,12 +301,7 @@ def _base_run(
         _run_base(settings, check, out, host, cancel)
         return
     cache = evidence_cache.EvidenceCache(settings.cache_dir)
-    key = evidence_cache.base_run_key(
-        base_commit=check.base_commit,
-        manifest_sha256=check.base.sha256,
-        host=host,
-        python=settings.python if host == "b" else None,
-    )
+    key = base_cache_key(settings, check, host)
     label = f"base run on host {host.upper()}"
     hit, notes = cache.restore(key, out / f"base-{host}")
     for note in notes:
@@ -319,6 +314,21 @@ def _base_run(
         return  # killed: nothing worth caching
     for note in cache.store(key, out / f"base-{host}"):
         settings.progress(f"{label}: {note}")
+
+
+def base_cache_key(
+    settings: GateSettings, check: baseline.PinCheck, host: str
+) -> evidence_cache.CacheKey:
+    """The evidence cache's key of the base run on `host` (`entropy-gate cache-key` prints its
+    digest for the Action's actions/cache): the interpreter is the one that host runs."""
+    assert check.base is not None
+    assert check.base_commit is not None
+    return evidence_cache.base_run_key(
+        base_commit=check.base_commit,
+        manifest_sha256=check.base.sha256,
+        host=host,
+        python=settings.python if host == "b" else settings.python_a,
+    )
 
 
 def run_base(settings: GateSettings, check: baseline.PinCheck, out: Path, host: str) -> Path:
