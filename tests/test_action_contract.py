@@ -93,9 +93,10 @@ def test_every_composite_step_runs_in_bash() -> None:
 
 
 def test_the_base_evidence_is_restored_and_saved_where_run_keeps_it_under_its_key() -> None:
-    """One folder, outside the checkout, named alike by restore, run and save (a relative
-    path: actions/cache versions an entry by its path's spelling, and the runner's temp
-    folder is spelled differently per job under act); the key only ever from `cache-key`."""
+    """One folder, named alike by restore, run and save: relative to the checkout, since
+    actions/cache versions an entry by its path's spelling (the runner's temp folder is
+    spelled differently per job under act) and refuses `..`; git is told to ignore it. The
+    key only ever comes from `cache-key`."""
     steps = {s.get("id") or s["name"]: s for s in _steps(_load(ACTION))}
     restore, save = (
         steps["restore"],
@@ -107,7 +108,8 @@ def test_the_base_evidence_is_restored_and_saved_where_run_keeps_it_under_its_ke
         steps["run"]["env"]["EVIDENCE_DIR"],
         steps["cache-key"]["env"]["EVIDENCE_DIR"],
     }
-    assert folders == {"../.entropy-gate-evidence"}
+    assert folders == {".entropy-gate-evidence"}
+    assert '/$EVIDENCE_DIR/" >> "$git_dir/info/exclude"' in steps["cache-key"]["run"]
     key = "${{ steps.cache-key.outputs.key }}"
     assert restore["with"]["key"] == save["with"]["key"] == steps["run"]["env"]["CACHE_KEY"] == key
     assert "cache-key" in steps["cache-key"]["run"]
