@@ -76,7 +76,7 @@ def run_gate(settings: GateSettings) -> GateResult:
     strong = _strength(settings, check, scanned, out)
     constraints = (check.base or check.head).manifest.constraints
     verdict = compare.evaluate(
-        out / "host-a",
+        runs.host_a or out / "host-a",
         runs.host_b or out / "host-b",
         loaded=check.head,
         pin_diff=check.diff,
@@ -90,7 +90,7 @@ def run_gate(settings: GateSettings) -> GateResult:
         base_a=runs.base_a,
         base_b=runs.base_b,
         forbid_live_entropy=constraints.forbid_live_entropy,
-    )  # (evaluate reads host A and B, and the base runs only where _run_hosts did not)
+    )  # (evaluate reads the hosts and base runs only where _run_hosts did not: each once)
     verdict = strong.annotate(verdict)
     verdict = _attribute(settings, check, out, verdict)
     verdict = with_inputs(verdict, check, out)
@@ -167,6 +167,7 @@ class Runs:
     base_b: Path | None  # failed) on host B
     notes: tuple[str, ...]
     host_b: reports.HostReport | None = None  # host B's report, when already read
+    host_a: reports.HostReport | None = None  # host A's, likewise
 
 
 SKIPPED_INVALID = "a host run is invalid, so the verdict is invalid whatever the base says"
@@ -204,21 +205,20 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
         return Runs(errors, None, None, None, notes)
     if invalid.is_set():  # a note, not a progress line too (it would be printed twice)
         return Runs(errors, None, None, None, (*notes, f"base run skipped: {SKIPPED_INVALID}"))
+    host_a, host_b = _read_or_none(out / "host-a"), _read_or_none(out / "host-b")
     if deferred:
-        host_a, host_b = _read_or_none(out / "host-a"), _read_or_none(out / "host-b")
         why = basecall.settled(host_a, host_b)
         if why is None and not errors:
             settings.progress("base run skipped: a docs-only patch that passed cleanly on both")
-            return Runs(errors, None, None, None, notes, host_b)
+            return Runs(errors, None, None, None, notes, host_b, host_a)
         settings.progress(f"base run needed: {why or 'a host could not run'}")
         failures.update(
             _execute({"base run": lambda: _base_run(settings, check, out, "a")}, settings.progress)
         )
     if "base run" in failures:
         notes += (f"base run failed ({failures['base run']}); attributing skips statically",)
-        return Runs(errors, None, None, None, notes)
+        return Runs(errors, None, None, None, notes, host_b, host_a)
     base_b: Path | None = None
-    host_b = _read_or_none(out / "host-b")
     if host_b is not None and any(case.outcome in FAILING for case in host_b.tests):
         more = _execute(
             {"base run on host B": lambda: _base_run(settings, check, out, "b")}, settings.progress
@@ -229,7 +229,7 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
             for name, why in more.items()
         )
     base_a = _read_or_none(out / "base-a") or out / "base-a"  # unusable: evaluate says why
-    return Runs(errors, compare.base_cases(base_a), base_a, base_b, notes, host_b)
+    return Runs(errors, compare.base_cases(base_a), base_a, base_b, notes, host_b, host_a)
 
 
 def _docs_only(check: baseline.PinCheck) -> bool:
