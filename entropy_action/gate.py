@@ -190,9 +190,10 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
     is then not started, or killed if it is running (`invalid`)."""
     host_notes: list[str] = []
     invalid = threading.Event()  # set by a host run that is invalid
+    read: dict[str, reports.HostReport | None] = {}  # each host's report, read by its own job
     jobs: dict[str, Callable[[], object]] = {
-        "host A": lambda: _run_host(_host(settings, check, out, "a"), host_notes, invalid),
-        "host B": lambda: _run_host(_host(settings, check, out, "b"), host_notes, invalid),
+        "host A": lambda: _run_host(_host(settings, check, out, "a"), host_notes, invalid, read),
+        "host B": lambda: _run_host(_host(settings, check, out, "b"), host_notes, invalid, read),
     }
     want_base = settings.base_run and check.base is not None and check.base_commit is not None
     deferred = want_base and _docs_only(check)
@@ -205,7 +206,7 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
         return Runs(errors, None, None, None, notes)
     if invalid.is_set():  # a note, not a progress line too (it would be printed twice)
         return Runs(errors, None, None, None, (*notes, f"base run skipped: {SKIPPED_INVALID}"))
-    host_a, host_b = _read_or_none(out / "host-a"), _read_or_none(out / "host-b")
+    host_a, host_b = (read[h] if h in read else _read_or_none(out / f"host-{h}") for h in "ab")
     if deferred:
         why = basecall.settled(host_a, host_b)
         if why is None and not errors:
@@ -238,10 +239,17 @@ def _docs_only(check: baseline.PinCheck) -> bool:
     return basecall.docs_only(git.changed_files(check.root, check.base_commit))
 
 
-def _run_host(settings: runner.RunSettings, notes: list[str], invalid: threading.Event) -> None:
+def _run_host(
+    settings: runner.RunSettings,
+    notes: list[str],
+    invalid: threading.Event,
+    read: dict[str, reports.HostReport | None],
+) -> None:
     """One host; a run whose inputs were unusable (pins did not take, usage error) raises,
     except code imported from outside the host's tree, which compare reads from host.json
-    (raising too would give the verdict that reason twice). Either sets `invalid`."""
+    (raising too would give the verdict that reason twice). Either sets `invalid`. A run
+    that did not raise has its report read into `read` here, while the other host may still
+    be running (the gate reads each report once)."""
     info = runner.run_host(settings)
     notes.extend(f"host {settings.host.upper()}: {note}" for note in info.notes)
     code, why = runner.outcome(info)
@@ -251,6 +259,7 @@ def _run_host(settings: runner.RunSettings, notes: list[str], invalid: threading
             return
         detail = _first_error(settings.out / runner.PYTEST_LOG)
         raise GateError(why.split(": ", 1)[-1] + (f" — {detail}" if detail else ""))
+    read[settings.host] = _read_or_none(settings.out)
 
 
 def _first_error(log: Path, limit: int = 65536) -> str:
