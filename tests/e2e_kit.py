@@ -10,6 +10,7 @@ not by the runner image.
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import os
@@ -286,18 +287,27 @@ def run_act(
 
 
 def tamper_cache_entry(cache_server: Path, digest: str, junit: bytes) -> Path:
-    """Rewrite the junit.xml of evidence entry `digest` inside act's cache server (a zstd tar
-    per saved key under `cache/`), as a poisoned or damaged cache would serve it; the blob."""
+    """Rewrite the junit.xml of evidence entry `digest` inside act's cache server (a tar per
+    saved key under `cache/`, zstd-compressed, or gzip where actions/cache found no zstd), as
+    a poisoned or damaged cache would serve it; the blob."""
     wanted = f".entropy-gate-evidence/base-runs/{digest}/junit.xml"
     for blob in sorted((cache_server / "cache").glob("*/*")):
-        original = subprocess.run(["zstd", "-dc", str(blob)], capture_output=True, check=True)
-        rewritten = _replaced(original.stdout, wanted, junit)
+        packed = blob.read_bytes()
+        zstd = packed.startswith(b"\x28\xb5\x2f\xfd")
+        rewritten = _replaced(_unzstd(packed) if zstd else gzip.decompress(packed), wanted, junit)
         if rewritten is None:
             continue
-        packed = subprocess.run(["zstd", "-qc"], input=rewritten, capture_output=True, check=True)
-        blob.write_bytes(packed.stdout)
+        blob.write_bytes(_zstd(rewritten) if zstd else gzip.compress(rewritten))
         return blob
     raise AssertionError(f"no cache entry holds {wanted} under {cache_server}")
+
+
+def _unzstd(data: bytes) -> bytes:
+    return subprocess.run(["zstd", "-dc"], input=data, capture_output=True, check=True).stdout
+
+
+def _zstd(data: bytes) -> bytes:
+    return subprocess.run(["zstd", "-qc"], input=data, capture_output=True, check=True).stdout
 
 
 def _replaced(archive: bytes, name: str, content: bytes) -> bytes | None:
