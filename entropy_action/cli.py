@@ -11,6 +11,7 @@ from types import ModuleType
 
 from entropy_action import __version__, workflow
 from entropy_action.commands import (
+    cache_key,
     check_pins,
     compare,
     demo,
@@ -36,6 +37,7 @@ COMMANDS: tuple[ModuleType, ...] = (
     compare,
     verdict,
     publish,
+    cache_key,
     validate,
     schema,
     init,

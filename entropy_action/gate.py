@@ -76,7 +76,7 @@ def run_gate(settings: GateSettings) -> GateResult:
     strong = _strength(settings, check, scanned, out)
     constraints = (check.base or check.head).manifest.constraints
     verdict = compare.evaluate(
-        out / "host-a",
+        runs.host_a or out / "host-a",
         runs.host_b or out / "host-b",
         loaded=check.head,
         pin_diff=check.diff,
@@ -90,7 +90,7 @@ def run_gate(settings: GateSettings) -> GateResult:
         base_a=runs.base_a,
         base_b=runs.base_b,
         forbid_live_entropy=constraints.forbid_live_entropy,
-    )  # (evaluate reads host A and B, and the base runs only where _run_hosts did not)
+    )  # (evaluate reads the hosts and base runs only where _run_hosts did not: each once)
     verdict = strong.annotate(verdict)
     verdict = _attribute(settings, check, out, verdict)
     verdict = with_inputs(verdict, check, out)
@@ -167,6 +167,7 @@ class Runs:
     base_b: Path | None  # failed) on host B
     notes: tuple[str, ...]
     host_b: reports.HostReport | None = None  # host B's report, when already read
+    host_a: reports.HostReport | None = None  # host A's, likewise
 
 
 SKIPPED_INVALID = "a host run is invalid, so the verdict is invalid whatever the base says"
@@ -189,9 +190,10 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
     is then not started, or killed if it is running (`invalid`)."""
     host_notes: list[str] = []
     invalid = threading.Event()  # set by a host run that is invalid
+    read: dict[str, reports.HostReport | None] = {}  # each host's report, read by its own job
     jobs: dict[str, Callable[[], object]] = {
-        "host A": lambda: _run_host(_host(settings, check, out, "a"), host_notes, invalid),
-        "host B": lambda: _run_host(_host(settings, check, out, "b"), host_notes, invalid),
+        "host A": lambda: _run_host(_host(settings, check, out, "a"), host_notes, invalid, read),
+        "host B": lambda: _run_host(_host(settings, check, out, "b"), host_notes, invalid, read),
     }
     want_base = settings.base_run and check.base is not None and check.base_commit is not None
     deferred = want_base and _docs_only(check)
@@ -204,21 +206,20 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
         return Runs(errors, None, None, None, notes)
     if invalid.is_set():  # a note, not a progress line too (it would be printed twice)
         return Runs(errors, None, None, None, (*notes, f"base run skipped: {SKIPPED_INVALID}"))
+    host_a, host_b = (read[h] if h in read else _read_or_none(out / f"host-{h}") for h in "ab")
     if deferred:
-        host_a, host_b = _read_or_none(out / "host-a"), _read_or_none(out / "host-b")
         why = basecall.settled(host_a, host_b)
         if why is None and not errors:
             settings.progress("base run skipped: a docs-only patch that passed cleanly on both")
-            return Runs(errors, None, None, None, notes, host_b)
+            return Runs(errors, None, None, None, notes, host_b, host_a)
         settings.progress(f"base run needed: {why or 'a host could not run'}")
         failures.update(
             _execute({"base run": lambda: _base_run(settings, check, out, "a")}, settings.progress)
         )
     if "base run" in failures:
         notes += (f"base run failed ({failures['base run']}); attributing skips statically",)
-        return Runs(errors, None, None, None, notes)
+        return Runs(errors, None, None, None, notes, host_b, host_a)
     base_b: Path | None = None
-    host_b = _read_or_none(out / "host-b")
     if host_b is not None and any(case.outcome in FAILING for case in host_b.tests):
         more = _execute(
             {"base run on host B": lambda: _base_run(settings, check, out, "b")}, settings.progress
@@ -229,7 +230,7 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
             for name, why in more.items()
         )
     base_a = _read_or_none(out / "base-a") or out / "base-a"  # unusable: evaluate says why
-    return Runs(errors, compare.base_cases(base_a), base_a, base_b, notes, host_b)
+    return Runs(errors, compare.base_cases(base_a), base_a, base_b, notes, host_b, host_a)
 
 
 def _docs_only(check: baseline.PinCheck) -> bool:
@@ -238,10 +239,17 @@ def _docs_only(check: baseline.PinCheck) -> bool:
     return basecall.docs_only(git.changed_files(check.root, check.base_commit))
 
 
-def _run_host(settings: runner.RunSettings, notes: list[str], invalid: threading.Event) -> None:
+def _run_host(
+    settings: runner.RunSettings,
+    notes: list[str],
+    invalid: threading.Event,
+    read: dict[str, reports.HostReport | None],
+) -> None:
     """One host; a run whose inputs were unusable (pins did not take, usage error) raises,
     except code imported from outside the host's tree, which compare reads from host.json
-    (raising too would give the verdict that reason twice). Either sets `invalid`."""
+    (raising too would give the verdict that reason twice). Either sets `invalid`. A run
+    that did not raise has its report read into `read` here, while the other host may still
+    be running (the gate reads each report once)."""
     info = runner.run_host(settings)
     notes.extend(f"host {settings.host.upper()}: {note}" for note in info.notes)
     code, why = runner.outcome(info)
@@ -251,6 +259,7 @@ def _run_host(settings: runner.RunSettings, notes: list[str], invalid: threading
             return
         detail = _first_error(settings.out / runner.PYTEST_LOG)
         raise GateError(why.split(": ", 1)[-1] + (f" — {detail}" if detail else ""))
+    read[settings.host] = _read_or_none(settings.out)
 
 
 def _first_error(log: Path, limit: int = 65536) -> str:
@@ -301,12 +310,7 @@ def _base_run(
         _run_base(settings, check, out, host, cancel)
         return
     cache = evidence_cache.EvidenceCache(settings.cache_dir)
-    key = evidence_cache.base_run_key(
-        base_commit=check.base_commit,
-        manifest_sha256=check.base.sha256,
-        host=host,
-        python=settings.python if host == "b" else None,
-    )
+    key = base_cache_key(settings, check, host)
     label = f"base run on host {host.upper()}"
     hit, notes = cache.restore(key, out / f"base-{host}")
     for note in notes:
@@ -319,6 +323,21 @@ def _base_run(
         return  # killed: nothing worth caching
     for note in cache.store(key, out / f"base-{host}"):
         settings.progress(f"{label}: {note}")
+
+
+def base_cache_key(
+    settings: GateSettings, check: baseline.PinCheck, host: str
+) -> evidence_cache.CacheKey:
+    """The evidence cache's key of the base run on `host` (`entropy-gate cache-key` prints its
+    digest for the Action's actions/cache): the interpreter is the one that host runs."""
+    assert check.base is not None
+    assert check.base_commit is not None
+    return evidence_cache.base_run_key(
+        base_commit=check.base_commit,
+        manifest_sha256=check.base.sha256,
+        host=host,
+        python=settings.python if host == "b" else settings.python_a,
+    )
 
 
 def run_base(settings: GateSettings, check: baseline.PinCheck, out: Path, host: str) -> Path:

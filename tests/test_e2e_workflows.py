@@ -4,6 +4,10 @@ composite action on a sample pull request, the verdict published to a local GitH
 Two act runs: `gate.yml` (an honest fix, a laptop-shaped live-clock patch, a skip marker) and
 `faults.yml` against an API that answers 403 (host B's job fails before uploading; the
 live-clock verdict falls back to the job summary and annotations). See tests/e2e_kit.py.
+
+Both runs share act's cache server, so the faults run is also the PR's second push on the
+same base: its host jobs restore the base evidence the gate run saved with actions/cache
+(live's host A entry is tampered with in between, and must be ignored).
 """
 
 from __future__ import annotations
@@ -77,6 +81,7 @@ def _act(world: World, workflow: str, *api_args: str) -> tuple[ActRun, list[dict
         run = e2e_kit.run_act(
             world.sample, workflow, folder, kit=world.kit, project=world.project, api=api,
             toolcache=world.toolcache, wheels=world.wheels,
+            cache_server=world.root / "cache-server",
         )  # fmt: skip
     finally:
         api.stop()
@@ -146,8 +151,41 @@ def test_three_patches_reach_their_check_runs(
     assert re.search(r"^\[\w+/entropy-gate/host b-2\s*\].*installing time-machine", run.log, re.M)
 
 
-def test_faults_fail_closed_and_fall_back(world: World) -> None:
-    run, requests = _act(world, "faults.yml", "--fail-status", "403")
+@pytest.fixture(scope="module")
+def faults_run(
+    world: World, gate_run: tuple[ActRun, list[dict[str, Any]]]
+) -> tuple[ActRun, list[dict[str, Any]]]:
+    """The faults run, after the gate run saved the base evidence and after live's host A
+    entry was damaged in the cache server (a DTD in its junit.xml)."""
+    saved = _saved_keys(gate_run[0].log)
+    assert set(saved) >= {("honest", "a"), ("live", "a"), ("live", "b"), ("skip", "a")}, saved
+    e2e_kit.tamper_cache_entry(world.root / "cache-server", saved[("live", "a")], DTD)
+    return _act(world, "faults.yml", "--fail-status", "403")
+
+
+DTD = b'<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><testsuites>&e;</testsuites>'
+
+
+def _saved_keys(log: str) -> dict[tuple[str, str], str]:
+    """(caller job, host) -> the digest its host job saved the base evidence under."""
+    found = re.findall(
+        r"^\[(\w+)/entropy-gate/host ([ab])-\d\s*\]\s+\| Cache saved with key: "
+        r"entropy-gate-base-run-([0-9a-f]{64})$",
+        log,
+        re.MULTILINE,
+    )
+    return {(job, host): digest for job, host, digest in found}
+
+
+def _job_log(log: str, job: str, host: str) -> str:
+    prefix = re.compile(rf"^\[{job}/entropy-gate/host {host}-\d\s*\]")
+    return "\n".join(line for line in log.splitlines() if prefix.match(line))
+
+
+def test_faults_fail_closed_and_fall_back(
+    world: World, faults_run: tuple[ActRun, list[dict[str, Any]]]
+) -> None:
+    run, requests = faults_run
     assert _verdicts(run.log) == {
         "hostfail": ("invalid", "failed"),
         "forbidden": ("env_coupled", "failed"),
@@ -166,6 +204,53 @@ def test_faults_fail_closed_and_fall_back(world: World) -> None:
     assert e2e_kit.TOKEN not in run.log.replace(f"GITHUB_TOKEN={e2e_kit.TOKEN}", "")
 
 
+def test_a_second_push_restores_the_base_evidence_and_ignores_a_tampered_entry(
+    world: World,
+    gate_run: tuple[ActRun, list[dict[str, Any]]],
+    faults_run: tuple[ActRun, list[dict[str, Any]]],
+) -> None:
+    first, second = gate_run[0].log, faults_run[0].log
+    ran_base = "base run on host A: running pytest"
+    # The first push ran the base on every host A and saved it (nothing to restore).
+    assert ran_base in _job_log(first, "honest", "a")
+    assert "Cache not found for input keys: entropy-gate-base-run-" in _job_log(
+        first, "honest", "a"
+    )
+    # hostfail gates honest's manifest on the same base: host A restores instead of running.
+    honest = _saved_keys(first)[("honest", "a")]
+    restored = _job_log(second, "hostfail", "a")
+    assert f"Cache restored from key: entropy-gate-base-run-{honest}" in restored, restored
+    assert f"base run on host A: reused from the cache ({honest[:12]})" in restored
+    assert ran_base not in restored
+    assert "Cache saved with key" not in restored, "a restored entry is not saved again"
+    # forbidden gates live's manifest: its host A entry was damaged, so it is ignored with a
+    # note, the base runs again, and the verdict is the first push's.
+    live = _saved_keys(first)[("live", "a")]
+    damaged = _job_log(second, "forbidden", "a")
+    assert f"Cache restored from key: entropy-gate-base-run-{live}" in damaged
+    assert f"base run on host A: cache entry {live[:12]} ignored and removed: " in damaged
+    assert "refused: it declares a document type" in damaged
+    assert ran_base in damaged
+    assert "reused from the cache" not in damaged
+    assert "reused from the cache" in _job_log(second, "forbidden", "b"), "host B's entry is sound"
+    before, after = (
+        _verdict_artifact(world, "gate", "live"),
+        _verdict_artifact(world, "faults", "live"),
+    )
+    assert after["classification"] == before["classification"] == "env_coupled"
+    assert _outcomes(after) == _outcomes(before)
+    assert sorted(f["kind"] for f in after["findings"]) == sorted(
+        f["kind"] for f in before["findings"]
+    )
+
+
+def _verdict_artifact(world: World, run: str, scenario: str) -> dict[str, Any]:
+    artifact = world.root / run / "artifacts" / "1" / f"entropy-gate-{scenario}-verdict"
+    with zipfile.ZipFile(next(artifact.glob("*.zip"))) as archive:
+        verdict: dict[str, Any] = json.loads(archive.read("verdict.json"))
+    return verdict
+
+
 def _def_line(module: Path, name: str) -> int:
     lines = module.read_text(encoding="utf-8").splitlines()
     return next(i for i, line in enumerate(lines, 1) if line.startswith(f"def {name}("))
@@ -178,9 +263,7 @@ def test_the_workflow_reaches_the_local_gates_verdict(
     """Parity: `entropy-gate gate` on the same commit and manifest, host B on the same
     interpreter as the workflow's host B (host A here is this interpreter, 3.11, where the
     workflow's host A ran 3.12), reaches the same classification and per-test outcomes."""
-    artifact = world.root / "gate" / "artifacts" / "1" / f"entropy-gate-{scenario}-verdict"
-    with zipfile.ZipFile(next(artifact.glob("*.zip"))) as archive:
-        workflow = json.loads(archive.read("verdict.json"))
+    workflow = _verdict_artifact(world, "gate", scenario)
     local_json = world.root / f"local-{scenario}.json"
     host_b = next((world.toolcache / "Python").glob("3.11.*/x64/bin/python"))
     done = subprocess.run(

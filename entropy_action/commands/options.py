@@ -6,6 +6,9 @@ import argparse
 from collections.abc import Mapping
 from pathlib import Path
 
+from entropy_action import workflow
+from entropy_action.errors import GateError
+
 # manifest.MANIFEST_NAME, spelled here so that building the parser imports no model
 # (tests/test_startup.py checks they agree)
 MANIFEST_NAME = "entropy.yaml"
@@ -61,3 +64,13 @@ def add_timeout(parser: argparse.ArgumentParser) -> None:
         help="kill a host run's process group after this long; the verdict is then invalid "
         "(default: run.timeout_seconds in entropy.yaml, else 1800)",
     )
+
+
+def set_output(environ: Mapping[str, str], name: str, value: str) -> None:
+    """Set a step output (`--github-output`); outside a workflow step that is a usage error."""
+    try:
+        done = workflow.set_output(name, value, environ)
+    except OSError as exc:
+        raise GateError(f"{exc.filename}: cannot append the step output: {exc.strerror}") from None
+    if not done:
+        raise GateError("--github-output: $GITHUB_OUTPUT is not set (not in a workflow step?)")

@@ -42,6 +42,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "manifest) into DIR/base: on host A always, on host B only when the head did not pass; "
         "`verdict` then tells failures and skips that stood at the base from new ones",
     )
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        metavar="DIR",
+        help="with --base-ref: reuse the base run from this evidence cache when a sound entry "
+        "matches (`entropy-gate cache-key` prints its key), else keep it there",
+    )
     parser.epilog = (
         f"{options.NO_NAMESPACES_ENV}=1 keeps the run out of Linux namespaces; the degraded "
         "isolation is noted in host.json.\n\n" + (parser.epilog or "")
@@ -101,6 +108,7 @@ def _run_base(args: argparse.Namespace, path: Path) -> None:
         python_a=args.python,
         namespaces=options.namespaces_allowed(args.environ),
         progress=lambda message: print(message, file=sys.stderr, flush=True),
+        cache_dir=args.cache_dir,
     )
     target = args.out / BASE_DIR
     shutil.rmtree(target, ignore_errors=True)

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 
-from entropy_action import workflow
 from entropy_action.commands import options
-from entropy_action.errors import GateError
 
 NAME = "validate"
 HELP = "validate entropy.yaml (schema, duplicate keys, files it names); exit 2 when invalid"
@@ -35,14 +32,5 @@ def run(args: argparse.Namespace) -> int:
     pins = loaded.manifest.pins.flat()
     print(f"{path}: valid ({len(pins)} pins: {', '.join(pins)})")
     if args.github_output:
-        _set_output(args.environ, "property-id", loaded.manifest.property_id)
+        options.set_output(args.environ, "property-id", loaded.manifest.property_id)
     return 0
-
-
-def _set_output(environ: Mapping[str, str], name: str, value: str) -> None:
-    try:
-        done = workflow.set_output(name, value, environ)
-    except OSError as exc:
-        raise GateError(f"{exc.filename}: cannot append the step output: {exc.strerror}") from None
-    if not done:
-        raise GateError("--github-output: $GITHUB_OUTPUT is not set (not in a workflow step?)")
