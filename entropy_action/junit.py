@@ -197,7 +197,8 @@ class _Reader(Generic[T]):
             elif elem.tag == "testcase" and len(opened) > 1 and opened[-2][1] is not None:
                 opened.pop()
                 parent_elem, parent = opened[-1]
-                parent.count(elem)  # type: ignore[union-attr]  # checked above
+                if len(elem) or not elem.get("name"):  # else `count` has nothing to note
+                    parent.count(elem)  # type: ignore[union-attr]  # checked above
                 parent.cases.append(convert(elem))  # type: ignore[union-attr]
                 del parent_elem[:]  # nothing reads a suite's finished children again
             else:

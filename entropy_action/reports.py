@@ -334,9 +334,12 @@ def _parse(
     chunks: Iterable[junit.Chunk], name: str, normalize: Callable[[str], str], module: str | None
 ) -> tuple[tuple[TestCase, ...], tuple[str, ...]]:
     dotted = _dotted(module) if module else None
-    convert = functools.partial(_case, normalize, module, dotted, {})
+    errors: list[str] = []
+    convert = functools.partial(_case, normalize, module, dotted, {}, errors)
     with no_gc():
         items = junit.read_cases(chunks, name, convert)
+    if not errors:  # the common case: every item is a test
+        return tuple(items), ()  # type: ignore[arg-type]  # no str among them
     tests = tuple(item for item in items if not isinstance(item, str))
     return tests, tuple(item for item in items if isinstance(item, str))
 
@@ -360,6 +363,7 @@ def _case(
     module: str | None,
     dotted: str | None,  # the module's dotted name, as pytest writes it in classname
     known: dict[tuple[str | None, str | None, str | None], Where],
+    errors: list[str],  # the collection errors returned so far
     elem: Element,
 ) -> TestCase | str:
     """One testcase element as a TestCase, or as the text of a collection error.
@@ -379,7 +383,7 @@ def _case(
         where = known[key] = _where(*key, module, dotted)
     prefix, file, line = where
     if len(elem):  # results or properties: the few cases that have any
-        return _case_children(normalize, where, name, elem)
+        return _case_children(normalize, where, name, elem, errors)
     raw = prefix + name if prefix is not None else file or name
     return TestCase(normalize(raw), raw, "passed", None, file, line)
 
@@ -401,7 +405,7 @@ def _where(
 
 
 def _case_children(
-    normalize: Callable[[str], str], where: Where, name: str, elem: Element
+    normalize: Callable[[str], str], where: Where, name: str, elem: Element, errors: list[str]
 ) -> TestCase | str:
     """A testcase with results or properties (see `_case`)."""
     prefix, file, line = where
@@ -417,7 +421,8 @@ def _case_children(
     else:
         outcome, message, text = "passed", None, None
     if prefix is None and outcome in ("failed", "error"):  # a module that failed to collect
-        return _collection_error(file or name, message, text)
+        errors.append(_collection_error(file or name, message, text))
+        return errors[-1]
     raw = prefix + name if prefix is not None else file or name
     return TestCase(
         normalize(raw),
