@@ -9,6 +9,7 @@ all (same manifest bytes, the right host in each slot, two different hosts).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Literal
@@ -267,6 +268,7 @@ def _pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:
             results.append(_result(test_id, in_a, None))
             continue
         raw = in_a.raw_id
+        seed_a = None if in_a.seed is None else _seed(in_a)
         results.append(
             TestResult(
                 id=test_id,
@@ -277,8 +279,8 @@ def _pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:
                 line=in_a.line,
                 message_a=in_a.message,
                 message_b=in_b.message,
-                seed_a=None if in_a.seed is None else _seed(in_a),
-                seed_b=None if in_b.seed is None else _seed(in_b),
+                seed_a=seed_a,
+                seed_b=None if in_b.seed is None else _seed_b(in_a, in_b, seed_a),
                 assertions_a=None if in_a.assertions is None else _assertions(in_a),
                 assertions_b=None if in_b.assertions is None else _assertions(in_b),
             )
@@ -345,10 +347,23 @@ def _seed(test: reports.TestCase | None) -> TestSeed | None:
     return TestSeed(rng_seed=test.rng_seed, seed=test.seed)
 
 
+def _seed_b(a: reports.TestCase, b: reports.TestCase, seed_a: TestSeed | None) -> TestSeed | None:
+    """Host B's seed; host A's TestSeed (a frozen value) when both seeded the test alike."""
+    if seed_a is not None and (a.seed, a.rng_seed) == (b.seed, b.rng_seed):
+        return seed_a
+    return _seed(b)
+
+
 def _assertions(test: reports.TestCase | None) -> Assertions | None:
     if test is None or test.assertions is None or test.assertion_sites is None:
         return None
-    return Assertions(executed=test.assertions, sites=test.assertion_sites)
+    return _counted(test.assertions, test.assertion_sites)
+
+
+@functools.lru_cache(maxsize=4096)
+def _counted(executed: int, sites: int) -> Assertions:
+    """One Assertions per count: tests share a few (a frozen value, shared safely)."""
+    return Assertions(executed=executed, sites=sites)
 
 
 def _test_outcome(test: reports.TestCase | None) -> TestOutcome:

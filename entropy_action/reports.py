@@ -447,12 +447,12 @@ _RESULT_TAGS = frozenset({"failure", "error", "skipped"})  # what junitparser re
 def _seeds(properties: Element, found: dict[str, int]) -> None:
     """The seeds and assertion counts the gate's plugin recorded as testcase properties
     (non-negative integers of at most 10 digits; anything else is ignored)."""
-    for prop in properties:
-        value = prop.get("value") or ""
-        name = prop.get("name") or ""
-        wanted = prop.tag == "property" and name in _NUMERIC_PROPERTIES
-        if wanted and value.isascii() and value.isdigit() and len(value) <= 10:
-            found.setdefault(name, int(value))
+    for prop in properties:  # the plugin's four on nearly every test of a gate's run
+        name = prop.get("name")
+        if name in _NUMERIC_PROPERTIES and name not in found and prop.tag == "property":
+            value = prop.get("value") or ""
+            if value.isascii() and value.isdigit() and len(value) <= 10:
+                found[name] = int(value)
 
 
 _KINDS: dict[type[Any], CaseOutcome] = {
