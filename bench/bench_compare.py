@@ -4,7 +4,10 @@ for results, id normalization, pairing), against a plain `xml.etree.ElementTree.
 the same two files; each side in its own subprocess, alternating. Prints the ratio's
 min / median / max and the peak RSS against the size of the XML.
 
-    .venv/bin/python bench/bench_compare.py [--cases 100000] [--repeat 7] [--smoke]
+    .venv/bin/python bench/bench_compare.py [--cases 100000] [--repeat 7] [--smoke] [--seeded]
+
+--seeded writes the reports the gate's own runs write: every testcase carries the plugin's
+properties (its seed, the run's base seed, the assertions it executed and their sites).
 
 Not a test: timings depend on the machine.
 """
@@ -28,17 +31,17 @@ from entropy_action.host import HOST_JSON, JUNIT_XML, Fingerprint, HostInfo
 MODULE = "tests/properties/test_invoice_total.py"
 
 
-def junit(cases: int, root: str, fail_every: int) -> str:
+def junit(cases: int, root: str, fail_every: int, seeded: bool = False) -> str:
     """A pytest xunit1 report: parametrized ids with paths, classes, failures and skips."""
     rows = []
     for i in range(cases):
         cls = f".TestGroup{i % 7}" if i % 3 == 0 else ""
         name = f"test_case_{i // 10}[{root}/data/{i}.json-{i % 10}]"
-        body = ""
+        body = _properties(i) if seeded else ""
         if fail_every and i % fail_every == 0:
-            body = f'<failure message="AssertionError: {i}">assert {i} == {i + 1}</failure>'
+            body += f'<failure message="AssertionError: {i}">assert {i} == {i + 1}</failure>'
         elif i % 50 == 1:
-            body = '<skipped type="pytest.skip" message="not here">skip</skipped>'
+            body += '<skipped type="pytest.skip" message="not here">skip</skipped>'
         rows.append(
             f'<testcase classname="tests.properties.test_invoice_total{cls}" name="{name}" '
             f'file="{MODULE}" line="{10 + i % 400}" time="0.001">{body}</testcase>'
@@ -49,7 +52,19 @@ def junit(cases: int, root: str, fail_every: int) -> str:
     )
 
 
-def host_dir(base: Path, label: str, cases: int, fail_every: int) -> Path:
+def _properties(i: int) -> str:
+    """What the gate's plugin records for each test (plugin.py), as pytest writes it."""
+    values = {
+        "entropy_seed": 1_000_003 * i % 4_294_967_291,
+        "entropy_rng_seed": 9173,
+        "entropy_assertions": 1 + i % 5,
+        "entropy_assertion_sites": 1 + i % 3,
+    }
+    items = "".join(f'<property name="{k}" value="{v}"/>' for k, v in values.items())
+    return f"<properties>{items}</properties>"
+
+
+def host_dir(base: Path, label: str, cases: int, fail_every: int, seeded: bool) -> Path:
     root = f"/home/ci/{label}/checkout"
     info = HostInfo(
         host="a" if label == "a" else "b",
@@ -78,7 +93,7 @@ def host_dir(base: Path, label: str, cases: int, fail_every: int) -> Path:
     folder = base / label
     folder.mkdir()
     (folder / HOST_JSON).write_text(info.model_dump_json(), encoding="utf-8")
-    (folder / JUNIT_XML).write_text(junit(cases, root, fail_every), encoding="utf-8")
+    (folder / JUNIT_XML).write_text(junit(cases, root, fail_every, seeded), encoding="utf-8")
     return folder
 
 
@@ -111,6 +126,9 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--smoke", action="store_true", help="small sizes, one pair")
+    parser.add_argument(
+        "--seeded", action="store_true", help="every testcase with the plugin's properties"
+    )
     parser.add_argument("--child", nargs=3, metavar=("KIND", "A", "B"), help=argparse.SUPPRESS)
     parser.add_argument("--generate", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -121,13 +139,14 @@ def main() -> int:
         child(kind, Path(a), Path(b), args.cases)
         return 0
     if args.generate:
-        host_dir(Path(args.generate), "a", args.cases, fail_every=0)
-        host_dir(Path(args.generate), "b", args.cases, fail_every=97)
+        host_dir(Path(args.generate), "a", args.cases, fail_every=0, seeded=args.seeded)
+        host_dir(Path(args.generate), "b", args.cases, fail_every=97, seeded=args.seeded)
         return 0
     with tempfile.TemporaryDirectory(prefix="bench-compare-") as scratch:
         # Generated in a child: a child's peak RSS starts at its parent's (Linux keeps
         # ru_maxrss across exec), so the parent stays small.
         generate = [sys.executable, __file__, "--cases", str(args.cases), "--generate", scratch]
+        generate += ["--seeded"] if args.seeded else []
         subprocess.run(generate, check=True)
         a, b = Path(scratch) / "a", Path(scratch) / "b"
         size = (a / JUNIT_XML).stat().st_size + (b / JUNIT_XML).stat().st_size
@@ -139,7 +158,8 @@ def main() -> int:
         ours, base = benchlib.alternate(lambda: run("ours"), lambda: run("floor"), args.repeat)
         read, base2 = benchlib.alternate(lambda: run("read"), lambda: run("floor"), args.repeat)
     print(benchlib.load_note())
-    print(f"{args.cases} test cases per host, {size / 2**20:.1f} MiB of JUnit XML in all")
+    shape = "each with the plugin's four properties" if args.seeded else "without properties"
+    print(f"{args.cases} test cases per host ({shape}), {size / 2**20:.1f} MiB of JUnit XML in all")
     benchlib.print_ratio(
         "read + pair (streamed, defused prolog, normalize, pair)",
         "xml.etree.ElementTree.parse of both files",

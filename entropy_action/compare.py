@@ -8,6 +8,8 @@ all (same manifest bytes, the right host in each slot, two different hosts).
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Literal
@@ -143,16 +145,17 @@ def with_baseline(
     by_b = reports.merge(base_b.tests) if base_b else None
     out = []
     for result in results:
-        known = result.model_copy(
-            update={
-                "base_a": None if by_a is None else _test_outcome(by_a.get(result.id)),
-                "base_b": None if by_b is None else _test_outcome(by_b.get(result.id)),
-                "base_assertions_a": _assertions(by_a.get(result.id)) if by_a else None,
-                "base_assertions_b": _assertions(by_b.get(result.id)) if by_b else None,
-            }
+        known = dataclasses.replace(
+            result,
+            base_a=None if by_a is None else _test_outcome(by_a.get(result.id)),
+            base_b=None if by_b is None else _test_outcome(by_b.get(result.id)),
+            base_assertions_a=_assertions(by_a.get(result.id)) if by_a else None,
+            base_assertions_b=_assertions(by_b.get(result.id)) if by_b else None,
         )
         failed = known.failed_before("a") or known.failed_before("b")
-        out.append(known.model_copy(update={"failed_at_base": failed}))
+        if failed != known.failed_at_base:
+            known = dataclasses.replace(known, failed_at_base=failed)
+        out.append(known)
     return out
 
 
@@ -257,27 +260,54 @@ def _pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:
     by_a = reports.merge(a.tests) if a else {}
     by_b = reports.merge(b.tests) if b else {}
     results = []
-    for test_id in [*by_a, *(key for key in by_b if key not in by_a)]:
-        in_a, in_b = by_a.get(test_id), by_b.get(test_id)
-        first = in_a or in_b
-        assert first is not None
+    # One pass over a suite that may hold 100,000 tests: for a test both hosts ran (nearly
+    # every one) the helpers are inlined, and called only for what a test has.
+    for test_id, in_a in by_a.items():
+        in_b = by_b.get(test_id)
+        if in_b is None:
+            results.append(_result(test_id, in_a, None))
+            continue
+        raw = in_a.raw_id
+        seed_a = None if in_a.seed is None else _seed(in_a)
         results.append(
             TestResult(
                 id=test_id,
-                raw_ids=_raw_ids(in_a, in_b),
-                host_a=_test_outcome(in_a),
-                host_b=_test_outcome(in_b),
-                path=first.path,
-                line=first.line,
-                message_a=in_a.message if in_a else None,
-                message_b=in_b.message if in_b else None,
-                seed_a=_seed(in_a),
-                seed_b=_seed(in_b),
-                assertions_a=_assertions(in_a),
-                assertions_b=_assertions(in_b),
+                raw_ids=[raw] if raw == in_b.raw_id else [raw, in_b.raw_id],
+                host_a=in_a.outcome,
+                host_b=in_b.outcome,
+                path=in_a.path,
+                line=in_a.line,
+                message_a=in_a.message,
+                message_b=in_b.message,
+                seed_a=seed_a,
+                seed_b=None if in_b.seed is None else _seed_b(in_a, in_b, seed_a),
+                assertions_a=None if in_a.assertions is None else _assertions(in_a),
+                assertions_b=None if in_b.assertions is None else _assertions(in_b),
             )
         )
+    results.extend(_result(key, None, test) for key, test in by_b.items() if key not in by_a)
     return results
+
+
+def _result(
+    test_id: str, in_a: reports.TestCase | None, in_b: reports.TestCase | None
+) -> TestResult:
+    first = in_a or in_b
+    assert first is not None
+    return TestResult(
+        id=test_id,
+        raw_ids=_raw_ids(in_a, in_b),
+        host_a=_test_outcome(in_a),
+        host_b=_test_outcome(in_b),
+        path=first.path,
+        line=first.line,
+        message_a=in_a.message if in_a else None,
+        message_b=in_b.message if in_b else None,
+        seed_a=_seed(in_a),
+        seed_b=_seed(in_b),
+        assertions_a=_assertions(in_a),
+        assertions_b=_assertions(in_b),
+    )
 
 
 def _raw_ids(a: reports.TestCase | None, b: reports.TestCase | None) -> list[str]:
@@ -317,11 +347,23 @@ def _seed(test: reports.TestCase | None) -> TestSeed | None:
     return TestSeed(rng_seed=test.rng_seed, seed=test.seed)
 
 
+def _seed_b(a: reports.TestCase, b: reports.TestCase, seed_a: TestSeed | None) -> TestSeed | None:
+    """Host B's seed; host A's TestSeed (a frozen value) when both seeded the test alike."""
+    if seed_a is not None and (a.seed, a.rng_seed) == (b.seed, b.rng_seed):
+        return seed_a
+    return _seed(b)
+
+
 def _assertions(test: reports.TestCase | None) -> Assertions | None:
     if test is None or test.assertions is None or test.assertion_sites is None:
         return None
-    # the reader took both as non-negative integers: no second validation per test
-    return Assertions.model_construct(executed=test.assertions, sites=test.assertion_sites)
+    return _counted(test.assertions, test.assertion_sites)
+
+
+@functools.lru_cache(maxsize=4096)
+def _counted(executed: int, sites: int) -> Assertions:
+    """One Assertions per count: tests share a few (a frozen value, shared safely)."""
+    return Assertions(executed=executed, sites=sites)
 
 
 def _test_outcome(test: reports.TestCase | None) -> TestOutcome:

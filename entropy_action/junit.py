@@ -187,6 +187,8 @@ class _Reader(Generic[T]):
     def take(self, events: Iterable[Any]) -> None:
         # The hot loop runs twice per element of a report of 100,000 testcases: the common
         # events (any start but a suite's, a testcase's end inside a suite) are handled inline.
+        # The end of an element inside a testcase (its properties, results) only closes it:
+        # the testcase's conversion reads it.
         opened, convert = self.open, self.convert
         for event, elem in events:
             if event == "start":
@@ -194,12 +196,17 @@ class _Reader(Generic[T]):
                     opened.append((elem, None))
                 else:
                     self._start(elem)
-            elif elem.tag == "testcase" and len(opened) > 1 and opened[-2][1] is not None:
+                continue
+            tag = elem.tag
+            if tag == "testcase" and len(opened) > 1 and opened[-2][1] is not None:
                 opened.pop()
                 parent_elem, parent = opened[-1]
-                parent.count(elem)  # type: ignore[union-attr]  # checked above
+                if len(elem) or not elem.get("name"):  # else `count` has nothing to note
+                    parent.count(elem)  # type: ignore[union-attr]  # checked above
                 parent.cases.append(convert(elem))  # type: ignore[union-attr]
                 del parent_elem[:]  # nothing reads a suite's finished children again
+            elif tag not in {"testcase", "testsuite"} and len(opened) > 2 and opened[-2][1] is None:
+                opened.pop()  # what _end does for it: no suite to close, nothing to drop
             else:
                 self._end(elem)
 

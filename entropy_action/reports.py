@@ -15,6 +15,7 @@ import json
 import os
 import re
 import stat
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,7 +51,9 @@ _MODULE_SKIP = re.compile(r"^\(.*, \d+, '(?:Skipped: )?(.*)'\)$", re.DOTALL)
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 
 
-@dataclass(frozen=True, slots=True)  # slots: a report may hold 100,000 of them
+# slots: a report may hold 100,000 of them; not frozen: a frozen dataclass's __init__ costs
+# 3x, and one is built per test. A value all the same: nothing sets a field after reading.
+@dataclass(slots=True)
 class TestCase:
     """One test as one host reported it."""
 
@@ -260,29 +263,45 @@ def normalizer(pairs: list[tuple[str, str]]) -> Callable[[str], str]:
     names = dict(pairs)
     either = "|".join(re.escape(path) for path, _ in pairs)
     pattern = re.compile(f"(?:{either})" + r"(?![\w.\-])")
-    # One root in a text (the common case) is replaced through a template, without a Python
-    # call per match; both at once go through the alternation, longest path first.
-    alone = {
-        path: functools.partial(re.compile(re.escape(path) + r"(?![\w.\-])").sub, name)
-        for path, name in pairs
-        if "\\" not in name
-    }
-
     paths = tuple(names)
 
-    def normalize(text: str) -> str:
-        found = None
-        for path in paths:
-            if path in text:
-                if found is not None:  # two roots in one text: the alternation decides
-                    return pattern.sub(lambda m: names[m.group(0)], text)
-                found = path
-        if found is None:  # most ids name no root: no regex at all
+    def by_pattern(text: str) -> str:
+        if not any(path in text for path in paths):  # most ids name no root: no regex
             return text
-        sub = alone.get(found)
-        return sub(text) if sub is not None else pattern.sub(lambda m: names[m.group(0)], text)
+        return pattern.sub(lambda m: names[m.group(0)], text)
+
+    if not _disjoint(paths):
+        return by_pattern
+    slashed = tuple((path + "/", name + "/") for path, name in pairs)
+
+    def normalize(text: str) -> str:
+        # Without a regex where that is exact: each root followed by "/" (a whole segment, as
+        # the pattern's lookahead asks) is replaced; a root left over (followed by anything
+        # else) sends the text to the pattern. Exact because no two occurrences of the roots
+        # can overlap (`_disjoint`): both replace the same occurrences.
+        out = text
+        for path, name in slashed:
+            out = out.replace(path, name)
+        for path in paths:
+            if path in out:
+                return by_pattern(text)
+        return out
 
     return normalize
+
+
+def _disjoint(paths: tuple[str, ...]) -> bool:
+    """Whether occurrences of these paths in any text are pairwise disjoint (no path holds
+    another, no suffix of one begins one) and no placeholder can make a new one."""
+    for path in paths:
+        if "<" in path or ">" in path:
+            return False
+        for other in paths:
+            if other != path and other in path:
+                return False
+            if any(other.startswith(path[cut:]) for cut in range(1, len(path))):
+                return False
+    return True
 
 
 @contextlib.contextmanager
@@ -314,11 +333,13 @@ def parse_junit(
 def _parse(
     chunks: Iterable[junit.Chunk], name: str, normalize: Callable[[str], str], module: str | None
 ) -> tuple[tuple[TestCase, ...], tuple[str, ...]]:
-    paths: dict[str, str] = {}  # one str per distinct file name, shared by its tests
     dotted = _dotted(module) if module else None
-    convert = functools.partial(_case, normalize, module, dotted, paths)
+    errors: list[str] = []
+    convert = functools.partial(_case, normalize, module, dotted, {}, errors)
     with no_gc():
         items = junit.read_cases(chunks, name, convert)
+    if not errors:  # the common case: every item is a test
+        return tuple(items), ()  # type: ignore[arg-type]  # no str among them
     tests = tuple(item for item in items if not isinstance(item, str))
     return tests, tuple(item for item in items if isinstance(item, str))
 
@@ -331,35 +352,66 @@ class _Case(junitparser.TestCase):
     line = junitparser.Attr()
 
 
+# (classname, file, line) as a report wrote them -> (the node id's part before the test's
+# name, or None when there is no classname; the file; the line): a suite's tests share a few
+# of these, so each is checked and converted once per report, not once per test
+Where = tuple[str | None, str | None, int | None]
+
+
 def _case(
     normalize: Callable[[str], str],
     module: str | None,
     dotted: str | None,  # the module's dotted name, as pytest writes it in classname
-    paths: dict[str, str],
+    known: dict[tuple[str | None, str | None, str | None], Where],
+    errors: list[str],  # the collection errors returned so far
     elem: Element,
 ) -> TestCase | str:
     """One testcase element as a TestCase, or as the text of a collection error.
 
     The hot path: one call per test of a report that may hold 100,000. It reads the
     element's attributes directly rather than through a junitparser TestCase, which would
-    be a second object per testcase for the same three `get`s; junitparser's model reads
-    the results (failure, error, skipped) of the few cases that have any.
+    be a second object per testcase for the same `get`s; junitparser's model reads the
+    results (failure, error, skipped) of the few cases that have any.
     """
     get = elem.get
-    classname = get("classname") or ""
-    file = get("file")
     name = get("name") or ""
-    # _one_line inlined for the common case: short printable attributes are kept as they are
-    if not (classname.isprintable() and len(classname) <= MAX_ID):
-        classname = _one_line(classname)
-    if file is not None:
-        file = paths.setdefault(file, file) if file.isprintable() and len(file) <= MAX_ID else None
-        file = file or _one_line(get("file")) or None
-    if not (name.isprintable() and len(name) <= MAX_ID):
+    if not (name.isprintable() and len(name) <= MAX_ID):  # _one_line, inlined
         name = _one_line(name)
+    key = (get("classname"), get("file"), get("line"))
+    where = known.get(key)
+    if where is None:
+        where = known[key] = _where(*key, module, dotted)
+    prefix, file, line = where
+    if len(elem):  # results or properties: the few cases that have any
+        return _case_children(normalize, where, name, elem, errors)
+    raw = prefix + name if prefix is not None else file or name
+    return TestCase(normalize(raw), raw, "passed", None, file, line)
+
+
+def _where(
+    classname: str | None,
+    file: str | None,
+    line: str | None,
+    module: str | None,
+    dotted: str | None,
+) -> Where:
+    classname = _one_line(classname)
+    shared = sys.intern(_one_line(file)) or None  # one str per file name, for all its tests
+    if not classname:
+        return None, shared, _line(line)
+    if dotted is not None and classname == dotted:  # node_id's first case, the common one
+        return f"{module}::", shared, _line(line)
+    return node_id(shared, classname, "", module), shared, _line(line)  # the id ends in a name
+
+
+def _case_children(
+    normalize: Callable[[str], str], where: Where, name: str, elem: Element, errors: list[str]
+) -> TestCase | str:
+    """A testcase with results or properties (see `_case`)."""
+    prefix, file, line = where
     seeds: dict[str, int] = {}
     has_result = False
-    for child in elem:  # usually none, or the seeds' <properties>
+    for child in elem:  # usually the seeds' <properties>, or one result
         if child.tag == "properties":
             _seeds(child, seeds)
         elif child.tag in _RESULT_TAGS:
@@ -368,19 +420,17 @@ def _case(
         outcome, message, text = _result(_Case.fromelem(elem).result)  # type: ignore[no-untyped-call]
     else:
         outcome, message, text = "passed", None, None
-    if not classname and outcome in ("failed", "error"):  # a module that failed to collect
-        return _collection_error(file or name, message, text)
-    if dotted is not None and classname == dotted:  # node_id's first case, the common one
-        raw = f"{module}::{name}"
-    else:
-        raw = node_id(file, classname, name, module)
+    if prefix is None and outcome in ("failed", "error"):  # a module that failed to collect
+        errors.append(_collection_error(file or name, message, text))
+        return errors[-1]
+    raw = prefix + name if prefix is not None else file or name
     return TestCase(
         normalize(raw),
         raw,
         outcome,
         message,
         file,
-        _line(get("line")),
+        line,
         seeds.get("entropy_seed"),
         seeds.get("entropy_rng_seed"),
         seeds.get("entropy_assertions"),
@@ -397,12 +447,12 @@ _RESULT_TAGS = frozenset({"failure", "error", "skipped"})  # what junitparser re
 def _seeds(properties: Element, found: dict[str, int]) -> None:
     """The seeds and assertion counts the gate's plugin recorded as testcase properties
     (non-negative integers of at most 10 digits; anything else is ignored)."""
-    for prop in properties:
-        value = prop.get("value") or ""
-        name = prop.get("name") or ""
-        wanted = prop.tag == "property" and name in _NUMERIC_PROPERTIES
-        if wanted and value.isascii() and value.isdigit() and len(value) <= 10:
-            found.setdefault(name, int(value))
+    for prop in properties:  # the plugin's four on nearly every test of a gate's run
+        name = prop.get("name")
+        if name in _NUMERIC_PROPERTIES and name not in found and prop.tag == "property":
+            value = prop.get("value") or ""
+            if value.isascii() and value.isdigit() and len(value) <= 10:
+                found[name] = int(value)
 
 
 _KINDS: dict[type[Any], CaseOutcome] = {

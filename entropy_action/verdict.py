@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, with_config
 
 from entropy_action import live_entropy
 from entropy_action.findings import Finding
@@ -50,61 +50,88 @@ ROWS: dict[Classification, str] = {
 }
 
 
-class TestSeed(BaseModel):
+# The per-test values are slotted standard-library dataclasses, not pydantic models: a
+# verdict holds one TestResult per test (100,000 of them for a large suite), and pydantic
+# neither validates again a dataclass instance it is handed nor builds anything in Python
+# when it writes one as JSON. `with_config` gives them the models' schema (extra fields
+# forbidden); pydantic validates them like models where a verdict is read back from a file.
+
+
+@with_config(ConfigDict(extra="forbid"))
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TestSeed:
     """How a host's test process seeded one test (random, numpy, hypothesis)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     __test__: ClassVar[bool] = False
 
-    rng_seed: int = Field(description="The run's base seed (the pin, or the host's own value)")
-    seed: int = Field(description="test_seed(rng_seed, normalized node id)")
+    rng_seed: Annotated[
+        int, Field(description="The run's base seed (the pin, or the host's own value)")
+    ]
+    seed: Annotated[int, Field(description="test_seed(rng_seed, normalized node id)")]
 
 
-class Assertions(BaseModel):
+@with_config(ConfigDict(extra="forbid"))
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Assertions:
     """How many rewritten `assert` statements one test executed on one host (plugin.py)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    executed: Annotated[
+        int, Field(description="Assertions that executed and passed (a loop counts each)")
+    ]
+    sites: Annotated[int, Field(description="Distinct assert statements among them")]
 
-    executed: int = Field(description="Assertions that executed and passed (a loop counts each)")
-    sites: int = Field(description="Distinct assert statements among them")
 
-
-class TestResult(BaseModel):
+@with_config(ConfigDict(extra="forbid"))
+@dataclass(slots=True, kw_only=True)  # not frozen: building 100,000 frozen ones costs 3x
+class TestResult:
     """One test paired across the two hosts."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     __test__: ClassVar[bool] = False  # not a pytest test class
+    # A value like the others: nothing sets a field after pairing (`dataclasses.replace`
+    # makes the changed copy).
 
-    id: str = Field(description="Normalized id: checkout and temp roots replaced by placeholders")
-    raw_ids: list[str] = Field(default_factory=list, description="The ids as each host wrote them")
+    id: Annotated[
+        str, Field(description="Normalized id: checkout and temp roots replaced by placeholders")
+    ]
+    raw_ids: Annotated[list[str], Field(description="The ids as each host wrote them")] = field(
+        default_factory=list
+    )
     host_a: TestOutcome
     host_b: TestOutcome
     path: str | None = None
     line: int | None = None
     message_a: str | None = None
     message_b: str | None = None
-    base_a: TestOutcome | None = Field(
-        None, description="The outcome in the base ref's run on host A (None: no such run)"
+    base_a: Annotated[
+        TestOutcome | None,
+        Field(description="The outcome in the base ref's run on host A (None: no such run)"),
+    ] = None
+    base_b: Annotated[
+        TestOutcome | None,
+        Field(description="The outcome in the base ref's run on host B (None: no such run)"),
+    ] = None
+    seed_a: Annotated[TestSeed | None, Field(description="The test's seed on host A")] = None
+    seed_b: Annotated[TestSeed | None, Field(description="The test's seed on host B")] = None
+    assertions_a: Annotated[Assertions | None, Field(description="Assertions it ran on host A")] = (
+        None
     )
-    base_b: TestOutcome | None = Field(
-        None, description="The outcome in the base ref's run on host B (None: no such run)"
+    assertions_b: Annotated[Assertions | None, Field(description="Assertions it ran on host B")] = (
+        None
     )
-    seed_a: TestSeed | None = Field(None, description="The test's seed on host A")
-    seed_b: TestSeed | None = Field(None, description="The test's seed on host B")
-    assertions_a: Assertions | None = Field(None, description="Assertions it ran on host A")
-    assertions_b: Assertions | None = Field(None, description="Assertions it ran on host B")
-    base_assertions_a: Assertions | None = Field(
-        None, description="Assertions it ran in the base ref's run on host A"
-    )
-    base_assertions_b: Assertions | None = Field(
-        None, description="Assertions it ran in the base ref's run on host B"
-    )
-    failed_at_base: bool = Field(
-        False,
-        description="It fails at the head on a host where the base ref's run failed it too: "
-        "the patch did not cause it, and it does not fix it (explanation only; it still fails "
-        "the host)",
-    )
+    base_assertions_a: Annotated[
+        Assertions | None, Field(description="Assertions it ran in the base ref's run on host A")
+    ] = None
+    base_assertions_b: Annotated[
+        Assertions | None, Field(description="Assertions it ran in the base ref's run on host B")
+    ] = None
+    failed_at_base: Annotated[
+        bool,
+        Field(
+            description="It fails at the head on a host where the base ref's run failed it "
+            "too: the patch did not cause it, and it does not fix it (explanation only; it "
+            "still fails the host)"
+        ),
+    ] = False
 
     def outcome(self, host: Literal["a", "b"]) -> TestOutcome:
         return self.host_a if host == "a" else self.host_b
@@ -113,6 +140,10 @@ class TestResult(BaseModel):
         """Whether this test failed on `host` and already failed there at the base ref."""
         base = self.base_a if host == "a" else self.base_b
         return self.outcome(host) in FAILING and base in FAILING
+
+
+# Validation of a TestResult from plain data (a verdict file's entry, a test's sample).
+TEST_RESULT: TypeAdapter[TestResult] = TypeAdapter(TestResult)
 
 
 def not_run_on(tests: Sequence[TestResult], host: Literal["a", "b"]) -> list[TestResult]:

@@ -14,14 +14,14 @@ import pytest
 
 from entropy_action import attribution, demo, gate
 from entropy_action.findings import Finding
-from entropy_action.verdict import Evidence, TestResult, Verdict, classify
+from entropy_action.verdict import TEST_RESULT, Evidence, Verdict, classify
 from tests.test_run_host_a import make_repo
 
 TEST = "tests/properties/test_p.py::test_p"
 
 
 def coupled(a: str = "passed", b: str = "failed", test_id: str = TEST) -> Verdict:
-    result = TestResult(id=test_id, host_a=a, host_b=b)
+    result = TEST_RESULT.validate_python({"id": test_id, "host_a": a, "host_b": b})
     outcome = {"passed": "pass", "failed": "fail"}
     return classify(
         Evidence(host_a=outcome[a], host_b=outcome[b], tests=(result,))  # type: ignore[arg-type]

@@ -61,3 +61,18 @@ def test_a_feature_bench_runs_in_smoke_mode_and_prints_a_ratio(script, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     # "ratio 1.47x" (strength, probe) or "x1.127" (audit): a ratio against the run without it
     assert re.search(r"(ratio \d+\.\d+x|x\d+\.\d+)", done.stdout), done.stdout
+
+
+def test_the_compare_bench_reads_reports_with_the_plugins_properties(tmp_path):
+    """--seeded: every testcase carries the four properties the gate's plugin records."""
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "bench_compare.py"), "--smoke", "--seeded"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "each with the plugin's four properties" in done.stdout
+    assert "ratio over 1 alternating pairs: min" in done.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -109,7 +110,7 @@ def test_a_test_that_failed_at_the_base_too_still_fails_and_says_why():
 
 @pytest.mark.parametrize("path", [None, "/abs/tests/t.py", "../outside.py", "C:\\t.py"])
 def test_a_test_without_a_usable_path_falls_back_to_the_manifest_line_1(path):
-    failing = FAILING_B.model_copy(update={"path": path, "line": 7})
+    failing = dataclasses.replace(FAILING_B, path=path, line=7)
     v = classify(Evidence("pass", "fail", tests=(failing,)))
     (annotation,) = plan(v, head_sha=SHA, manifest_path="ci/entropy.yaml").annotations
     assert (annotation.path, annotation.line) == ("ci/entropy.yaml", 1)
@@ -147,7 +148,7 @@ def test_the_summary_is_the_markdown_render():
 
 def test_a_failing_test_with_a_seed_carries_its_replay_command():
     seed = TestSeed(rng_seed=9173, seed=12)
-    seeded = FAILING_B.model_copy(update={"seed_a": seed, "seed_b": seed})
+    seeded = dataclasses.replace(FAILING_B, seed_a=seed, seed_b=seed)
     (annotation,) = plan(
         classify(Evidence("pass", "fail", tests=(seeded,))), head_sha=SHA
     ).annotations

@@ -10,6 +10,7 @@ per-example deadline for a loaded 2-core machine — an input that hangs a reade
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -209,3 +210,32 @@ def test_the_mutations_reach_past_the_first_error() -> None:
     for junit in JUNIT_BYTES:
         assert len(reports.parse_junit(junit, "junit.xml")[0]) == 1
     assert HostInfo.model_validate(HOST).host == "a"
+
+
+ROOT = st.text(alphabet="ab/.-<", min_size=1, max_size=5).map(lambda part: "/" + part)
+
+
+@FUZZ
+@given(roots=st.lists(ROOT, min_size=1, max_size=2, unique=True), data=st.data())
+def test_the_normalizer_replaces_exactly_what_the_pattern_replaces(
+    roots: list[str], data: st.DataObject
+) -> None:
+    """Its str.replace path (a root followed by "/") agrees with the regex it stands for,
+    whatever the roots (nested, overlapping, sharing a suffix and a prefix) and the text."""
+    pairs = [
+        (root.rstrip("/"), name)
+        for root, name in zip(
+            roots, (reports.ROOT_PLACEHOLDER, reports.TMP_PLACEHOLDER), strict=False
+        )
+        if root.rstrip("/")
+    ]
+    pairs = sorted(dict(pairs).items(), key=lambda pair: len(pair[0]), reverse=True)
+    if not pairs:
+        return
+    pieces = st.sampled_from([*(path for path, _ in pairs), "/", "]", "x", ".", "-", "<", "a"])
+    text = "".join(data.draw(st.lists(pieces, max_size=10)))
+    found = dict(pairs)
+    either = "|".join(re.escape(path) for path, _ in pairs)
+    pattern = re.compile(f"(?:{either})" + r"(?![\w.\-])")
+    expected = pattern.sub(lambda m: found[m.group(0)], text)
+    assert reports.normalizer(pairs)(text) == expected

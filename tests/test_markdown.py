@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 
 import pytest
@@ -136,8 +137,8 @@ def test_failed_at_the_base_too_is_said_in_the_tests_table():
 
 
 def test_hostile_test_ids_and_messages_stay_text():
-    hostile = result("x", "passed", "failed", message_b=HOSTILE_MESSAGE).model_copy(
-        update={"id": HOSTILE_ID}
+    hostile = dataclasses.replace(
+        result("x", "passed", "failed", message_b=HOSTILE_MESSAGE), id=HOSTILE_ID
     )
     finding = Finding(
         kind="skip_call",

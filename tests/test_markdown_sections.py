@@ -3,6 +3,7 @@ them, and with hostile data in every one of them."""
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 
 from entropy_action import markdown, summary, wording
@@ -192,7 +193,7 @@ HOSTILE = "x`` <img src=x onerror=alert(1)> | [l](javascript:x) @team\n### injec
 
 
 def test_hostile_data_in_every_new_field_stays_text():
-    hostile_test = FAILING.model_copy(update={"id": HOSTILE_ID, "raw_ids": [HOSTILE_ID + "\n```"]})
+    hostile_test = dataclasses.replace(FAILING, id=HOSTILE_ID, raw_ids=[HOSTILE_ID + "\n```"])
     survivor = Survivor(mutant=HOSTILE, path="billing/fees.py", line=1, test=HOSTILE)
     live = LIVE.model_copy(update={"message": HOSTILE, "test": HOSTILE})
     verdict = classify(Evidence("pass", "fail", tests=(hostile_test,), findings=(live,)))

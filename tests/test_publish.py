@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -402,7 +403,7 @@ def test_without_a_step_summary_the_fallback_prints_the_summary(
 
 
 def test_an_absolute_manifest_is_not_an_annotation_path(tmp_path, env, github_api, capsys):
-    failing = FAILING_B.model_copy(update={"path": None})
+    failing = dataclasses.replace(FAILING_B, path=None)
     verdict = classify(Evidence("pass", "fail", tests=(failing,)))
     path = write_verdict(tmp_path, verdict)
     run_cli(capsys, "--verdict", path, "--manifest", "./ci/entropy.yaml")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from entropy_action.scan.assertions import assertions_skipped, skipped
-from entropy_action.verdict import Assertions, TestResult
+from entropy_action.verdict import TEST_RESULT, Assertions, TestResult
 
 
 def counts(executed: int, sites: int) -> Assertions:
@@ -44,7 +44,7 @@ def result(**changes: object) -> TestResult:
         "base_assertions_a": counts(3, 2),
     }
     fields.update(changes)
-    return TestResult.model_validate(fields)
+    return TEST_RESULT.validate_python(fields)
 
 
 def test_a_case_that_ran_none_of_its_base_assertions_is_a_finding() -> None:

@@ -13,7 +13,8 @@ PARAM = DefinedTest("test_param", P, 15)
 
 
 def result(test_id: str, a: str, b: str) -> verdict.TestResult:
-    return verdict.TestResult(id=test_id, raw_ids=[test_id], host_a=a, host_b=b)
+    fields = {"id": test_id, "raw_ids": [test_id], "host_a": a, "host_b": b}
+    return verdict.TEST_RESULT.validate_python(fields)
 
 
 RESULTS = [

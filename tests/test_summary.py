@@ -23,7 +23,7 @@ MODULE = "tests/properties/test_invoice_total.py"
 def result(
     name: str, a: str = "passed", b: str = "passed", **fields: object
 ) -> verdicts.TestResult:
-    return verdicts.TestResult.model_validate(
+    return verdicts.TEST_RESULT.validate_python(
         {"id": f"{MODULE}::{name}", "raw_ids": [f"{MODULE}::{name}"], "host_a": a, "host_b": b}
         | fields
     )

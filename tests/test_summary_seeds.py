@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from entropy_action.summary import REPLAY, render_text
-from entropy_action.verdict import Evidence, TestResult, TestSeed, classify
+from entropy_action.verdict import TEST_RESULT, Evidence, TestResult, TestSeed, classify
 
 ID = "tests/t.py::test_total[a b]"
 
 
 def result(**fields: object) -> TestResult:
-    return TestResult.model_validate({"id": ID, "raw_ids": [ID], **fields})
+    return TEST_RESULT.validate_python({"id": ID, "raw_ids": [ID], **fields})
 
 
 def test_a_test_that_failed_with_one_seed_gets_one_replay_command() -> None:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from entropy_action.findings import Finding
 from entropy_action.pins import PinChange
-from entropy_action.verdict import Classification, Evidence, TestResult, Verdict, classify
+from entropy_action.verdict import (
+    TEST_RESULT,
+    Classification,
+    Evidence,
+    TestResult,
+    Verdict,
+    classify,
+)
 
 MODULE = "tests/properties/test_invoice_total.py"
 SKIP = Finding(
@@ -30,7 +37,7 @@ SEED_CHANGED = PinChange(
 
 
 def result(name: str, a: str = "passed", b: str = "passed", **fields: object) -> TestResult:
-    return TestResult.model_validate(
+    return TEST_RESULT.validate_python(
         {"id": f"{MODULE}::{name}", "raw_ids": [f"{MODULE}::{name}"], "host_a": a, "host_b": b}
         | {"path": MODULE, "line": 20}
         | fields
