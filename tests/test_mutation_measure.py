@@ -153,3 +153,34 @@ def test_a_test_that_calls_too_often_stops_being_traced_and_may_reach_anything(
     assert measure.SATURATED in reached["tests/test_prod.py::test_busy"]
     # the decorator's wrapper (line 5) and double (first line 12, its decorator)
     assert reached["tests/test_prod.py::test_quiet"] == [("prod.py", 5), ("prod.py", 12)]
+
+
+SEEDED = """\
+import random
+import zlib
+
+
+def test_seeded():
+    seed = (5 + zlib.crc32(b"tests/test_prod.py::test_seeded")) & 0xFFFFFFFF
+    assert random.random() == random.Random(seed).random()
+"""
+
+
+def test_both_modules_run_under_the_per_test_seeds_of_the_host_runs(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """The base's module sits under another name in the workspace; its tests still draw the
+    seed of the id they have in the base run, as the head's draw host A's."""
+    repo.write("entropy.yaml", MANIFEST)
+    repo.write("prod.py", PROD)
+    repo.write("tests/test_prod.py", SEEDED)
+    repo.commit("base")
+    loaded = manifest.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
+    space = harness.workspace(repo.path, loaded, SEEDED.encode(), dict(os.environ), tmp_path / "w")
+    assert space.base_module == "tests/test_prod_entropy_base.py"
+    outcome = space.run([space.head_module, space.base_module], 120)
+    assert outcome.outcomes == {
+        "tests/test_prod.py::test_seeded": "passed",
+        "tests/test_prod_entropy_base.py::test_seeded": "passed",
+    }
+    assert outcome.outside is None

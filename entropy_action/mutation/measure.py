@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from entropy_action.mutation import operators
-from entropy_action.mutation.harness import Outcome, Workspace
+from entropy_action.mutation.harness import Imports, Outcome, Workspace
 from entropy_action.mutation.operators import Mutant, Target
 
 SUPPORT_DIRS = frozenset({"test", "tests", "testing", "conftest"})
@@ -103,15 +103,20 @@ def measure(
     unmutated = time.monotonic() - t0
     if baseline.timed_out:
         return Measured(notes=("mutation: the unmutated run did not finish in the time budget",))
+    if baseline.outside is not None:
+        return Measured(notes=(cannot_measure(baseline.outside),), seconds=_since(started))
     passing = _passing(baseline, first)
     mutants = _mutants(inputs, first, baseline, passing)
     if not mutants:
-        return Measured(notes=("mutation: no function to mutate",), seconds=_since(started))
+        return Measured(notes=(_nothing_to_mutate(baseline, passing),), seconds=_since(started))
     progress(f"mutation: {len(mutants)} mutant(s) on {workers} worker(s)…")
     plans = [(m, _selection(m, baseline, passing)) for m in mutants]
     spaces = [first, *(make_workspace(Path(str(i))) for i in range(1, min(workers, len(plans))))]
     timeout = max(MIN_MUTANT_SECONDS, MUTANT_FACTOR * unmutated)
     found = _outcomes(plans, spaces, timeout, started + inputs.budget.seconds, inputs)
+    outside = next((o.outside for o in found.values() if o.outside is not None), None)
+    if outside is not None:
+        return Measured(notes=(cannot_measure(outside),), seconds=_since(started))
     results = tuple(
         _result(mutant, selection, found[index], passing)
         for index, (mutant, selection) in enumerate(plans)
@@ -131,6 +136,20 @@ def measure(
 
 
 Plan = tuple[Mutant, list[str]]
+
+
+def _nothing_to_mutate(baseline: Outcome, passing: dict[str, list[str]]) -> str:
+    if any(baseline.reached.get(n) for n in (*passing["head"], *passing["base"])):
+        return "mutation: no function to mutate"
+    return (
+        "mutation: no function to mutate: the passing tests reached no production code of "
+        "the checkout (code installed elsewhere, not editable, is not mutated)"
+    )
+
+
+def cannot_measure(outside: Imports) -> str:
+    """Fail closed: survivors of mutants that never ran would read as "no weakening"."""
+    return f"mutation: cannot measure, no score: {outside.reason()}"
 
 
 def _outcomes(
@@ -185,7 +204,7 @@ def _outcomes(
             if done is not None:
                 found[done[0]] = done[1]
     for index in todo:
-        if index in found:
+        if index in found and found[index].outside is None:
             _store(inputs.cache, _key(*plans[index], inputs=inputs), found[index])
     return found
 
