@@ -163,6 +163,11 @@ import zlib
 def test_seeded():
     seed = (5 + zlib.crc32(b"tests/test_prod.py::test_seeded")) & 0xFFFFFFFF
     assert random.random() == random.Random(seed).random()
+
+
+def test_fixture(entropy_rng):
+    seed = (5 + zlib.crc32(b"tests/test_prod.py::test_fixture")) & 0xFFFFFFFF
+    assert entropy_rng.random() == random.Random(seed).random()
 """
 
 
@@ -181,6 +186,8 @@ def test_both_modules_run_under_the_per_test_seeds_of_the_host_runs(
     outcome = space.run([space.head_module, space.base_module], 120)
     assert outcome.outcomes == {
         "tests/test_prod.py::test_seeded": "passed",
+        "tests/test_prod.py::test_fixture": "passed",
         "tests/test_prod_entropy_base.py::test_seeded": "passed",
+        "tests/test_prod_entropy_base.py::test_fixture": "passed",
     }
     assert outcome.outside is None
