@@ -29,6 +29,7 @@ ratio to the gate without it. Not a test.
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import shutil
 import statistics
@@ -77,19 +78,35 @@ def _repo(folder: Path, mutation: bool) -> tuple[Path, str]:
     return repo, base
 
 
-def _suite_repo(folder: Path, suite: Path, module: str, mutation: bool) -> tuple[Path, str]:
-    repo = folder / ("on" if mutation else "off")
+def _suite_repo(folder: Path, suite: Path, module: str, mode: str, patch: str) -> tuple[Path, str]:
+    repo = folder / mode.strip('"')
     shutil.copytree(suite, repo, ignore=SKIP, symlinks=True)
-    mode = "all" if mutation else '"off"'
     temp_root = folder / "tmp" / repo.name
     manifest = SUITE_MANIFEST.format(module=module, temp_root=temp_root, mode=mode)
     (repo / "entropy.yaml").write_text(manifest, encoding="utf-8")
     git.init(repo)
     base = git.commit_all(repo, "the suite with its pins")
-    with open(repo / module, "a", encoding="utf-8") as handle:
-        handle.write(PATCH)
-    git.commit_all(repo, "patch: a comment in the property module")
+    target = repo / module
+    text = target.read_text(encoding="utf-8")
+    target.write_text(text + PATCH if patch == "comment" else _refactor(text), encoding="utf-8")
+    git.commit_all(repo, f"patch: {patch} in the property module")
     return repo, base
+
+
+def _refactor(text: str) -> str:
+    """The first test function gains a statement that changes nothing (`_ = None`): a test
+    the patch changed, whose assertions stay, so `changed` mutates what it reaches."""
+    tests = [
+        node
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.name.startswith("test")
+    ]
+    first = min(tests, key=lambda node: node.lineno).body[0]
+    lines = text.splitlines(keepends=True)
+    line = first.lineno - 1
+    lines.insert(line, " " * first.col_offset + "_ = None  # reviewed: no change\n")
+    return "".join(lines)
 
 
 def _time(repo: Path, base: str, folder: Path, expected: str | None) -> tuple[float, str]:
@@ -107,7 +124,8 @@ def _time(repo: Path, base: str, folder: Path, expected: str | None) -> tuple[fl
     assert expected is None or verdict.classification == expected, verdict.reasons
     score = verdict.mutation
     mutants = f", {score.mutants} mutants ({score.not_counted} not counted)" if score else ""
-    return elapsed, verdict.classification + mutants
+    notes = [n for n in verdict.reasons if n.startswith("mutation")]
+    return elapsed, verdict.classification + mutants + "".join(f"; {n}" for n in notes)
 
 
 def _reexec(python: str) -> None:
@@ -127,13 +145,20 @@ def main() -> None:
     parser.add_argument("--suite", type=Path, help="a real checkout to measure instead")
     parser.add_argument("--module", help="the property module in --suite, e.g. tests/test_x.py")
     parser.add_argument("--python", help="the suite's interpreter (its venv's python)")
+    parser.add_argument("--mode", choices=("changed", "all"), default="changed")
+    parser.add_argument(
+        "--patch",
+        choices=("refactor", "comment"),
+        default="refactor",
+        help="refactor: the first test gains a no-op statement; comment: a comment line",
+    )
     parsed = parser.parse_args()
     if parsed.suite is not None and parsed.module is None:
         parser.error("--suite needs --module")
     if parsed.python and os.environ.get(REEXEC) != "1":
         _reexec(parsed.python)
     runs = 1 if parsed.smoke else parsed.runs
-    mode = "all" if parsed.suite else "changed"
+    mode = parsed.mode if parsed.suite else "changed"
     with tempfile.TemporaryDirectory(prefix="bench-strength-") as scratch:
         folder = Path(scratch)
         if parsed.suite is None:
@@ -142,8 +167,8 @@ def main() -> None:
             expect_on: str | None = "entropy_silenced"
         else:
             suite = parsed.suite.resolve()
-            on, on_base = _suite_repo(folder, suite, parsed.module, mutation=True)
-            off, off_base = _suite_repo(folder, suite, parsed.module, mutation=False)
+            on, on_base = _suite_repo(folder, suite, parsed.module, mode, parsed.patch)
+            off, off_base = _suite_repo(folder, suite, parsed.module, '"off"', parsed.patch)
             expect_on = None  # whatever a real suite's verdict is, both pay the same steps
         times: dict[str, list[float]] = {"off": [], "on": []}
         seen = {"off": "", "on": ""}
