@@ -107,7 +107,9 @@ def test_a_weakened_property_on_a_passing_base_is_rejected_by_its_mutants(
     assert "fees.py:2: days_late > 30 → days_late >= 30 is killed by the base's " in out
     assert not [f for f in verdict["findings"] if f["kind"] == "test_changed_to_pass"]
     score = verdict["mutation"]
-    assert score["base_killed"] == score["mutants"] > score["head_killed"]
+    # `changed`: the scores of the changed test, base vs head (the unchanged test runs only
+    # where they disagree, and kills none of those mutants)
+    assert score["mutants"] >= score["base_killed"] > score["head_killed"]
     assert f"strength: base kills {score['base_killed']}/{score['mutants']} mutants" in out
     # each surviving mutant is shown once: as its finding, counted in the strength section
     assert out.count("days_late > 30 → days_late >= 30") == 1

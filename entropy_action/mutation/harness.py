@@ -24,7 +24,7 @@ import signal
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
@@ -35,6 +35,7 @@ from entropy_action.manifest import LoadedManifest
 PROBE_MODULE = "entropy_gate_probe"
 PROBE_ENV = "ENTROPY_GATE_PROBE"
 MAX_REPORT = 8 << 20
+GRACE = 5.0  # seconds a session may take past its budget to stop and write what it has
 DROPPED = (
     *runner.DROPPED_ON_A,
     runner.PLUGIN_ENV,
@@ -53,6 +54,20 @@ class Outcome:
     reached: dict[str, list[tuple[str, int]]]
     timed_out: bool = False
     outside: Imports | None = None  # the code under test came from outside the copy
+    durations: dict[str, float] = field(default_factory=dict)  # seconds per node id
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One mutant for a session: its code, the tests to run, and when to stop it."""
+
+    id: str
+    path: str
+    function: str  # qualified name
+    first: int  # the function's first line
+    source: str  # the whole mutated file
+    select: list[str]
+    timeout: float
 
 
 @dataclass(frozen=True)
@@ -120,47 +135,48 @@ class Workspace:
         files = tuple(found["outside"])
         return Imports(files, tuple(found["early"])) if files else None
 
-    def run_mutants(
-        self,
-        batch: Sequence[tuple[str, str, str, int, str, list[str]]],
-        timeout: float,
-        budget: float,
-    ) -> dict[str, Outcome | None]:
-        """(id, path, function, first line, source, selection) each in a forked child of one
-        session; per id its outcome, None when it could not be applied (run it alone),
-        absent when the budget ran out first."""
+    def run_mutants(self, batch: Sequence[Spec], budget: float) -> dict[str, Outcome | None]:
+        """Each mutant in a forked child of one session that stops at `budget` seconds; per
+        id its outcome, None when it could not be applied (run it alone), absent when the
+        budget ran out first."""
         results = self.scratch / "mutants"
         shutil.rmtree(results, ignore_errors=True)
         results.mkdir()
         config = self.scratch / "probe-config.json"
         spec = [
-            {"id": i, "path": p, "function": f, "first": first, "source": s, "select": sel}
-            for i, p, f, first, s, sel in batch
+            {
+                "id": m.id,
+                "path": m.path,
+                "function": m.function,
+                "first": m.first,
+                "source": m.source,
+                "select": m.select,
+                "timeout": m.timeout,
+            }
+            for m in batch
         ]
         config.write_text(
             json.dumps(
                 {
                     "root": str(self.tree),
                     "mutants": spec,
-                    "timeout": timeout,
                     "budget": budget,
                     "results_dir": str(results),
                 }
             ),
             encoding="utf-8",
         )
-        selection = list(dict.fromkeys(n for *_, sel in batch for n in sel))
+        selection = list(dict.fromkeys(n for m in batch for n in m.select))
         argv = [self.python, "-m", "pytest", *selection, *self.options]
         env = {**self.env, PROBE_ENV: str(config)}
         tmp = self.scratch / "tmp"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
         env.update({k: str(tmp) for k in ("TMPDIR", "TEMP", "TMP") if k in self.env})
-        backstop = budget + timeout + 60
         self.imports.unlink(missing_ok=True)
-        _execute(argv, self.tree, env, backstop, self.scratch / "pytest.log")
+        _execute(argv, self.tree, env, budget + GRACE, self.scratch / "pytest.log")
         outside = self.outside()
-        found = {i: _mutant_result(results / f"{i}.json") for i, *_ in batch}
+        found = {m.id: _mutant_result(results / f"{m.id}.json") for m in batch}
         return {
             i: result if result is None else replace(result, outside=outside)
             for i, result in found.items()
@@ -302,6 +318,12 @@ def _read(report: Path, timed_out: bool) -> Outcome:
         for k, v in (outcomes_raw.items() if isinstance(outcomes_raw, dict) else ())
         if isinstance(v, str) and v in ("passed", "failed", "error", "skipped")
     }
+    durations_raw = data.get("durations") if isinstance(data, dict) else None
+    durations = {
+        str(k): float(v)
+        for k, v in (durations_raw.items() if isinstance(durations_raw, dict) else ())
+        if isinstance(v, (int, float)) and v >= 0
+    }
     reached: dict[str, list[tuple[str, int]]] = {}
     for test, found in (reached_raw or {}).items() if isinstance(reached_raw, dict) else ():
         if isinstance(found, list):
@@ -310,4 +332,4 @@ def _read(report: Path, timed_out: bool) -> Outcome:
                 for item in found
                 if isinstance(item, list) and len(item) == 2 and isinstance(item[1], int)
             ]
-    return Outcome(outcomes, reached, timed_out)
+    return Outcome(outcomes, reached, timed_out, durations=durations)

@@ -12,40 +12,47 @@ runs; the gate sidesteps those by budget (`max_mutants`, `time_budget_seconds`),
 mutating only what the property reached, and by counting only tests that pass unmutated.
 Six classic operators on `ast` (operators.py) are small enough to test exhaustively.
 
-The steps: one run of both modules on the unmutated head code, traced (which production
-functions each test calls, via the probe); the functions to mutate (`changed`: those the
-patch touched or its changed tests reach; `all`: every one reached); the mutants, drawn with
-`rng_seed`; for each, the tests that reach its function, both modules side by side: one
-pytest session per core collects them once and runs each mutant in a forked child (the
-probe), which a process of its own replaces where the fork cannot apply the mutant; each
-mutant stopped at its time budget and remembered per (mutant, modules, tests) digest.
-Starting pytest costs about a second here; forking costs milliseconds, which is what keeps
-the step under the gate's own time on the demo (bench/bench_strength.py).
+The steps: one traced run on the unmutated head code (which production functions each test
+calls, via the probe); the functions to mutate (`changed`: those the patch touched or its
+changed tests reach; `all`: every one reached); the mutants, drawn with `rng_seed`; for
+each, the tests that reach its function: one pytest session per core collects them once
+and runs each mutant in a forked child (the probe), which a process of its own replaces
+where the fork cannot apply the mutant (schedule.py); each mutant stopped at ten times its
+tests' unmutated time, the whole step at `time_budget_seconds`, outcomes remembered per
+(mutant, modules, tests) digest (cache.py).
+
+`changed`, when only test functions differ between the modules (changes.py): a test the
+patch left as it was kills a mutant in both modules or in neither, so it cannot make them
+differ. The traced run then holds the head's module and the base's changed tests only; each
+mutant runs against the changed tests, base and head versions; and only where those
+disagree do the unchanged tests that reach it run, once: one that kills it kills it in both
+modules, and no finding is made. The scores are then those of the changed tests (and the
+unchanged ones where they were run). `all`, or a patch that changed a helper, a fixture or
+an import of the module, runs every test of both modules against every mutant.
 """
 
 from __future__ import annotations
 
-import ast
-import hashlib
-import json
 import os
-import queue
-import shutil
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from entropy_action.mutation import operators
+from entropy_action.mutation import changes, operators, schedule
 from entropy_action.mutation.harness import Imports, Outcome, Workspace
 from entropy_action.mutation.operators import Mutant, Target
+from entropy_action.mutation.schedule import Plan
 
 SUPPORT_DIRS = frozenset({"test", "tests", "testing", "conftest"})
 SKIP_DIRS = frozenset({".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".nox"})
-MIN_MUTANT_SECONDS = 5.0
-MUTANT_FACTOR = 10.0  # a mutant may take this many times the unmutated run
+MIN_MUTANT_SECONDS = 3.0
+MUTANT_FACTOR = 10.0  # a mutant may take this many times its tests' unmutated time
 SATURATED = ("*", 0)  # the probe stopped tracing this test: it may reach anything
+NO_TEST_CHANGED = (
+    "mutation: the patch changed no test function: both modules run the same tests and "
+    "detect the same mutants"
+)
 
 
 @dataclass(frozen=True)
@@ -87,6 +94,18 @@ class Measured:
     extra: dict[str, int] = field(default_factory=dict)
 
 
+Passing = dict[str, list[str]]  # "head", "base": node ids that passed unmutated
+
+
+@dataclass(frozen=True)
+class Groups:
+    """The tests (passing unmutated) run against a mutant: `first` always; `confirm` only
+    where the first disagree between the modules."""
+
+    first: list[str]
+    confirm: list[str]
+
+
 def measure(
     inputs: Inputs,
     make_workspace: Callable[[Path], Workspace],
@@ -94,57 +113,141 @@ def measure(
 ) -> Measured:
     """Run the mutation step; `make_workspace(scratch)` copies the tree for one worker."""
     started = time.monotonic()
-    workers = max(1, os.cpu_count() or 1)
+    deadline = started + inputs.budget.seconds
+    diff = changes.between(inputs.base_module, inputs.head_module)
+    focused = inputs.budget.mode == "changed" and diff.only_tests
+    if focused and not diff.tests:
+        return Measured(notes=(NO_TEST_CHANGED,))
     first = make_workspace(Path("0"))
     t0 = time.monotonic()
-    baseline = first.run(
-        [first.head_module, first.base_module], inputs.budget.seconds, _watch(first)
-    )
+    baseline = first.run(_traced(first, diff, focused), inputs.budget.seconds, _watch(first))
     unmutated = time.monotonic() - t0
     if baseline.timed_out:
         return Measured(notes=("mutation: the unmutated run did not finish in the time budget",))
     if baseline.outside is not None:
         return Measured(notes=(cannot_measure(baseline.outside),), seconds=_since(started))
     passing = _passing(baseline, first)
-    mutants = _mutants(inputs, first, baseline, passing)
-    if not mutants:
+    mutants = _mutants(inputs, first, baseline, passing, diff.tests if diff.only_tests else None)
+    groups = _groups(passing, diff.tests if focused else None)
+    plans = [_plan(m, baseline, groups.first) for m in mutants]
+    plans = [p for p in plans if p.selection or not focused]
+    if not plans:
         return Measured(notes=(_nothing_to_mutate(baseline, passing),), seconds=_since(started))
-    progress(f"mutation: {len(mutants)} mutant(s) on {workers} worker(s)…")
-    plans = [(m, _selection(m, baseline, passing)) for m in mutants]
+    workers = max(1, os.cpu_count() or 1)
+    progress(f"mutation: {len(plans)} mutant(s) on {workers} worker(s)…")
     spaces = [first, *(make_workspace(Path(str(i))) for i in range(1, min(workers, len(plans))))]
-    timeout = max(MIN_MUTANT_SECONDS, MUTANT_FACTOR * unmutated)
-    found = _outcomes(plans, spaces, timeout, started + inputs.budget.seconds, inputs)
-    outside = next((o.outside for o in found.values() if o.outside is not None), None)
-    if outside is not None:
-        return Measured(notes=(cannot_measure(outside),), seconds=_since(started))
-    results = tuple(
-        _result(mutant, selection, found[index], passing)
-        for index, (mutant, selection) in enumerate(plans)
-        if index in found
+    run = _Run(
+        spaces,
+        deadline,
+        schedule.Store(inputs.cache, inputs.base_module, inputs.head_module),
+        max(MIN_MUTANT_SECONDS, MUTANT_FACTOR * unmutated),
     )
+    found = run.outcomes(plans)
+    results = {i: _result(plans[i], found[i], passing) for i in sorted(found)}
+    results = _confirm(plans, results, baseline, groups.confirm, run)
+    if run.outside is not None:
+        return Measured(notes=(cannot_measure(run.outside),), seconds=_since(started))
+    return _measured(plans, results, inputs.budget, started)
+
+
+@dataclass
+class _Run:
+    """The workers, the deadline and the cache, shared by both phases; what was imported
+    from outside the copies, if anything."""
+
+    spaces: list[Workspace]
+    deadline: float
+    store: schedule.Store
+    alone_timeout: float
+    outside: Imports | None = None
+
+    def outcomes(self, plans: Sequence[Plan]) -> dict[int, Outcome]:
+        found = schedule.outcomes(plans, self.spaces, self.deadline, self.store, self.alone_timeout)
+        self.outside = self.outside or next(
+            (o.outside for o in found.values() if o.outside is not None), None
+        )
+        return found
+
+
+def _measured(
+    plans: Sequence[Plan], results: dict[int, Result], budget: Budget, started: float
+) -> Measured:
     notes: list[str] = []
     skipped = len(plans) - len(results)
     if skipped:
         notes.append(
-            f"mutation: {skipped} of {len(plans)} mutant(s) not run within "
-            f"time_budget_seconds={inputs.budget.seconds:g}"
+            f"mutation: budget reached: {len(results)} of {len(plans)} mutants run "
+            f"(time_budget_seconds={budget.seconds:g})"
         )
-    timed = sum(r.timed_out for r in results)
+    timed = sum(r.timed_out for r in results.values())
     if timed:
         notes.append(f"mutation: {timed} mutant(s) stopped at their time budget, not counted")
-    return Measured(results, tuple(notes), skipped, _since(started))
+    ordered = tuple(results[i] for i in sorted(results))
+    return Measured(ordered, tuple(notes), skipped, _since(started))
 
 
-Plan = tuple[Mutant, list[str]]
+def _confirm(
+    plans: Sequence[Plan],
+    results: dict[int, Result],
+    baseline: Outcome,
+    unchanged: list[str],
+    run: _Run,
+) -> dict[int, Result]:
+    """Where the changed tests disagree, the unchanged tests that reach the mutant: one that
+    kills it kills it in both modules. A check the budget left out leaves its mutant out."""
+    disagree = [
+        i
+        for i, r in results.items()
+        if not r.timed_out and bool(r.base_killers) != bool(r.head_killers)
+    ]
+    checks = [(i, _plan(plans[i].mutant, baseline, unchanged)) for i in disagree]
+    checks = [(i, check) for i, check in checks if check.selection]
+    if not checks:
+        return results
+    found = run.outcomes([check for _, check in checks])
+    out = dict(results)
+    for n, (i, check) in enumerate(checks):
+        outcome = found.get(n)
+        if outcome is None:
+            del out[i]
+        elif outcome.timed_out:
+            out[i] = Result(check.mutant, (), (), timed_out=True)
+        else:
+            killers = tuple(
+                dict.fromkeys(
+                    test_name(t)
+                    for t in check.selection
+                    if outcome.outcomes.get(t, "failed") != "passed"
+                )
+            )
+            before = out[i]
+            out[i] = Result(
+                before.mutant, before.base_killers + killers, before.head_killers + killers
+            )
+    return out
 
 
-def _nothing_to_mutate(baseline: Outcome, passing: dict[str, list[str]]) -> str:
-    if any(baseline.reached.get(n) for n in (*passing["head"], *passing["base"])):
-        return "mutation: no function to mutate"
-    return (
-        "mutation: no function to mutate: the passing tests reached no production code of "
-        "the checkout (code installed elsewhere, not editable, is not mutated)"
-    )
+def _traced(space: Workspace, diff: changes.Changes, focused: bool) -> list[str]:
+    """What the unmutated run holds: both modules; or, focused, the head's module and the
+    base's changed tests (its unchanged ones are the head's)."""
+    if not focused:
+        return [space.head_module, space.base_module]
+    names = sorted(diff.tests & diff.base_tests)
+    return [space.head_module, *(f"{space.base_module}::{name}" for name in names)]
+
+
+def _groups(passing: Passing, changed: frozenset[str] | None) -> Groups:
+    if changed is None:
+        return Groups([*passing["head"], *passing["base"]], [])
+    head_changed = [n for n in passing["head"] if test_name(n) in changed]
+    unchanged = [n for n in passing["head"] if test_name(n) not in changed]
+    return Groups([*head_changed, *passing["base"]], unchanged)
+
+
+def _plan(mutant: Mutant, baseline: Outcome, group: list[str]) -> Plan:
+    selection = _selection(mutant, baseline, group)
+    unmutated = sum(baseline.durations.get(n, 0.0) for n in selection)
+    return Plan(mutant, selection, max(MIN_MUTANT_SECONDS, MUTANT_FACTOR * unmutated))
 
 
 def cannot_measure(outside: Imports) -> str:
@@ -152,66 +255,13 @@ def cannot_measure(outside: Imports) -> str:
     return f"mutation: cannot measure, no score: {outside.reason()}"
 
 
-def _outcomes(
-    plans: Sequence[Plan],
-    spaces: Sequence[Workspace],
-    timeout: float,
-    deadline: float,
-    inputs: Inputs,
-) -> dict[int, Outcome]:
-    """Each mutant's outcome: from the cache, else from a forked child in one session per
-    worker, else (the fork could not apply it) from a process of its own. A mutant left
-    out by the time budget has none."""
-    found: dict[int, Outcome] = {}
-    todo: list[int] = []
-    for index, (mutant, selection) in enumerate(plans):
-        cached = _cached(inputs.cache, _key(mutant, selection, inputs)) if selection else None
-        if not selection:
-            found[index] = Outcome({}, {})
-        elif cached is not None:
-            found[index] = cached
-        else:
-            todo.append(index)
-    alone: list[int] = [] if hasattr(os, "fork") else list(todo)
-    batches = [todo[w :: len(spaces)] for w in range(len(spaces))] if not alone else []
-
-    def batch(space: Workspace, indexes: list[int]) -> dict[str, Outcome | None]:
-        spec = [(str(i), *_spec(plans[i])) for i in indexes]
-        left = deadline - time.monotonic()
-        return space.run_mutants(spec, timeout, left) if spec and left > 0 else {}
-
-    with ThreadPoolExecutor(max_workers=len(spaces), thread_name_prefix="mutants") as pool:
-        for got in pool.map(batch, spaces, batches):
-            for key, outcome in got.items():
-                if outcome is None:
-                    alone.append(int(key))
-                else:
-                    found[int(key)] = outcome
-        free: queue.Queue[Workspace] = queue.Queue()
-        for space in spaces:
-            free.put(space)
-
-        def one(index: int) -> tuple[int, Outcome] | None:
-            if time.monotonic() > deadline:
-                return None
-            space = free.get()
-            try:
-                return index, _execute(space, *plans[index], timeout)
-            finally:
-                free.put(space)
-
-        for done in pool.map(one, alone):
-            if done is not None:
-                found[done[0]] = done[1]
-    for index in todo:
-        if index in found and found[index].outside is None:
-            _store(inputs.cache, _key(*plans[index], inputs=inputs), found[index])
-    return found
-
-
-def _spec(plan: Plan) -> tuple[str, str, int, str, list[str]]:
-    mutant, selection = plan
-    return mutant.path, mutant.function, mutant.span[0], mutant.source, selection
+def _nothing_to_mutate(baseline: Outcome, passing: Passing) -> str:
+    if any(baseline.reached.get(n) for n in (*passing["head"], *passing["base"])):
+        return "mutation: no function to mutate"
+    return (
+        "mutation: no function to mutate: the passing tests reached no production code of "
+        "the checkout (code installed elsewhere, not editable, is not mutated)"
+    )
 
 
 def _since(started: float) -> float:
@@ -244,7 +294,7 @@ def test_name(nodeid: str) -> str:
     return bare.split("::", 1)[1] if "::" in bare else bare
 
 
-def _passing(baseline: Outcome, space: Workspace) -> dict[str, list[str]]:
+def _passing(baseline: Outcome, space: Workspace) -> Passing:
     """Node ids that passed unmutated, per module ("head", "base")."""
     out: dict[str, list[str]] = {"head": [], "base": []}
     for nodeid, outcome in baseline.outcomes.items():
@@ -259,15 +309,20 @@ def _passing(baseline: Outcome, space: Workspace) -> dict[str, list[str]]:
 
 
 def _mutants(
-    inputs: Inputs, space: Workspace, baseline: Outcome, passing: dict[str, list[str]]
+    inputs: Inputs,
+    space: Workspace,
+    baseline: Outcome,
+    passing: Passing,
+    changed: frozenset[str] | None,
 ) -> list[Mutant]:
+    """The mutants of the functions the tests reached: in `changed` mode only those the
+    patch touched or its changed tests reach (`changed` None: every test may have changed)."""
     reached: set[tuple[str, int]] = set()
-    changed = _changed_tests(inputs.base_module, inputs.head_module)
     near_change: set[tuple[str, int]] = set()
     for nodeid in (*passing["head"], *passing["base"]):
         found = baseline.reached.get(nodeid, [])
         reached.update(found)
-        if test_name(nodeid) in changed:
+        if changed is None or test_name(nodeid) in changed:
             near_change.update(found)
     sources: dict[str, str] = {}
     targets: list[Target] = []
@@ -286,34 +341,12 @@ def _mutants(
     return operators.mutants(sources, targets, inputs.seed, inputs.budget.max_mutants)
 
 
-def _changed_tests(base: bytes, head: bytes) -> frozenset[str]:
-    """Test functions (`name`, `Class::name`) added, removed or changed between the modules."""
-    old, new = _bodies(base), _bodies(head)
-    return frozenset(n for n in old.keys() | new.keys() if old.get(n) != new.get(n))
-
-
-def _bodies(source: bytes) -> dict[str, str]:
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError):
-        return {}
-    out: dict[str, str] = {}
-    for stmt in tree.body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            out[stmt.name] = ast.dump(stmt)
-        elif isinstance(stmt, ast.ClassDef):
-            for inner in stmt.body:
-                if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    out[f"{stmt.name}::{inner.name}"] = ast.dump(inner)
-    return out
-
-
-def _selection(mutant: Mutant, baseline: Outcome, passing: dict[str, list[str]]) -> list[str]:
-    """The tests, passing unmutated, that called the mutated function."""
+def _selection(mutant: Mutant, baseline: Outcome, group: list[str]) -> list[str]:
+    """The tests of `group` that called the mutated function."""
     first, end = mutant.span
     return [
         nodeid
-        for nodeid in (*passing["head"], *passing["base"])
+        for nodeid in group
         if any(
             (path == mutant.path and first <= line <= end) or (path, line) == SATURATED
             for path, line in baseline.reached.get(nodeid, [])
@@ -321,68 +354,20 @@ def _selection(mutant: Mutant, baseline: Outcome, passing: dict[str, list[str]])
     ]
 
 
-def _result(
-    mutant: Mutant, selection: list[str], outcome: Outcome, passing: dict[str, list[str]]
-) -> Result:
+def _result(plan: Plan, outcome: Outcome, passing: Passing) -> Result:
     if outcome.timed_out:
-        return Result(mutant, (), (), timed_out=True)
+        return Result(plan.mutant, (), (), timed_out=True)
     killers = {
         which: tuple(
             dict.fromkeys(
                 test_name(n)
                 for n in passing[which]
-                if n in selection and outcome.outcomes.get(n, "failed") != "passed"
+                if n in plan.selection and outcome.outcomes.get(n, "failed") != "passed"
             )
         )
         for which in ("base", "head")
     }
-    return Result(mutant, killers["base"], killers["head"])
-
-
-def _execute(space: Workspace, mutant: Mutant, selection: list[str], timeout: float) -> Outcome:
-    target = space.tree / mutant.path
-    original = target.read_bytes()
-    try:
-        target.write_text(mutant.source, encoding="utf-8")
-        shutil.rmtree(target.parent / "__pycache__", ignore_errors=True)
-        return space.run(selection, timeout)
-    finally:
-        target.write_bytes(original)
-        shutil.rmtree(target.parent / "__pycache__", ignore_errors=True)
-
-
-def _key(mutant: Mutant, selection: Sequence[str], inputs: Inputs) -> str:
-    digest = hashlib.sha256()
-    for part in (
-        mutant.digest,
-        hashlib.sha256(inputs.base_module).hexdigest(),
-        hashlib.sha256(inputs.head_module).hexdigest(),
-        "\0".join(selection),
-    ):
-        digest.update(part.encode() + b"\0")
-    return digest.hexdigest()
-
-
-def _cached(cache: Path | None, key: str) -> Outcome | None:
-    if cache is None:
-        return None
-    try:
-        data = json.loads((cache / f"{key}.json").read_text(encoding="utf-8"))
-        outcomes = {str(k): str(v) for k, v in data["outcomes"].items()}
-        return Outcome(outcomes, {}, bool(data["timed_out"]))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
-
-
-def _store(cache: Path | None, key: str, outcome: Outcome) -> None:
-    if cache is None:
-        return
-    try:
-        cache.mkdir(parents=True, exist_ok=True)
-        data = {"outcomes": outcome.outcomes, "timed_out": outcome.timed_out}
-        (cache / f"{key}.json").write_text(json.dumps(data), encoding="utf-8")
-    except OSError:
-        pass
+    return Result(plan.mutant, killers["base"], killers["head"])
 
 
 def killed_counts(results: Sequence[Result]) -> tuple[int, int, int]:

@@ -11,16 +11,17 @@ attrs' test_validators.py (Python 3.11) the probe costs 1.02x bare pytest and co
 line coverage of the same files 1.65x (bench/bench_probe.py, medians of 5). The report is
 data for the gate, which reads it with limits.
 
-With `mutants` ([{id, path, function, source, select}], and `timeout`), the session's run
-loop is replaced: for each mutant a forked child swaps the mutated function's code into the
-live function object (`__code__`, so every module that imported it sees it), runs the
-selected tests with pytest's own protocol and writes `results_dir/ID.json`; the parent kills
-a child that outlives `timeout`. One start-up of Python and pytest serves every mutant, and
-no mutant's side effects reach the next. A nested function is swapped in its outer function
-(for closures made from now on) and in every live function made from it already (a
-decorator's wrapper made at import). Without `os.fork`, or when a function cannot be
-swapped (a property), the child says so and the gate runs that mutant in a process of its
-own.
+With `mutants` ([{id, path, function, source, select, timeout}], and `budget` seconds), the
+session's run loop is replaced: for each mutant a forked child swaps the mutated function's
+code into the live function object (`__code__`, so every module that imported it sees it),
+runs the selected tests with pytest's own protocol and writes `results_dir/ID.json`; the
+parent kills a child that outlives its `timeout`, and stops at the `budget` (counted from
+pytest's configure, collection included): a mutant the budget cut short has no result.
+One start-up of Python and pytest serves every mutant, and no mutant's side effects reach
+the next. A nested function is swapped in its outer function (for closures made from now
+on) and in every live function made from it already (a decorator's wrapper made at import).
+Without `os.fork`, or when a function cannot be swapped (a property), the child says so and
+the gate runs that mutant in a process of its own.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ _watch: dict[str, str] = {}  # absolute file -> repository-relative path
 _current = [""]  # the running test's node id ("" while collecting)
 _reached: dict[str, set[tuple[str, int]]] = {}
 _outcomes: dict[str, str] = {}
+_durations: dict[str, float] = {}  # seconds per test: setup, call and teardown
+_stop = [float("inf")]  # time.monotonic() at which the time budget runs out
 
 
 def _seen(filename: str, line: int) -> None:
@@ -111,6 +114,8 @@ def pytest_configure(config: Any) -> None:
         return
     with open(path, encoding="utf-8") as handle:
         _config.update(json.load(handle))
+    if "budget" in _config:  # counted from here: collecting is part of the budget
+        _stop[0] = time.monotonic() + float(_config["budget"])
     root = _config.get("root", "")
     for relative in _config.get("watch", []):
         _watch[os.path.realpath(os.path.join(root, relative))] = relative
@@ -125,6 +130,7 @@ def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
 
 
 def pytest_runtest_logreport(report: Any) -> None:
+    _durations[report.nodeid] = _durations.get(report.nodeid, 0.0) + float(report.duration)
     outcome = report.outcome
     if report.when != "call" and outcome == "failed":
         outcome = "error"
@@ -146,7 +152,7 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
         return
     reached = {test: sorted(found) for test, found in _reached.items()}
     with open(report, "w", encoding="utf-8") as handle:
-        json.dump({"outcomes": _outcomes, "reached": reached}, handle)
+        json.dump({"outcomes": _outcomes, "reached": reached, "durations": _durations}, handle)
 
 
 # --- mutants in forked children -------------------------------------------------------------
@@ -158,11 +164,14 @@ def pytest_runtestloop(session: Any) -> Any:
         return None
     items = {item.nodeid: item for item in session.items}
     folder = _config["results_dir"]
-    stop = time.monotonic() + float(_config.get("budget", 3600))
     for mutant in mutants:
-        if time.monotonic() > stop:
+        left = _stop[0] - time.monotonic()
+        if left <= 0:
             break  # the rest were left out by the time budget: no result file
-        result = _forked(mutant, items, float(_config.get("timeout", 30)))
+        limit = float(mutant.get("timeout", 30))
+        result = _forked(mutant, items, min(limit, left))
+        if result.get("timed_out") and left < limit:
+            break  # stopped by the time budget, not by its own: not run
         with open(os.path.join(folder, f"{mutant['id']}.json"), "w", encoding="utf-8") as out:
             json.dump(result, out)
     return True
