@@ -105,15 +105,22 @@ class Workspace:
     python: str
     scratch: Path
 
-    def run(self, selection: Sequence[str], timeout: float, watch: Sequence[str] = ()) -> Outcome:
-        """pytest on `selection` (node ids or the two modules), the probe watching `watch`."""
+    def run(
+        self,
+        selection: Sequence[str],
+        timeout: float,
+        watch: Sequence[str] = (),
+        only: Sequence[str] | None = None,
+    ) -> Outcome:
+        """pytest on `selection` (node ids or the two modules), the probe watching `watch`;
+        with `only`, the tests (bare ids) of the selection that run."""
         report = self.scratch / "probe.json"
         report.unlink(missing_ok=True)
         config = self.scratch / "probe-config.json"
-        config.write_text(
-            json.dumps({"report": str(report), "root": str(self.tree), "watch": list(watch)}),
-            encoding="utf-8",
-        )
+        probe = {"report": str(report), "root": str(self.tree), "watch": list(watch)}
+        if only is not None:
+            probe["only"] = list(only)
+        config.write_text(json.dumps(probe), encoding="utf-8")
         tmp = self.scratch / "tmp"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()

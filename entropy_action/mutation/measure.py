@@ -23,12 +23,13 @@ tests' unmutated time, the whole step at `time_budget_seconds`, outcomes remembe
 
 `changed`, when only test functions differ between the modules (changes.py): a test the
 patch left as it was kills a mutant in both modules or in neither, so it cannot make them
-differ. The traced run then holds the head's module and the base's changed tests only; each
-mutant runs against the changed tests, base and head versions; and only where those
-disagree do the unchanged tests that reach it run, once: one that kills it kills it in both
-modules, and no finding is made. The scores are then those of the changed tests (and the
-unchanged ones where they were run). `all`, or a patch that changed a helper, a fixture or
-an import of the module, runs every test of both modules against every mutant.
+differ. The traced run then holds the changed tests of both modules only; each mutant runs
+against the changed tests, base and head versions; and only where those disagree does a
+traced run of the head's whole module find the unchanged tests that reach it, which then
+run against it once: one that kills it kills it in both modules, and no finding is made.
+The scores are then those of the changed tests (and of the unchanged ones where they ran).
+`all`, or a patch that changed a helper, a fixture or an import of the module, runs every
+test of both modules against every mutant.
 """
 
 from __future__ import annotations
@@ -97,15 +98,6 @@ class Measured:
 Passing = dict[str, list[str]]  # "head", "base": node ids that passed unmutated
 
 
-@dataclass(frozen=True)
-class Groups:
-    """The tests (passing unmutated) run against a mutant: `first` always; `confirm` only
-    where the first disagree between the modules."""
-
-    first: list[str]
-    confirm: list[str]
-
-
 def measure(
     inputs: Inputs,
     make_workspace: Callable[[Path], Workspace],
@@ -120,7 +112,9 @@ def measure(
         return Measured(notes=(NO_TEST_CHANGED,))
     first = make_workspace(Path("0"))
     t0 = time.monotonic()
-    baseline = first.run(_traced(first, diff, focused), inputs.budget.seconds, _watch(first))
+    selection = [first.head_module, first.base_module]
+    only = _only(first, diff.tests) if focused else None
+    baseline = first.run(selection, inputs.budget.seconds, _watch(first), only)
     unmutated = time.monotonic() - t0
     if baseline.timed_out:
         return Measured(notes=("mutation: the unmutated run did not finish in the time budget",))
@@ -128,8 +122,7 @@ def measure(
         return Measured(notes=(cannot_measure(baseline.outside),), seconds=_since(started))
     passing = _passing(baseline, first)
     mutants = _mutants(inputs, first, baseline, passing, diff.tests if diff.only_tests else None)
-    groups = _groups(passing, diff.tests if focused else None)
-    plans = [_plan(m, baseline, groups.first) for m in mutants]
+    plans = [_plan(m, baseline, [*passing["head"], *passing["base"]]) for m in mutants]
     plans = [p for p in plans if p.selection or not focused]
     if not plans:
         return Measured(notes=(_nothing_to_mutate(baseline, passing),), seconds=_since(started))
@@ -144,7 +137,8 @@ def measure(
     )
     found = run.outcomes(plans)
     results = {i: _result(plans[i], found[i], passing) for i in sorted(found)}
-    results = _confirm(plans, results, baseline, groups.confirm, run)
+    if focused:
+        results = _confirm(plans, results, diff.tests, run)
     if run.outside is not None:
         return Measured(notes=(cannot_measure(run.outside),), seconds=_since(started))
     return _measured(plans, results, inputs.budget, started)
@@ -187,25 +181,35 @@ def _measured(
 
 
 def _confirm(
-    plans: Sequence[Plan],
-    results: dict[int, Result],
-    baseline: Outcome,
-    unchanged: list[str],
-    run: _Run,
+    plans: Sequence[Plan], results: dict[int, Result], changed: frozenset[str], run: _Run
 ) -> dict[int, Result]:
-    """Where the changed tests disagree, the unchanged tests that reach the mutant: one that
-    kills it kills it in both modules. A check the budget left out leaves its mutant out."""
+    """Where the changed tests disagree, the unchanged tests that reach the mutant (a traced
+    run of the head's module finds them): one that kills it kills it in both modules. A
+    mutant the budget leaves unconfirmed is left out."""
     disagree = [
         i
         for i, r in results.items()
         if not r.timed_out and bool(r.base_killers) != bool(r.head_killers)
     ]
-    checks = [(i, _plan(plans[i].mutant, baseline, unchanged)) for i in disagree]
-    checks = [(i, check) for i, check in checks if check.selection]
-    if not checks:
+    left = run.deadline - time.monotonic()
+    if not disagree:
         return results
-    found = run.outcomes([check for _, check in checks])
+    space = run.spaces[0]
+    full = space.run([space.head_module], left, _watch(space)) if left > 0 else None
     out = dict(results)
+    if full is None or full.timed_out or full.outside is not None:
+        run.outside = run.outside or (full.outside if full else None)
+        return {i: r for i, r in out.items() if i not in disagree}
+    unchanged = [
+        n
+        for n, outcome in full.outcomes.items()
+        if outcome == "passed"
+        and n.split("::", 1)[0] == space.head_module
+        and test_name(n) not in changed
+    ]
+    checks = [(i, _plan(plans[i].mutant, full, unchanged)) for i in disagree]
+    checks = [(i, check) for i, check in checks if check.selection]
+    found = run.outcomes([check for _, check in checks]) if checks else {}
     for n, (i, check) in enumerate(checks):
         outcome = found.get(n)
         if outcome is None:
@@ -227,21 +231,14 @@ def _confirm(
     return out
 
 
-def _traced(space: Workspace, diff: changes.Changes, focused: bool) -> list[str]:
-    """What the unmutated run holds: both modules; or, focused, the head's module and the
-    base's changed tests (its unchanged ones are the head's)."""
-    if not focused:
-        return [space.head_module, space.base_module]
-    names = sorted(diff.tests & diff.base_tests)
-    return [space.head_module, *(f"{space.base_module}::{name}" for name in names)]
-
-
-def _groups(passing: Passing, changed: frozenset[str] | None) -> Groups:
-    if changed is None:
-        return Groups([*passing["head"], *passing["base"]], [])
-    head_changed = [n for n in passing["head"] if test_name(n) in changed]
-    unchanged = [n for n in passing["head"] if test_name(n) not in changed]
-    return Groups([*head_changed, *passing["base"]], unchanged)
+def _only(space: Workspace, changed: frozenset[str]) -> list[str]:
+    """The changed tests of both modules (bare ids); the unchanged ones are the same in both
+    and run only to confirm a difference (`_confirm`)."""
+    return [
+        f"{module}::{name}"
+        for module in (space.head_module, space.base_module)
+        for name in sorted(changed)
+    ]
 
 
 def _plan(mutant: Mutant, baseline: Outcome, group: list[str]) -> Plan:

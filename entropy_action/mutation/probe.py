@@ -3,8 +3,9 @@ functions of the watched production files each test called; or, given mutants, e
 run in a forked child of the collected session. Standard library (and pytest) only.
 
 Loaded with `-p entropy_gate_probe` from a private directory; configured by the JSON file
-named in ENTROPY_GATE_PROBE: {"report": PATH, "root": DIR, "watch": [FILE, ...]}. An empty
-`watch` records outcomes only. Function calls are seen through `sys.monitoring` (PY_START,
+named in ENTROPY_GATE_PROBE: {"report": PATH, "root": DIR, "watch": [FILE, ...], "only":
+[ID, ...]}. An empty `watch` records outcomes only; `only` keeps those tests and deselects
+the rest. Function calls are seen through `sys.monitoring` (PY_START,
 Python >= 3.12, other code disabled after its first event) or, before 3.12, a `sys.settrace`
 function set only while a test runs, that answers call events and never traces lines. On
 attrs' test_validators.py (Python 3.11) the probe costs 1.02x bare pytest and coverage.py's
@@ -122,6 +123,20 @@ def pytest_configure(config: Any) -> None:
         _watch[os.path.join(root, relative)] = relative
     if _watch:
         _start_tracing()
+
+
+def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -> None:
+    """With `only` (bare ids, `path::Class::name`), every other test is deselected: a
+    name that is not collected selects nothing instead of failing the run."""
+    only = _config.get("only")
+    if only is None:
+        return
+    wanted = set(only)
+    keep = [item for item in items if item.nodeid.split("[", 1)[0] in wanted]
+    dropped = [item for item in items if item.nodeid.split("[", 1)[0] not in wanted]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = keep
 
 
 def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
