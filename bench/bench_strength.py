@@ -88,21 +88,36 @@ def _suite_repo(folder: Path, suite: Path, module: str, mode: str, patch: str) -
     base = git.commit_all(repo, "the suite with its pins")
     target = repo / module
     text = target.read_text(encoding="utf-8")
-    target.write_text(text + PATCH if patch == "comment" else _refactor(text), encoding="utf-8")
+    target.write_text(text + PATCH if patch == "comment" else refactor(text), encoding="utf-8")
     git.commit_all(repo, f"patch: {patch} in the property module")
     return repo, base
 
 
-def _refactor(text: str) -> str:
-    """The first test function gains a statement that changes nothing (`_ = None`): a test
-    the patch changed, whose assertions stay, so `changed` mutates what it reaches."""
+def _first_test(text: str) -> ast.FunctionDef | ast.AsyncFunctionDef:
     tests = [
         node
         for node in ast.walk(ast.parse(text))
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         and node.name.startswith("test")
     ]
-    first = min(tests, key=lambda node: node.lineno).body[0]
+    return min(tests, key=lambda node: node.lineno)
+
+
+def added(text: str) -> str:
+    """A copy of the first test function (decorators too) right after it, as `NAME_again`:
+    an added test, the module otherwise as it was."""
+    test = _first_test(text)
+    lines = text.splitlines(keepends=True)
+    start = min([test.lineno, *(d.lineno for d in test.decorator_list)]) - 1
+    end = test.end_lineno or test.lineno
+    copy = "".join(lines[start:end]).replace(f"def {test.name}(", f"def {test.name}_again(", 1)
+    return "".join([*lines[:end], "\n", copy, *lines[end:]])
+
+
+def refactor(text: str) -> str:
+    """The first test function gains a statement that changes nothing (`_ = None`): a test
+    the patch changed, whose assertions stay, so `changed` mutates what it reaches."""
+    first = _first_test(text).body[0]
     lines = text.splitlines(keepends=True)
     line = first.lineno - 1
     lines.insert(line, " " * first.col_offset + "_ = None  # reviewed: no change\n")

@@ -273,11 +273,12 @@ def _swap(mutant: dict[str, Any]) -> str:
         live = getattr(live, "__wrapped__", None)
     if not isinstance(live, types.FunctionType) or live.__code__.co_name != path[-1]:
         return "not a plain function"
-    code = _code_at(compile(mutant["source"], filename, "exec"), path)
-    if code is None or code.co_freevars != live.__code__.co_freevars:
-        return "the mutated code has no such function, or other free variables"
     nested = parts[len(path) :]
     first = int(mutant.get("first", 0))
+    # the definition that starts at `first` (of several with one name: typing overloads)
+    code = _code_at(compile(mutant["source"], filename, "exec"), path, 0 if nested else first)
+    if code is None or code.co_freevars != live.__code__.co_freevars:
+        return "the mutated code has no such function, or other free variables"
     old_inner = _code_at(live.__code__, nested, first) if nested else None
     new_inner = _code_at(code, nested, first) if nested else None
     if nested and (old_inner is None or new_inner is None):
