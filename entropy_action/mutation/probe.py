@@ -231,19 +231,19 @@ def _run_mutant(mutant: dict[str, Any], items: dict[str, Any]) -> dict[str, Any]
     if why:
         return {"applied": False, "why": why}
     outcomes: dict[str, str] = {}
-    for nodeid in mutant["select"]:
-        item = items.get(nodeid)
-        if item is None:
-            continue
-        for report in runtestprotocol(item, nextitem=None, log=False):
+    selected = [items[n] for n in mutant["select"] if n in items]
+    for index, item in enumerate(selected):
+        following = selected[index + 1] if index + 1 < len(selected) else None
+        # fixtures the next test shares (module, class) stay up between them, as in a run
+        for report in runtestprotocol(item, nextitem=following, log=False):
             outcome: str = report.outcome
             if report.when != "call" and outcome == "failed":
                 outcome = "error"
             elif report.when != "call" and outcome == "passed":
                 continue
-            known = outcomes.get(nodeid)
+            known = outcomes.get(item.nodeid)
             if known is None or RANK.get(outcome, 3) > RANK.get(known, 3):
-                outcomes[nodeid] = outcome
+                outcomes[item.nodeid] = outcome
     return {"applied": True, "timed_out": False, "outcomes": outcomes}
 
 
