@@ -151,3 +151,21 @@ def test_the_time_budget_stops_a_session_and_leaves_the_rest_unrun(
     assert 0 < len(found) < 5
     assert all(o is not None and o.outcomes == {node: "failed"} for o in found.values())
     assert all(o is not None and not o.timed_out for o in found.values())
+
+
+def test_a_confirming_run_stops_at_the_first_kill(repo: Repo, tmp_path: Path) -> None:
+    repo.write("entropy.yaml", MANIFEST)
+    repo.write("fees.py", FEES)
+    repo.write("tests/test_fees.py", BASE)
+    repo.commit("base")
+    loaded = manifest.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
+    space = harness.workspace(repo.path, loaded, BASE.encode(), dict(os.environ), tmp_path / "w")
+    mutated = FEES.replace("days_late > 30", "days_late >= 30")
+    nodes = ["tests/test_fees.py::test_due_day", "tests/test_fees.py::test_grace"]
+    every = Spec("0", "fees.py", "late_fee", 1, mutated, nodes, 30.0)
+    first = Spec("1", "fees.py", "late_fee", 1, mutated, nodes, 30.0, until_killed=True)
+    found = space.run_mutants([every, first], 60)
+    assert found["0"] is not None
+    assert found["0"].outcomes == dict.fromkeys(nodes, "failed")
+    assert found["1"] is not None
+    assert found["1"].outcomes == {nodes[0]: "failed"}

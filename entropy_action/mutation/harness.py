@@ -68,6 +68,7 @@ class Spec:
     source: str  # the whole mutated file
     select: list[str]
     timeout: float
+    until_killed: bool = False  # stop at the first test that does not pass
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,7 @@ class Workspace:
                 "source": m.source,
                 "select": m.select,
                 "timeout": m.timeout,
+                "until_killed": m.until_killed,
             }
             for m in batch
         ]

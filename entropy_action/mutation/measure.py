@@ -37,7 +37,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from entropy_action.mutation import changes, operators, schedule
@@ -207,7 +207,9 @@ def _confirm(
         and n.split("::", 1)[0] == space.head_module
         and test_name(n) not in changed
     ]
-    checks = [(i, _plan(plans[i].mutant, full, unchanged)) for i in disagree]
+    checks = [
+        (i, replace(_plan(plans[i].mutant, full, unchanged), until_killed=True)) for i in disagree
+    ]
     checks = [(i, check) for i, check in checks if check.selection]
     found = run.outcomes([check for _, check in checks]) if checks else {}
     for n, (i, check) in enumerate(checks):
@@ -217,11 +219,13 @@ def _confirm(
         elif outcome.timed_out:
             out[i] = Result(check.mutant, (), (), timed_out=True)
         else:
+            # a test with no outcome did not run (the first kill stopped the child): only a
+            # test seen failing confirms, so a lost outcome never hides a finding
             killers = tuple(
                 dict.fromkeys(
                     test_name(t)
                     for t in check.selection
-                    if outcome.outcomes.get(t, "failed") != "passed"
+                    if outcome.outcomes.get(t, "passed") != "passed"
                 )
             )
             before = out[i]
@@ -256,8 +260,9 @@ def _nothing_to_mutate(baseline: Outcome, passing: Passing) -> str:
     if any(baseline.reached.get(n) for n in (*passing["head"], *passing["base"])):
         return "mutation: no function to mutate"
     return (
-        "mutation: no function to mutate: the passing tests reached no production code of "
-        "the checkout (code installed elsewhere, not editable, is not mutated)"
+        "mutation: no function to mutate: the tests run reached no production code of the "
+        "checkout (tests that call none, or code installed outside the checkout, which is "
+        "not mutated)"
     )
 
 

@@ -12,7 +12,8 @@ attrs' test_validators.py (Python 3.11) the probe costs 1.02x bare pytest and co
 line coverage of the same files 1.65x (bench/bench_probe.py, medians of 5). The report is
 data for the gate, which reads it with limits.
 
-With `mutants` ([{id, path, function, source, select, timeout}], and `budget` seconds), the
+With `mutants` ([{id, path, function, source, select, timeout, until_killed}], and `budget`
+seconds), the
 session's run loop is replaced: for each mutant a forked child swaps the mutated function's
 code into the live function object (`__code__`, so every module that imported it sees it),
 runs the selected tests with pytest's own protocol and writes `results_dir/ID.json`; the
@@ -244,6 +245,8 @@ def _run_mutant(mutant: dict[str, Any], items: dict[str, Any]) -> dict[str, Any]
             known = outcomes.get(item.nodeid)
             if known is None or RANK.get(outcome, 3) > RANK.get(known, 3):
                 outcomes[item.nodeid] = outcome
+        if mutant.get("until_killed") and outcomes.get(item.nodeid, "passed") != "passed":
+            break  # one kill is all that was asked: the rest have no outcome
     return {"applied": True, "timed_out": False, "outcomes": outcomes}
 
 

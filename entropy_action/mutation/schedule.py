@@ -30,6 +30,7 @@ class Plan:
     mutant: Mutant
     selection: list[str]
     timeout: float
+    until_killed: bool = False  # one killing test is enough (the rest may not run)
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,8 @@ class Store:
     head_module: bytes
 
     def key(self, plan: Plan) -> str:
-        return cache.key(plan.mutant, plan.selection, self.base_module, self.head_module)
+        selection = [*plan.selection, *(["<until killed>"] if plan.until_killed else [])]
+        return cache.key(plan.mutant, selection, self.base_module, self.head_module)
 
 
 def outcomes(
@@ -137,6 +139,7 @@ def _spec(index: int, plan: Plan) -> Spec:
         mutant.source,
         plan.selection,
         plan.timeout,
+        plan.until_killed,
     )
 
 
