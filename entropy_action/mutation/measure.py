@@ -26,7 +26,8 @@ patch left as it was kills a mutant in both modules or in neither, so it cannot 
 differ. The traced run then holds the changed tests of both modules only; each mutant runs
 against the changed tests, base and head versions; and only where those disagree does a
 traced run of the head's whole module find the unchanged tests that reach it, which then
-run against it once: one that kills it kills it in both modules, and no finding is made.
+run against it until the first kills it: one that kills it kills it in both modules, and
+no finding is made.
 The scores are then those of the changed tests (and of the unchanged ones where they ran).
 `all`, or a patch that changed a helper, a fixture or an import of the module, runs every
 test of both modules against every mutant.
