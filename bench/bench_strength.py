@@ -2,23 +2,24 @@
 
     .venv/bin/python bench/bench_strength.py [--runs 3]
     .venv/bin/python bench/bench_strength.py --suite DIR --module PATH [--python PY] [--runs 3]
+        [--mode changed|all] [--patch refactor|comment]
 
 Demo: builds the demo's invoice example and its `tautology` patch twice — once as it is
 (`constraints.mutation: changed`, the default) and once with `mutation: "off"` in the base
 and the head.
 
 Suite: copies the checkout DIR (without .git, venvs and caches) into a fresh git repo twice,
-writes an entropy.yaml for MODULE in each — identical but for `constraints.mutation`: `all`
-with the default budget (max_mutants 40, time_budget_seconds 300) in one, `"off"` in the
-other — commits that as the base, then appends one comment line to MODULE (an honest patch:
-the property module changed, no behaviour did). `all`, not `changed`: `changed` mutates the
-functions the patch touched or its changed tests reach, and a generic honest patch touches
-neither, so it would start no mutant and measure nothing; `all` with the default budget is
-the budgeted worst case. The gate, the hosts and the mutants run with PY (the suite's own
-venv, which has its dependencies): the script re-executes itself under PY with this
-checkout first on PYTHONPATH, so the code measured is this checkout's. A src layout gets
+writes an entropy.yaml for MODULE in each — identical but for `constraints.mutation`: MODE
+(`--mode`, default `changed`, the default budget: max_mutants 40, time_budget_seconds 300)
+in one, `"off"` in the other — commits that as the base, then patches MODULE honestly
+(`--patch refactor`, the default: the first test gains `_ = None` as its first statement, a
+changed test whose assertions stay; `--patch comment`: one comment line appended, which
+changes no test, so `changed` starts no mutant). `added(text)` (a copy of the first test) is
+the adoption trials' other patch. The gate, the hosts and the mutants run with PY (the
+suite's own venv, which has its dependencies): the script re-executes itself under PY with
+this checkout first on PYTHONPATH, so the code measured is this checkout's. A src layout gets
 a relative `src` first on PYTHONPATH, so each run (hosts, mutants) imports its own copy's
-code: an editable install of DIR points at DIR itself, where no mutant is.
+code: an editable install of DIR points at DIR itself, not at the copies.
 
 Both: times `run_gate` on each, alternately, every run cold alike — the mutation cache
 emptied before every run, no base evidence cache. The difference is the mutation step's
