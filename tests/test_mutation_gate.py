@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ def late_fee(amount, days_late):
 
 PROPERTY = """\
 import os
+import sys
 import sys
 
 from fees import late_fee
@@ -229,3 +231,14 @@ def test_the_strength_command_on_an_unchanged_module_compares_nothing(fees: Repo
     assert result.code == 0
     assert result.out == "strength: no mutation score (see the notes)\n"
     assert "the property module is as at the base: both detect the same mutants" in result.err
+
+
+def test_the_strength_command_runs_under_the_python_it_is_given(fees: Repo) -> None:
+    fees.write(MODULE, TAUTOLOGY)
+    missing = fees.path.parent / "no-such-venv" / "bin" / "python"
+    result = fees.cli("strength", "--base-ref", "main", "--python", str(missing))
+    assert result.code == 2
+    assert f"--python {missing}: no such interpreter" in result.err
+    given = fees.cli("strength", "--base-ref", "main", "--python", sys.executable)
+    assert given.code == 1
+    assert "is killed by the base's test_no_fee_on_the_due_day" in given.out
