@@ -37,7 +37,6 @@ def late_fee(amount, days_late):
 PROPERTY = """\
 import os
 import sys
-import sys
 
 from fees import late_fee
 
