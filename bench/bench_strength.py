@@ -2,23 +2,24 @@
 
     .venv/bin/python bench/bench_strength.py [--runs 3]
     .venv/bin/python bench/bench_strength.py --suite DIR --module PATH [--python PY] [--runs 3]
+        [--mode changed|all] [--patch refactor|comment]
 
 Demo: builds the demo's invoice example and its `tautology` patch twice — once as it is
 (`constraints.mutation: changed`, the default) and once with `mutation: "off"` in the base
 and the head.
 
 Suite: copies the checkout DIR (without .git, venvs and caches) into a fresh git repo twice,
-writes an entropy.yaml for MODULE in each — identical but for `constraints.mutation`: `all`
-with the default budget (max_mutants 40, time_budget_seconds 300) in one, `"off"` in the
-other — commits that as the base, then appends one comment line to MODULE (an honest patch:
-the property module changed, no behaviour did). `all`, not `changed`: `changed` mutates the
-functions the patch touched or its changed tests reach, and a generic honest patch touches
-neither, so it would start no mutant and measure nothing; `all` with the default budget is
-the budgeted worst case. The gate, the hosts and the mutants run with PY (the suite's own
-venv, which has its dependencies): the script re-executes itself under PY with this
-checkout first on PYTHONPATH, so the code measured is this checkout's. A src layout gets
+writes an entropy.yaml for MODULE in each — identical but for `constraints.mutation`: MODE
+(`--mode`, default `changed`, the default budget: max_mutants 40, time_budget_seconds 300)
+in one, `"off"` in the other — commits that as the base, then patches MODULE honestly
+(`--patch refactor`, the default: the first test gains `_ = None` as its first statement, a
+changed test whose assertions stay; `--patch comment`: one comment line appended, which
+changes no test, so `changed` starts no mutant). `added(text)` (a copy of the first test) is
+the adoption trials' other patch. The gate, the hosts and the mutants run with PY (the
+suite's own venv, which has its dependencies): the script re-executes itself under PY with
+this checkout first on PYTHONPATH, so the code measured is this checkout's. A src layout gets
 a relative `src` first on PYTHONPATH, so each run (hosts, mutants) imports its own copy's
-code: an editable install of DIR points at DIR itself, where no mutant is.
+code: an editable install of DIR points at DIR itself, not at the copies.
 
 Both: times `run_gate` on each, alternately, every run cold alike — the mutation cache
 emptied before every run, no base evidence cache. The difference is the mutation step's
@@ -29,6 +30,7 @@ ratio to the gate without it. Not a test.
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import shutil
 import statistics
@@ -77,19 +79,50 @@ def _repo(folder: Path, mutation: bool) -> tuple[Path, str]:
     return repo, base
 
 
-def _suite_repo(folder: Path, suite: Path, module: str, mutation: bool) -> tuple[Path, str]:
-    repo = folder / ("on" if mutation else "off")
+def _suite_repo(folder: Path, suite: Path, module: str, mode: str, patch: str) -> tuple[Path, str]:
+    repo = folder / mode.strip('"')
     shutil.copytree(suite, repo, ignore=SKIP, symlinks=True)
-    mode = "all" if mutation else '"off"'
     temp_root = folder / "tmp" / repo.name
     manifest = SUITE_MANIFEST.format(module=module, temp_root=temp_root, mode=mode)
     (repo / "entropy.yaml").write_text(manifest, encoding="utf-8")
     git.init(repo)
     base = git.commit_all(repo, "the suite with its pins")
-    with open(repo / module, "a", encoding="utf-8") as handle:
-        handle.write(PATCH)
-    git.commit_all(repo, "patch: a comment in the property module")
+    target = repo / module
+    text = target.read_text(encoding="utf-8")
+    target.write_text(text + PATCH if patch == "comment" else refactor(text), encoding="utf-8")
+    git.commit_all(repo, f"patch: {patch} in the property module")
     return repo, base
+
+
+def _first_test(text: str) -> ast.FunctionDef | ast.AsyncFunctionDef:
+    tests = [
+        node
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.name.startswith("test")
+    ]
+    return min(tests, key=lambda node: node.lineno)
+
+
+def added(text: str) -> str:
+    """A copy of the first test function (decorators too) right after it, as `NAME_again`:
+    an added test, the module otherwise as it was."""
+    test = _first_test(text)
+    lines = text.splitlines(keepends=True)
+    start = min([test.lineno, *(d.lineno for d in test.decorator_list)]) - 1
+    end = test.end_lineno or test.lineno
+    copy = "".join(lines[start:end]).replace(f"def {test.name}(", f"def {test.name}_again(", 1)
+    return "".join([*lines[:end], "\n", copy, *lines[end:]])
+
+
+def refactor(text: str) -> str:
+    """The first test function gains a statement that changes nothing (`_ = None`): a test
+    the patch changed, whose assertions stay, so `changed` mutates what it reaches."""
+    first = _first_test(text).body[0]
+    lines = text.splitlines(keepends=True)
+    line = first.lineno - 1
+    lines.insert(line, " " * first.col_offset + "_ = None  # reviewed: no change\n")
+    return "".join(lines)
 
 
 def _time(repo: Path, base: str, folder: Path, expected: str | None) -> tuple[float, str]:
@@ -107,7 +140,8 @@ def _time(repo: Path, base: str, folder: Path, expected: str | None) -> tuple[fl
     assert expected is None or verdict.classification == expected, verdict.reasons
     score = verdict.mutation
     mutants = f", {score.mutants} mutants ({score.not_counted} not counted)" if score else ""
-    return elapsed, verdict.classification + mutants
+    notes = [n for n in verdict.reasons if n.startswith("mutation")]
+    return elapsed, verdict.classification + mutants + "".join(f"; {n}" for n in notes)
 
 
 def _reexec(python: str) -> None:
@@ -127,13 +161,20 @@ def main() -> None:
     parser.add_argument("--suite", type=Path, help="a real checkout to measure instead")
     parser.add_argument("--module", help="the property module in --suite, e.g. tests/test_x.py")
     parser.add_argument("--python", help="the suite's interpreter (its venv's python)")
+    parser.add_argument("--mode", choices=("changed", "all"), default="changed")
+    parser.add_argument(
+        "--patch",
+        choices=("refactor", "comment"),
+        default="refactor",
+        help="refactor: the first test gains a no-op statement; comment: a comment line",
+    )
     parsed = parser.parse_args()
     if parsed.suite is not None and parsed.module is None:
         parser.error("--suite needs --module")
     if parsed.python and os.environ.get(REEXEC) != "1":
         _reexec(parsed.python)
     runs = 1 if parsed.smoke else parsed.runs
-    mode = "all" if parsed.suite else "changed"
+    mode = parsed.mode if parsed.suite else "changed"
     with tempfile.TemporaryDirectory(prefix="bench-strength-") as scratch:
         folder = Path(scratch)
         if parsed.suite is None:
@@ -142,8 +183,8 @@ def main() -> None:
             expect_on: str | None = "entropy_silenced"
         else:
             suite = parsed.suite.resolve()
-            on, on_base = _suite_repo(folder, suite, parsed.module, mutation=True)
-            off, off_base = _suite_repo(folder, suite, parsed.module, mutation=False)
+            on, on_base = _suite_repo(folder, suite, parsed.module, mode, parsed.patch)
+            off, off_base = _suite_repo(folder, suite, parsed.module, '"off"', parsed.patch)
             expect_on = None  # whatever a real suite's verdict is, both pay the same steps
         times: dict[str, list[float]] = {"off": [], "on": []}
         seen = {"off": "", "on": ""}

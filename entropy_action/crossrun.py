@@ -51,6 +51,7 @@ class HostSettings:
     environ: Mapping[str, str]
     namespaces: bool = True
     progress: Callable[[str], None] | None = None
+    python: str | None = None  # host A's interpreter (default: this one)
 
 
 def plan(check: PinCheck) -> Plan | None:
@@ -87,6 +88,7 @@ def run(the_plan: Plan, check: PinCheck, host: HostSettings, out: Path) -> Path:
                 environ=host.environ,
                 namespaces=host.namespaces,
                 progress=host.progress,
+                python=host.python,
                 count_assertions=False,  # only the outcomes are compared here
             )
         )

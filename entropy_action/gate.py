@@ -137,7 +137,10 @@ def _strength(
     if not settings.base_run:
         return strength.Strength()
     host = crossrun.HostSettings(
-        settings.environ, settings.namespaces, _labelled(settings.progress, "strength")
+        settings.environ,
+        settings.namespaces,
+        _labelled(settings.progress, "strength"),
+        settings.python_a,
     )
     return strength.measure_strength(check, scanned, host, out)
 

@@ -253,7 +253,8 @@ def _strength(score: MutationScore | None) -> list[str]:
     if score is None:
         return []
     scores = wording.strength(score.render(), text(score.mode), score.not_counted)
-    items = [wording.weaker(code(m.mutant), code(m.test)) for m in score.weakened]
+    weaker = wording.weaker(len(score.weakened), code("weakened_property"))
+    items = [weaker] if score.weakened else []
     items += [wording.stronger(code(m.mutant), code(m.test)) for m in score.strengthened]
     lines = ["### Property strength", "", _sentence(scores)]
     lines += ["", *(f"- {item}" for item in items)] if items else []

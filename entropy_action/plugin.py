@@ -216,6 +216,14 @@ def normalized_nodeid(nodeid: str, root: str) -> str:
     return nodeid.replace(root, ROOT_PLACEHOLDER) if len(root) > 1 else nodeid
 
 
+def _seed_id(nodeid: str) -> str:
+    """The id a test's seed derives from: normalized, its module under the path named in the
+    config's `seed_ids` (a mutation run holds the base's module under another name)."""
+    path, sep, rest = normalized_nodeid(nodeid, _Seeding.root).partition("::")
+    renamed = (_config or {}).get("seed_ids") or {}
+    return str(renamed.get(path, path)) + sep + rest
+
+
 def _patch_numpy(np_random: Any) -> None:
     """`default_rng()` without a seed draws from the current test's seed instead of the OS."""
     real = np_random.default_rng
@@ -278,7 +286,7 @@ def pytest_configure(config: Any) -> None:
 def pytest_runtest_setup(item: Any) -> None:
     if _Seeding.rng_seed is None:
         return
-    seed = test_seed(_Seeding.rng_seed, normalized_nodeid(item.nodeid, _Seeding.root))
+    seed = test_seed(_Seeding.rng_seed, _seed_id(item.nodeid))
     _Seeding.current, _Seeding.drawn = seed, 0
     random.seed(seed)
     _seed_numpy(seed)

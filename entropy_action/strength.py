@@ -113,7 +113,13 @@ def _mutation(
 
     def workspace(index: Path) -> harness.Workspace:
         return harness.workspace(
-            check.root, head, plan.base_module, host.environ, scratch / index, exclude=(out,)
+            check.root,
+            head,
+            plan.base_module,
+            host.environ,
+            scratch / index,
+            exclude=(out,),
+            python=host.python,
         )
 
     try:
@@ -229,6 +235,7 @@ class StrengthSettings:
     out: Path
     namespaces: bool = True
     progress: Callable[[str], None] = field(default=lambda line: None)
+    python: str | None = None  # host A's interpreter (default: this one)
 
 
 def run_strength(settings: StrengthSettings) -> tuple[Strength, tuple[str, ...]]:
@@ -239,7 +246,9 @@ def run_strength(settings: StrengthSettings) -> tuple[Strength, tuple[str, ...]]
     if check.base is None or check.base_commit is None:
         return Strength(notes=("no manifest at the base ref: nothing to compare with",)), ()
     scanned = scan.scan(check)
-    host = crossrun.HostSettings(settings.environ, settings.namespaces, settings.progress)
+    host = crossrun.HostSettings(
+        settings.environ, settings.namespaces, settings.progress, settings.python
+    )
     if crossrun.plan(check) is None:
         unchanged = "the property module is as at the base: both detect the same mutants"
         return Strength(notes=(unchanged,)), check.notes
@@ -252,6 +261,7 @@ def run_strength(settings: StrengthSettings) -> tuple[Strength, tuple[str, ...]]
             environ=settings.environ,
             namespaces=settings.namespaces,
             progress=settings.progress,
+            python=settings.python,
         )
     )
     return measure_strength(check, scanned, host, settings.out), check.notes + scanned.notes

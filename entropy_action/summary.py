@@ -143,7 +143,7 @@ def _strength(score: MutationScore | None) -> list[str]:
     if score is None:
         return []
     lines = [f"strength: {wording.strength(score.render(), score.mode, score.not_counted)}"]
-    lines += [f"  {wording.weaker(m.mutant, m.test)}" for m in score.weakened]
+    lines += [f"  {wording.weaker(len(score.weakened))}"] if score.weakened else []
     lines += [f"  {wording.stronger(m.mutant, m.test)}" for m in score.strengthened]
     if score.strengthened and not score.weakened:
         lines.append(f"  {wording.STRONGER_AT_HEAD}")

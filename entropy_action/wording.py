@@ -66,8 +66,13 @@ def strength(score: str, mode: str, not_counted: int) -> str:
     return line + (f"; {not_counted} not counted" if not_counted else "")
 
 
-def weaker(mutant: str, test: str) -> str:
-    return f"weaker: {mutant} (the base's {test} killed it)"
+def weaker(count: int, kind: str = "weakened_property") -> str:
+    """The mutants that now survive, counted: each is a `weakened_property` finding, shown
+    there once with its line and the test that killed it."""
+    return (
+        f"weaker: {count} mutant(s) the base's module killed survive the head's "
+        f"(each a {kind} finding)"
+    )
 
 
 def stronger(mutant: str, test: str) -> str:

@@ -136,14 +136,14 @@ def test_a_pre_existing_warning_says_so():
     assert "### Notices" not in text
 
 
-def test_a_weaker_property_shows_both_scores_and_each_mutant_that_now_survives():
+def test_a_weaker_property_shows_both_scores_and_counts_the_survivors_its_findings_name():
     text = markdown.render(coupled(FAILING, mutation=score(weakened=[WEAKER], not_counted=2)))
     assert section(text, "Property strength") == (
         "### Property strength\n\n"
         "Base kills 14/16 mutants, head kills 9/16 (constraints.mutation: changed); "
         "2 not counted.\n\n"
-        "- weaker: `billing/fees.py:27: amount > limit → amount >= limit` "
-        "(the base's `test_limit` killed it)\n"
+        "- weaker: 1 mutant(s) the base's module killed survive the head's (each a "
+        "`weakened_property` finding)\n"
     )
 
 
@@ -185,7 +185,8 @@ def test_every_section_as_github_renders_it():
     assert paragraphs[1].content == "The failure follows: `clock`."
     assert paragraphs[-1].content.startswith(f"Inputs digest `{DIGEST}`")
     html = GFM.render(markdown.render(verdict))
-    assert "<code>billing/fees.py:27: amount &gt; limit → amount &gt;= limit</code>" in html
+    assert "<code>billing/fees.py:30: 10 → 11</code>" in html
+    assert "(each a <code>weakened_property</code> finding)" in html
     assert html.count("<table>") == 2  # the seed's row and the tests
 
 

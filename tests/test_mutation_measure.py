@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from entropy_action import manifest
-from entropy_action.mutation import harness, measure
+from entropy_action.mutation import harness, measure, operators
 from tests.helpers import Repo
 
 PROD = """\
@@ -153,3 +153,86 @@ def test_a_test_that_calls_too_often_stops_being_traced_and_may_reach_anything(
     assert measure.SATURATED in reached["tests/test_prod.py::test_busy"]
     # the decorator's wrapper (line 5) and double (first line 12, its decorator)
     assert reached["tests/test_prod.py::test_quiet"] == [("prod.py", 5), ("prod.py", 12)]
+
+
+SEEDED = """\
+import random
+import zlib
+
+
+def test_seeded():
+    seed = (5 + zlib.crc32(b"tests/test_prod.py::test_seeded")) & 0xFFFFFFFF
+    assert random.random() == random.Random(seed).random()
+
+
+def test_fixture(entropy_rng):
+    seed = (5 + zlib.crc32(b"tests/test_prod.py::test_fixture")) & 0xFFFFFFFF
+    assert entropy_rng.random() == random.Random(seed).random()
+"""
+
+
+def test_both_modules_run_under_the_per_test_seeds_of_the_host_runs(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """The base's module sits under another name in the workspace; its tests still draw the
+    seed of the id they have in the base run, as the head's draw host A's."""
+    repo.write("entropy.yaml", MANIFEST)
+    repo.write("prod.py", PROD)
+    repo.write("tests/test_prod.py", SEEDED)
+    repo.commit("base")
+    loaded = manifest.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
+    space = harness.workspace(repo.path, loaded, SEEDED.encode(), dict(os.environ), tmp_path / "w")
+    assert space.base_module == "tests/test_prod_entropy_base.py"
+    outcome = space.run([space.head_module, space.base_module], 120)
+    assert outcome.outcomes == {
+        "tests/test_prod.py::test_seeded": "passed",
+        "tests/test_prod.py::test_fixture": "passed",
+        "tests/test_prod_entropy_base.py::test_seeded": "passed",
+        "tests/test_prod_entropy_base.py::test_fixture": "passed",
+    }
+    assert outcome.outside is None
+
+
+OVERLOADED = """\
+import typing
+
+
+class Base:
+    def size(self, n):
+        return n
+
+
+class Box(Base):
+    @typing.overload
+    def size(self, n: int) -> int: ...
+
+    @typing.overload
+    def size(self, n: str) -> str: ...
+
+    def size(self, n):
+        return super().size(n) * 2
+"""
+
+
+def test_an_overloaded_method_that_calls_super_is_swapped_in_the_fork(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """The stubs come first under the same name and have no `__class__` cell: the mutated
+    implementation is the definition that starts on the mutant's first line."""
+    prop = "from prod import Box\n\n\ndef test_size():\n    assert Box().size(2) == 4\n"
+    repo.write("entropy.yaml", MANIFEST)
+    repo.write("prod.py", OVERLOADED)
+    repo.write("tests/test_prod.py", prop)
+    repo.commit("base")
+    loaded = manifest.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
+    assert operators.functions(OVERLOADED)[-1] == (16, 16, 17, "Box.size")
+    found = operators.mutants(
+        {"prod.py": OVERLOADED}, [operators.Target("prod.py", 16, "Box.size")], 5, 40
+    )
+    swap = next(
+        m for m in found if m.describe() == "prod.py:17: super().size(n) * 2 → super().size(n) / 2"
+    )
+    space = harness.workspace(repo.path, loaded, prop.encode(), dict(os.environ), tmp_path / "w")
+    node = "tests/test_prod.py::test_size"
+    spec = harness.Spec("0", "prod.py", "Box.size", swap.span[0], swap.source, [node], 30.0)
+    assert space.run_mutants([spec], 60) == {"0": harness.Outcome({node: "failed"}, {})}

@@ -123,3 +123,18 @@ def test_functions_names_methods_and_spans_with_decorators() -> None:
         (9, 9, 9, "h.i"),
     ]
     assert functions("def (") == []
+
+
+def test_a_form_feed_between_functions_keeps_every_mutant_in_its_place() -> None:
+    """`ast` counts lines at \\n and \\r only; a form feed (^L, old modules' page breaks) ends
+    no line for it, and a mutant spliced by str.splitlines lands a line off."""
+    text = "def f(x):\n    return x + 1\n\x0c\ndef g(y):\n    if y > 2:\n        return y * 3\n"
+    found = mutants({"ff.py": text}, [Target("ff.py", 4, "g")], 1, 100)
+    assert [m.describe() for m in found][:2] == [
+        "ff.py:5: y > 2 → not (y > 2)",
+        "ff.py:5: y > 2 → y >= 2",
+    ]
+    for mutant in found:
+        compile(mutant.source, "ff.py", "exec")
+        assert mutant.source.count("\x0c") == 1
+    assert found[1].source == text.replace("y > 2", "y >= 2")

@@ -52,10 +52,14 @@ PACKAGE = {
 
 @pytest.fixture(scope="module")
 def editable(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """A repository with gatepkg (src layout), installed with a real `pip install -e` into a
-    fresh venv that sees the gate's own dependencies (pytest, time-machine) through a .pth."""
     tmp = tmp_path_factory.mktemp("editable")
-    files = {**PACKAGE, "entropy.yaml": manifest_yaml(tmp / "entropy-tmp")}
+    return install_editable(tmp, {**PACKAGE, "entropy.yaml": manifest_yaml(tmp / "entropy-tmp")})
+
+
+def install_editable(tmp: Path, files: dict[str, str]) -> tuple[Path, str]:
+    """A repository of `files` (a src-layout package), installed with a real `pip install -e`
+    into a fresh venv that sees the gate's own dependencies (pytest, time-machine) through a
+    .pth; the repository and the venv's interpreter."""
     root = make_repo(tmp / "repo", files)
     venv = tmp / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)

@@ -35,12 +35,12 @@ def strength_lines(verdict_score: MutationScore | None) -> list[str]:
     return lines[start:end]
 
 
-def test_a_weaker_property_shows_both_scores_and_each_mutant_that_now_survives() -> None:
+def test_a_weaker_property_shows_both_scores_and_counts_the_survivors_its_findings_name() -> None:
     assert strength_lines(score(weakened=[WEAKER], not_counted=2)) == [
         "strength: base kills 14/16 mutants, head kills 9/16 (constraints.mutation: changed); "
         "2 not counted",
-        "  weaker: billing/fees.py:27: amount > limit → amount >= limit (the base's "
-        "test_limit killed it)",
+        "  weaker: 1 mutant(s) the base's module killed survive the head's (each a "
+        "weakened_property finding)",
     ]
 
 

@@ -31,6 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="REF",
         help="git ref of the PR's base; its property module is compared with the head's",
     )
+    parser.add_argument(
+        "--python", metavar="PATH", help="the interpreter that runs pytest (default: this one)"
+    )
     parser.add_argument("--json", type=Path, metavar="FILE", help="write findings and scores here")
     parser.add_argument("--out", type=Path, metavar="DIR", help="keep the run reports in DIR")
 
@@ -51,6 +54,7 @@ def _strength(args: argparse.Namespace, out: Path) -> int:
         environ=args.environ,
         out=out,
         namespaces=options.namespaces_allowed(args.environ),
+        python=args.python,
         progress=lambda line: print(f"entropy-gate: {line}", file=sys.stderr, flush=True),
     )
     result, notes = strength.run_strength(settings)

@@ -5,6 +5,13 @@ A run is `python -m pytest HEAD_MODULE BASE_MODULE [node ids]` in one copy, with
 environment (TZ, LANG, seed, clock, `env`, cassette, PYTHONHASHSEED) and the manifest's
 `run.pytest_args`; a pinned `temp_root` becomes a fresh private directory per worker (two
 runs never share one). Both modules run in one process, so a mutant costs one start-up.
+
+The gate's own plugin (plugin.py) loads first, as on host A: it seeds each test from the
+same per-test seed as the host runs (a base test under the id it has in the base run), and
+its copy-first finder makes the test process import the code under test from the copy,
+also when an editable install points at the checkout (a src layout). Its imports report is
+read after every run: code imported from the checkout means the mutants were not what ran,
+and the run says so (`Outcome.outside`) instead of counting them as survivors.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ import signal
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
@@ -28,7 +35,15 @@ from entropy_action.manifest import LoadedManifest
 PROBE_MODULE = "entropy_gate_probe"
 PROBE_ENV = "ENTROPY_GATE_PROBE"
 MAX_REPORT = 8 << 20
-DROPPED = (*runner.DROPPED_ON_A, runner.PLUGIN_ENV, PROBE_ENV)
+GRACE = 5.0  # seconds a session may take past its budget to stop and write what it has
+DROPPED = (
+    *runner.DROPPED_ON_A,
+    runner.PLUGIN_ENV,
+    runner.AUDIT_ENV,
+    runner.GATE_HOST_ENV,
+    runner.LOCK_ENV,
+    PROBE_ENV,
+)
 
 
 @dataclass(frozen=True)
@@ -38,6 +53,45 @@ class Outcome:
     outcomes: dict[str, str]
     reached: dict[str, list[tuple[str, int]]]
     timed_out: bool = False
+    outside: Imports | None = None  # the code under test came from outside the copy
+    durations: dict[str, float] = field(default_factory=dict)  # seconds per node id
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One mutant for a session: its code, the tests to run, and when to stop it."""
+
+    id: str
+    path: str
+    function: str  # qualified name
+    first: int  # the function's first line
+    source: str  # the whole mutated file
+    select: list[str]
+    timeout: float
+    until_killed: bool = False  # stop at the first test that does not pass
+
+
+@dataclass(frozen=True)
+class Imports:
+    """Files of the checkout a run imported instead of the copy's, and whether the plugin
+    loaded too late to redirect them (`early`: their top-level names)."""
+
+    files: tuple[str, ...]
+    early: tuple[str, ...] = ()
+
+    def reason(self) -> str:
+        if self.early:
+            return (
+                f"{', '.join(self.early)} imported by pytest itself before the gate's plugin "
+                f"loaded, from the checkout ({self.files[0]}): mutants of the copy cannot run; "
+                "install the project non-editable (pip install .) in the interpreter host A uses"
+            )
+        more = len(self.files) - 3
+        return (
+            "the code under test was imported from the checkout, not the mutants' copy: "
+            + ", ".join(self.files[:3])
+            + (f" and {more} more" if more > 0 else "")
+        )
 
 
 @dataclass(frozen=True)
@@ -52,64 +106,91 @@ class Workspace:
     python: str
     scratch: Path
 
-    def run(self, selection: Sequence[str], timeout: float, watch: Sequence[str] = ()) -> Outcome:
-        """pytest on `selection` (node ids or the two modules), the probe watching `watch`."""
+    def run(
+        self,
+        selection: Sequence[str],
+        timeout: float,
+        watch: Sequence[str] = (),
+        only: Sequence[str] | None = None,
+    ) -> Outcome:
+        """pytest on `selection` (node ids or the two modules), the probe watching `watch`;
+        with `only`, the tests (bare ids) of the selection that run."""
         report = self.scratch / "probe.json"
         report.unlink(missing_ok=True)
         config = self.scratch / "probe-config.json"
-        config.write_text(
-            json.dumps({"report": str(report), "root": str(self.tree), "watch": list(watch)}),
-            encoding="utf-8",
-        )
+        probe = {"report": str(report), "root": str(self.tree), "watch": list(watch)}
+        if only is not None:
+            probe["only"] = list(only)
+        config.write_text(json.dumps(probe), encoding="utf-8")
         tmp = self.scratch / "tmp"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
         argv = [self.python, "-m", "pytest", *selection, *self.options]
         env = {**self.env, PROBE_ENV: str(config)}
         env.update({k: str(tmp) for k in ("TMPDIR", "TEMP", "TMP") if k in self.env})
+        self.imports.unlink(missing_ok=True)
         timed_out = _execute(argv, self.tree, env, timeout, self.scratch / "pytest.log")
-        return _read(report, timed_out)
+        return replace(_read(report, timed_out), outside=self.outside())
 
-    def run_mutants(
-        self,
-        batch: Sequence[tuple[str, str, str, int, str, list[str]]],
-        timeout: float,
-        budget: float,
-    ) -> dict[str, Outcome | None]:
-        """(id, path, function, first line, source, selection) each in a forked child of one
-        session; per id its outcome, None when it could not be applied (run it alone),
-        absent when the budget ran out first."""
+    @property
+    def imports(self) -> Path:
+        return self.scratch / runner.IMPORTS_FILE
+
+    def outside(self) -> Imports | None:
+        """What the last run imported from the checkout instead of this copy (the plugin's
+        report, read as untrusted data), or None."""
+        found = observed.read_imports(self.imports)
+        files = tuple(found["outside"])
+        return Imports(files, tuple(found["early"])) if files else None
+
+    def run_mutants(self, batch: Sequence[Spec], budget: float) -> dict[str, Outcome | None]:
+        """Each mutant in a forked child of one session that stops at `budget` seconds; per
+        id its outcome, None when it could not be applied (run it alone), absent when the
+        budget ran out first."""
         results = self.scratch / "mutants"
         shutil.rmtree(results, ignore_errors=True)
         results.mkdir()
         config = self.scratch / "probe-config.json"
         spec = [
-            {"id": i, "path": p, "function": f, "first": first, "source": s, "select": sel}
-            for i, p, f, first, s, sel in batch
+            {
+                "id": m.id,
+                "path": m.path,
+                "function": m.function,
+                "first": m.first,
+                "source": m.source,
+                "select": m.select,
+                "timeout": m.timeout,
+                "until_killed": m.until_killed,
+            }
+            for m in batch
         ]
         config.write_text(
             json.dumps(
                 {
                     "root": str(self.tree),
                     "mutants": spec,
-                    "timeout": timeout,
                     "budget": budget,
                     "results_dir": str(results),
                 }
             ),
             encoding="utf-8",
         )
-        selection = list(dict.fromkeys(n for *_, sel in batch for n in sel))
+        selection = list(dict.fromkeys(n for m in batch for n in m.select))
         argv = [self.python, "-m", "pytest", *selection, *self.options]
         env = {**self.env, PROBE_ENV: str(config)}
         tmp = self.scratch / "tmp"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
         env.update({k: str(tmp) for k in ("TMPDIR", "TEMP", "TMP") if k in self.env})
-        backstop = budget + timeout + 60
-        _execute(argv, self.tree, env, backstop, self.scratch / "pytest.log")
-        found = {i: _mutant_result(results / f"{i}.json") for i, *_ in batch}
-        return {i: result for i, result in found.items() if result is not False}
+        self.imports.unlink(missing_ok=True)
+        _execute(argv, self.tree, env, budget + GRACE, self.scratch / "pytest.log")
+        outside = self.outside()
+        found = {m.id: _mutant_result(results / f"{m.id}.json") for m in batch}
+        return {
+            i: result if result is None else replace(result, outside=outside)
+            for i, result in found.items()
+            if result is not False
+        }
 
 
 def _mutant_result(path: Path) -> Outcome | Literal[False] | None:
@@ -146,8 +227,10 @@ def workspace(
     environ: Mapping[str, str],
     scratch: Path,
     exclude: tuple[Path, ...] = (),
+    python: str | None = None,
 ) -> Workspace:
-    """Copy the head's tree into `scratch`, the base's module beside the head's."""
+    """Copy the head's tree into `scratch`, the base's module beside the head's; pytest runs
+    under `python` (host A's interpreter), the gate's plugin and the probe loaded."""
     manifest = loaded.manifest
     tree = scratch / "tree"
     isolate.copy_tree(root, tree, exclude=exclude)
@@ -155,7 +238,9 @@ def workspace(
     (tree / base_module_path).write_bytes(base_module)
     probe_dir = scratch / "probe"
     probe_dir.mkdir(exist_ok=True)
-    shutil.copyfile(Path(__file__).with_name("probe.py"), probe_dir / f"{PROBE_MODULE}.py")
+    here = Path(__file__).parent
+    shutil.copyfile(here / "probe.py", probe_dir / f"{PROBE_MODULE}.py")
+    shutil.copyfile(here.parent / "plugin.py", probe_dir / f"{runner.PLUGIN_MODULE}.py")
     pins = manifest.pins
     cassette = str(tree / pins.cassette) if pins.cassette else None
     temp = str(scratch / "tmp") if pins.temp_root else None
@@ -163,20 +248,36 @@ def workspace(
     env.update({name: value for _, name, value in observed.pinned_environ(pins, temp, cassette)})
     old = env.get("PYTHONPATH")
     env["PYTHONPATH"] = os.pathsep.join([str(probe_dir), *([old] if old else [])])
+    env[runner.GATE_HOST_ENV] = "a"  # the user's seams plugin is active, as on host A
+    plugin = _plugin_config(root, tree, scratch, pins.rng_seed, {base_module_path: manifest.module})
+    env[runner.PLUGIN_ENV] = str(plugin)
     options = (
         *manifest.run.pytest_args,
-        "-p",
-        PROBE_MODULE,
-        "-p",
-        "no:cacheprovider",
-        "--rootdir=.",
-        "-q",
-        "-o",
-        "console_output_style=classic",
+        *("-p", runner.PLUGIN_MODULE, "-p", PROBE_MODULE, "-p", "no:cacheprovider"),
+        *("--rootdir=.", "-q", "-o", "console_output_style=classic"),
     )
-    return Workspace(
-        tree, manifest.module, base_module_path, env, options, runner.resolve_python(None), scratch
-    )
+    interpreter = runner.resolve_python(python)
+    return Workspace(tree, manifest.module, base_module_path, env, options, interpreter, scratch)
+
+
+def _plugin_config(
+    root: Path, tree: Path, scratch: Path, pinned_seed: int | None, seed_ids: dict[str, str]
+) -> Path:
+    """The gate's plugin as on host A (its seed, a private hypothesis database), importing
+    the code under test from `tree` where it would come from the checkout `root`."""
+    config = {
+        "host": "a",
+        "report": str(scratch / "plugin-report.json"),
+        "rng_seed": runner.rng_seed(pinned_seed, None),
+        "hypothesis_dir": str(scratch / "hypothesis"),
+        "tree": str(tree.absolute()),
+        "checkout": str(root.absolute()),
+        "imports_report": str(scratch / runner.IMPORTS_FILE),
+        "seed_ids": seed_ids,
+    }
+    path = scratch / "plugin.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    return path
 
 
 def scratch_dir(loaded: LoadedManifest) -> Path:
@@ -226,6 +327,12 @@ def _read(report: Path, timed_out: bool) -> Outcome:
         for k, v in (outcomes_raw.items() if isinstance(outcomes_raw, dict) else ())
         if isinstance(v, str) and v in ("passed", "failed", "error", "skipped")
     }
+    durations_raw = data.get("durations") if isinstance(data, dict) else None
+    durations = {
+        str(k): float(v)
+        for k, v in (durations_raw.items() if isinstance(durations_raw, dict) else ())
+        if isinstance(v, (int, float)) and v >= 0
+    }
     reached: dict[str, list[tuple[str, int]]] = {}
     for test, found in (reached_raw or {}).items() if isinstance(reached_raw, dict) else ():
         if isinstance(found, list):
@@ -234,4 +341,4 @@ def _read(report: Path, timed_out: bool) -> Outcome:
                 for item in found
                 if isinstance(item, list) and len(item) == 2 and isinstance(item[1], int)
             ]
-    return Outcome(outcomes, reached, timed_out)
+    return Outcome(outcomes, reached, timed_out, durations=durations)

@@ -12,40 +12,49 @@ runs; the gate sidesteps those by budget (`max_mutants`, `time_budget_seconds`),
 mutating only what the property reached, and by counting only tests that pass unmutated.
 Six classic operators on `ast` (operators.py) are small enough to test exhaustively.
 
-The steps: one run of both modules on the unmutated head code, traced (which production
-functions each test calls, via the probe); the functions to mutate (`changed`: those the
-patch touched or its changed tests reach; `all`: every one reached); the mutants, drawn with
-`rng_seed`; for each, the tests that reach its function, both modules side by side: one
-pytest session per core collects them once and runs each mutant in a forked child (the
-probe), which a process of its own replaces where the fork cannot apply the mutant; each
-mutant stopped at its time budget and remembered per (mutant, modules, tests) digest.
-Starting pytest costs about a second here; forking costs milliseconds, which is what keeps
-the step under the gate's own time on the demo (bench/bench_strength.py).
+The steps: one traced run on the unmutated head code (which production functions each test
+calls, via the probe); the functions to mutate (`changed`: those the patch touched or its
+changed tests reach; `all`: every one reached); the mutants, drawn with `rng_seed`; for
+each, the tests that reach its function: one pytest session per core collects them once
+and runs each mutant in a forked child (the probe), which a process of its own replaces
+where the fork cannot apply the mutant (schedule.py); each mutant stopped at ten times its
+tests' unmutated time, the whole step at `time_budget_seconds`, outcomes remembered per
+(mutant, modules, tests) digest (cache.py).
+
+`changed`, when only test functions differ between the modules (changes.py): a test the
+patch left as it was kills a mutant in both modules or in neither, so it cannot make them
+differ. The traced run then holds the changed tests of both modules only; each mutant runs
+against the changed tests, base and head versions; and only where those disagree does a
+traced run of the head's whole module find the unchanged tests that reach it, which then
+run against it until the first kills it: one that kills it kills it in both modules, and
+no finding is made.
+The scores are then those of the changed tests (and of the unchanged ones where they ran).
+`all`, or a patch that changed a helper, a fixture or an import of the module, runs every
+test of both modules against every mutant.
 """
 
 from __future__ import annotations
 
-import ast
-import hashlib
-import json
 import os
-import queue
-import shutil
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
-from entropy_action.mutation import operators
-from entropy_action.mutation.harness import Outcome, Workspace
+from entropy_action.mutation import changes, operators, schedule
+from entropy_action.mutation.harness import Imports, Outcome, Workspace
 from entropy_action.mutation.operators import Mutant, Target
+from entropy_action.mutation.schedule import Plan
 
 SUPPORT_DIRS = frozenset({"test", "tests", "testing", "conftest"})
 SKIP_DIRS = frozenset({".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".nox"})
-MIN_MUTANT_SECONDS = 5.0
-MUTANT_FACTOR = 10.0  # a mutant may take this many times the unmutated run
+MIN_MUTANT_SECONDS = 3.0
+MUTANT_FACTOR = 10.0  # a mutant may take this many times its tests' unmutated time
 SATURATED = ("*", 0)  # the probe stopped tracing this test: it may reach anything
+NO_TEST_CHANGED = (
+    "mutation: the patch changed no test function: both modules run the same tests and "
+    "detect the same mutants"
+)
 
 
 @dataclass(frozen=True)
@@ -87,6 +96,9 @@ class Measured:
     extra: dict[str, int] = field(default_factory=dict)
 
 
+Passing = dict[str, list[str]]  # "head", "base": node ids that passed unmutated
+
+
 def measure(
     inputs: Inputs,
     make_workspace: Callable[[Path], Workspace],
@@ -94,105 +106,165 @@ def measure(
 ) -> Measured:
     """Run the mutation step; `make_workspace(scratch)` copies the tree for one worker."""
     started = time.monotonic()
-    workers = max(1, os.cpu_count() or 1)
+    deadline = started + inputs.budget.seconds
+    diff = changes.between(inputs.base_module, inputs.head_module)
+    focused = inputs.budget.mode == "changed" and diff.only_tests
+    if focused and not diff.tests:
+        return Measured(notes=(NO_TEST_CHANGED,))
     first = make_workspace(Path("0"))
     t0 = time.monotonic()
-    baseline = first.run(
-        [first.head_module, first.base_module], inputs.budget.seconds, _watch(first)
-    )
+    selection = [first.head_module, first.base_module]
+    only = _only(first, diff.tests) if focused else None
+    baseline = first.run(selection, inputs.budget.seconds, _watch(first), only)
     unmutated = time.monotonic() - t0
     if baseline.timed_out:
         return Measured(notes=("mutation: the unmutated run did not finish in the time budget",))
+    if baseline.outside is not None:
+        return Measured(notes=(cannot_measure(baseline.outside),), seconds=_since(started))
     passing = _passing(baseline, first)
-    mutants = _mutants(inputs, first, baseline, passing)
-    if not mutants:
-        return Measured(notes=("mutation: no function to mutate",), seconds=_since(started))
-    progress(f"mutation: {len(mutants)} mutant(s) on {workers} worker(s)…")
-    plans = [(m, _selection(m, baseline, passing)) for m in mutants]
+    mutants = _mutants(inputs, first, baseline, passing, diff.tests if diff.only_tests else None)
+    plans = [_plan(m, baseline, [*passing["head"], *passing["base"]]) for m in mutants]
+    plans = [p for p in plans if p.selection or not focused]
+    if not plans:
+        return Measured(notes=(_nothing_to_mutate(baseline, passing),), seconds=_since(started))
+    workers = max(1, os.cpu_count() or 1)
+    progress(f"mutation: {len(plans)} mutant(s) on {workers} worker(s)…")
     spaces = [first, *(make_workspace(Path(str(i))) for i in range(1, min(workers, len(plans))))]
-    timeout = max(MIN_MUTANT_SECONDS, MUTANT_FACTOR * unmutated)
-    found = _outcomes(plans, spaces, timeout, started + inputs.budget.seconds, inputs)
-    results = tuple(
-        _result(mutant, selection, found[index], passing)
-        for index, (mutant, selection) in enumerate(plans)
-        if index in found
+    run = _Run(
+        spaces,
+        deadline,
+        schedule.Store(inputs.cache, inputs.base_module, inputs.head_module),
+        max(MIN_MUTANT_SECONDS, MUTANT_FACTOR * unmutated),
     )
+    found = run.outcomes(plans)
+    results = {i: _result(plans[i], found[i], passing) for i in sorted(found)}
+    if focused:
+        results = _confirm(plans, results, diff.tests, run)
+    if run.outside is not None:
+        return Measured(notes=(cannot_measure(run.outside),), seconds=_since(started))
+    return _measured(plans, results, inputs.budget, started)
+
+
+@dataclass
+class _Run:
+    """The workers, the deadline and the cache, shared by both phases; what was imported
+    from outside the copies, if anything."""
+
+    spaces: list[Workspace]
+    deadline: float
+    store: schedule.Store
+    alone_timeout: float
+    outside: Imports | None = None
+
+    def outcomes(self, plans: Sequence[Plan]) -> dict[int, Outcome]:
+        found = schedule.outcomes(plans, self.spaces, self.deadline, self.store, self.alone_timeout)
+        self.outside = self.outside or next(
+            (o.outside for o in found.values() if o.outside is not None), None
+        )
+        return found
+
+
+def _measured(
+    plans: Sequence[Plan], results: dict[int, Result], budget: Budget, started: float
+) -> Measured:
     notes: list[str] = []
     skipped = len(plans) - len(results)
     if skipped:
         notes.append(
-            f"mutation: {skipped} of {len(plans)} mutant(s) not run within "
-            f"time_budget_seconds={inputs.budget.seconds:g}"
+            f"mutation: budget reached: {len(results)} of {len(plans)} mutants run "
+            f"(time_budget_seconds={budget.seconds:g})"
         )
-    timed = sum(r.timed_out for r in results)
+    timed = sum(r.timed_out for r in results.values())
     if timed:
         notes.append(f"mutation: {timed} mutant(s) stopped at their time budget, not counted")
-    return Measured(results, tuple(notes), skipped, _since(started))
+    ordered = tuple(results[i] for i in sorted(results))
+    return Measured(ordered, tuple(notes), skipped, _since(started))
 
 
-Plan = tuple[Mutant, list[str]]
-
-
-def _outcomes(
-    plans: Sequence[Plan],
-    spaces: Sequence[Workspace],
-    timeout: float,
-    deadline: float,
-    inputs: Inputs,
-) -> dict[int, Outcome]:
-    """Each mutant's outcome: from the cache, else from a forked child in one session per
-    worker, else (the fork could not apply it) from a process of its own. A mutant left
-    out by the time budget has none."""
-    found: dict[int, Outcome] = {}
-    todo: list[int] = []
-    for index, (mutant, selection) in enumerate(plans):
-        cached = _cached(inputs.cache, _key(mutant, selection, inputs)) if selection else None
-        if not selection:
-            found[index] = Outcome({}, {})
-        elif cached is not None:
-            found[index] = cached
+def _confirm(
+    plans: Sequence[Plan], results: dict[int, Result], changed: frozenset[str], run: _Run
+) -> dict[int, Result]:
+    """Where the changed tests disagree, the unchanged tests that reach the mutant (a traced
+    run of the head's module finds them): one that kills it kills it in both modules. A
+    mutant the budget leaves unconfirmed is left out."""
+    disagree = [
+        i
+        for i, r in results.items()
+        if not r.timed_out and bool(r.base_killers) != bool(r.head_killers)
+    ]
+    left = run.deadline - time.monotonic()
+    if not disagree:
+        return results
+    space = run.spaces[0]
+    full = space.run([space.head_module], left, _watch(space)) if left > 0 else None
+    out = dict(results)
+    if full is None or full.timed_out or full.outside is not None:
+        run.outside = run.outside or (full.outside if full else None)
+        return {i: r for i, r in out.items() if i not in disagree}
+    unchanged = [
+        n
+        for n, outcome in full.outcomes.items()
+        if outcome == "passed"
+        and n.split("::", 1)[0] == space.head_module
+        and test_name(n) not in changed
+    ]
+    checks = [
+        (i, replace(_plan(plans[i].mutant, full, unchanged), until_killed=True)) for i in disagree
+    ]
+    checks = [(i, check) for i, check in checks if check.selection]
+    found = run.outcomes([check for _, check in checks]) if checks else {}
+    for n, (i, check) in enumerate(checks):
+        outcome = found.get(n)
+        if outcome is None:
+            del out[i]
+        elif outcome.timed_out:
+            out[i] = Result(check.mutant, (), (), timed_out=True)
         else:
-            todo.append(index)
-    alone: list[int] = [] if hasattr(os, "fork") else list(todo)
-    batches = [todo[w :: len(spaces)] for w in range(len(spaces))] if not alone else []
-
-    def batch(space: Workspace, indexes: list[int]) -> dict[str, Outcome | None]:
-        spec = [(str(i), *_spec(plans[i])) for i in indexes]
-        left = deadline - time.monotonic()
-        return space.run_mutants(spec, timeout, left) if spec and left > 0 else {}
-
-    with ThreadPoolExecutor(max_workers=len(spaces), thread_name_prefix="mutants") as pool:
-        for got in pool.map(batch, spaces, batches):
-            for key, outcome in got.items():
-                if outcome is None:
-                    alone.append(int(key))
-                else:
-                    found[int(key)] = outcome
-        free: queue.Queue[Workspace] = queue.Queue()
-        for space in spaces:
-            free.put(space)
-
-        def one(index: int) -> tuple[int, Outcome] | None:
-            if time.monotonic() > deadline:
-                return None
-            space = free.get()
-            try:
-                return index, _execute(space, *plans[index], timeout)
-            finally:
-                free.put(space)
-
-        for done in pool.map(one, alone):
-            if done is not None:
-                found[done[0]] = done[1]
-    for index in todo:
-        if index in found:
-            _store(inputs.cache, _key(*plans[index], inputs=inputs), found[index])
-    return found
+            # a test with no outcome did not run (the first kill stopped the child): only a
+            # test seen failing confirms, so a lost outcome never hides a finding
+            killers = tuple(
+                dict.fromkeys(
+                    test_name(t)
+                    for t in check.selection
+                    if outcome.outcomes.get(t, "passed") != "passed"
+                )
+            )
+            before = out[i]
+            out[i] = Result(
+                before.mutant, before.base_killers + killers, before.head_killers + killers
+            )
+    return out
 
 
-def _spec(plan: Plan) -> tuple[str, str, int, str, list[str]]:
-    mutant, selection = plan
-    return mutant.path, mutant.function, mutant.span[0], mutant.source, selection
+def _only(space: Workspace, changed: frozenset[str]) -> list[str]:
+    """The changed tests of both modules (bare ids); the unchanged ones are the same in both
+    and run only to confirm a difference (`_confirm`)."""
+    return [
+        f"{module}::{name}"
+        for module in (space.head_module, space.base_module)
+        for name in sorted(changed)
+    ]
+
+
+def _plan(mutant: Mutant, baseline: Outcome, group: list[str]) -> Plan:
+    selection = _selection(mutant, baseline, group)
+    unmutated = sum(baseline.durations.get(n, 0.0) for n in selection)
+    return Plan(mutant, selection, max(MIN_MUTANT_SECONDS, MUTANT_FACTOR * unmutated))
+
+
+def cannot_measure(outside: Imports) -> str:
+    """Fail closed: survivors of mutants that never ran would read as "no weakening"."""
+    return f"mutation: cannot measure, no score: {outside.reason()}"
+
+
+def _nothing_to_mutate(baseline: Outcome, passing: Passing) -> str:
+    if any(baseline.reached.get(n) for n in (*passing["head"], *passing["base"])):
+        return "mutation: no function to mutate"
+    return (
+        "mutation: no function to mutate: the tests run reached no production code of the "
+        "checkout (tests that call none, or code installed outside the checkout, which is "
+        "not mutated)"
+    )
 
 
 def _since(started: float) -> float:
@@ -225,7 +297,7 @@ def test_name(nodeid: str) -> str:
     return bare.split("::", 1)[1] if "::" in bare else bare
 
 
-def _passing(baseline: Outcome, space: Workspace) -> dict[str, list[str]]:
+def _passing(baseline: Outcome, space: Workspace) -> Passing:
     """Node ids that passed unmutated, per module ("head", "base")."""
     out: dict[str, list[str]] = {"head": [], "base": []}
     for nodeid, outcome in baseline.outcomes.items():
@@ -240,15 +312,20 @@ def _passing(baseline: Outcome, space: Workspace) -> dict[str, list[str]]:
 
 
 def _mutants(
-    inputs: Inputs, space: Workspace, baseline: Outcome, passing: dict[str, list[str]]
+    inputs: Inputs,
+    space: Workspace,
+    baseline: Outcome,
+    passing: Passing,
+    changed: frozenset[str] | None,
 ) -> list[Mutant]:
+    """The mutants of the functions the tests reached: in `changed` mode only those the
+    patch touched or its changed tests reach (`changed` None: every test may have changed)."""
     reached: set[tuple[str, int]] = set()
-    changed = _changed_tests(inputs.base_module, inputs.head_module)
     near_change: set[tuple[str, int]] = set()
     for nodeid in (*passing["head"], *passing["base"]):
         found = baseline.reached.get(nodeid, [])
         reached.update(found)
-        if test_name(nodeid) in changed:
+        if changed is None or test_name(nodeid) in changed:
             near_change.update(found)
     sources: dict[str, str] = {}
     targets: list[Target] = []
@@ -267,34 +344,12 @@ def _mutants(
     return operators.mutants(sources, targets, inputs.seed, inputs.budget.max_mutants)
 
 
-def _changed_tests(base: bytes, head: bytes) -> frozenset[str]:
-    """Test functions (`name`, `Class::name`) added, removed or changed between the modules."""
-    old, new = _bodies(base), _bodies(head)
-    return frozenset(n for n in old.keys() | new.keys() if old.get(n) != new.get(n))
-
-
-def _bodies(source: bytes) -> dict[str, str]:
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError):
-        return {}
-    out: dict[str, str] = {}
-    for stmt in tree.body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            out[stmt.name] = ast.dump(stmt)
-        elif isinstance(stmt, ast.ClassDef):
-            for inner in stmt.body:
-                if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    out[f"{stmt.name}::{inner.name}"] = ast.dump(inner)
-    return out
-
-
-def _selection(mutant: Mutant, baseline: Outcome, passing: dict[str, list[str]]) -> list[str]:
-    """The tests, passing unmutated, that called the mutated function."""
+def _selection(mutant: Mutant, baseline: Outcome, group: list[str]) -> list[str]:
+    """The tests of `group` that called the mutated function."""
     first, end = mutant.span
     return [
         nodeid
-        for nodeid in (*passing["head"], *passing["base"])
+        for nodeid in group
         if any(
             (path == mutant.path and first <= line <= end) or (path, line) == SATURATED
             for path, line in baseline.reached.get(nodeid, [])
@@ -302,68 +357,20 @@ def _selection(mutant: Mutant, baseline: Outcome, passing: dict[str, list[str]])
     ]
 
 
-def _result(
-    mutant: Mutant, selection: list[str], outcome: Outcome, passing: dict[str, list[str]]
-) -> Result:
+def _result(plan: Plan, outcome: Outcome, passing: Passing) -> Result:
     if outcome.timed_out:
-        return Result(mutant, (), (), timed_out=True)
+        return Result(plan.mutant, (), (), timed_out=True)
     killers = {
         which: tuple(
             dict.fromkeys(
                 test_name(n)
                 for n in passing[which]
-                if n in selection and outcome.outcomes.get(n, "failed") != "passed"
+                if n in plan.selection and outcome.outcomes.get(n, "failed") != "passed"
             )
         )
         for which in ("base", "head")
     }
-    return Result(mutant, killers["base"], killers["head"])
-
-
-def _execute(space: Workspace, mutant: Mutant, selection: list[str], timeout: float) -> Outcome:
-    target = space.tree / mutant.path
-    original = target.read_bytes()
-    try:
-        target.write_text(mutant.source, encoding="utf-8")
-        shutil.rmtree(target.parent / "__pycache__", ignore_errors=True)
-        return space.run(selection, timeout)
-    finally:
-        target.write_bytes(original)
-        shutil.rmtree(target.parent / "__pycache__", ignore_errors=True)
-
-
-def _key(mutant: Mutant, selection: Sequence[str], inputs: Inputs) -> str:
-    digest = hashlib.sha256()
-    for part in (
-        mutant.digest,
-        hashlib.sha256(inputs.base_module).hexdigest(),
-        hashlib.sha256(inputs.head_module).hexdigest(),
-        "\0".join(selection),
-    ):
-        digest.update(part.encode() + b"\0")
-    return digest.hexdigest()
-
-
-def _cached(cache: Path | None, key: str) -> Outcome | None:
-    if cache is None:
-        return None
-    try:
-        data = json.loads((cache / f"{key}.json").read_text(encoding="utf-8"))
-        outcomes = {str(k): str(v) for k, v in data["outcomes"].items()}
-        return Outcome(outcomes, {}, bool(data["timed_out"]))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
-
-
-def _store(cache: Path | None, key: str, outcome: Outcome) -> None:
-    if cache is None:
-        return
-    try:
-        cache.mkdir(parents=True, exist_ok=True)
-        data = {"outcomes": outcome.outcomes, "timed_out": outcome.timed_out}
-        (cache / f"{key}.json").write_text(json.dumps(data), encoding="utf-8")
-    except OSError:
-        pass
+    return Result(plan.mutant, killers["base"], killers["head"])
 
 
 def killed_counts(results: Sequence[Result]) -> tuple[int, int, int]:

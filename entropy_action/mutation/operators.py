@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import random
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -55,6 +56,7 @@ ZERO_OF = {
     "tuple": "()",
 }
 MAX_SHOWN = 60
+_NEWLINE = re.compile(r"\r\n|\r|\n")
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 
@@ -99,8 +101,9 @@ class _Site:
 def mutants(
     sources: dict[str, str], targets: Sequence[Target], seed: int, limit: int
 ) -> list[Mutant]:
-    """Up to `limit` mutants of `targets` (files read from `sources`), drawn with `seed`."""
-    found: list[Mutant] = []
+    """Up to `limit` mutants of `targets` (files read from `sources`), drawn with `seed`.
+    Only the drawn ones are spliced into a copy of their file."""
+    found: list[_Candidate] = []
     for path in sorted({t.path for t in targets}):
         text = sources.get(path)
         if text is None:
@@ -109,14 +112,69 @@ def mutants(
             tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError):
             continue
+        lines = _lines(text)
         wanted = {t.line: t.name for t in targets if t.path == path}
         for func in _functions(tree):
             if func.lineno in wanted:
-                found += _of_function(path, text, func, wanted[func.lineno])
+                found += _of_function(path, lines, func, wanted[func.lineno])
     if len(found) > limit:
         keep = sorted(random.Random(seed).sample(range(len(found)), limit))  # noqa: S311
         found = [found[i] for i in keep]
-    return found
+    return [candidate.mutant() for candidate in found]
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A mutant before its file is spliced."""
+
+    path: str
+    lines: list[str]
+    site: _Site
+    function: str
+    before: str
+    line: int
+    span: tuple[int, int]
+
+    def mutant(self) -> Mutant:
+        source = _splice(self.lines, self.site.node, self.site.after)
+        return Mutant(
+            self.path,
+            self.line,
+            self.function,
+            self.site.operator,
+            self.before,
+            self.site.after,
+            source,
+            self.span,
+        )
+
+
+def _lines(text: str) -> list[str]:
+    """The lines as `ast` counts them (ends kept): a form feed or a \\u2028 ends none."""
+    out: list[str] = []
+    start = 0
+    for match in _NEWLINE.finditer(text):
+        out.append(text[start : match.end()])
+        start = match.end()
+    if start < len(text):
+        out.append(text[start:])
+    return out
+
+
+def _segment(lines: list[str], node: ast.AST) -> str | None:
+    """`ast.get_source_segment` over lines split once (it splits the file on every call)."""
+    try:
+        start, end = node.lineno - 1, node.end_lineno - 1  # type: ignore[attr-defined]
+        col, end_col = node.col_offset, node.end_col_offset  # type: ignore[attr-defined]
+    except AttributeError:
+        return None
+    if start < 0 or end is None or end_col is None or end >= len(lines):
+        return None
+    if start == end:
+        return str(lines[start].encode()[col:end_col].decode())
+    first = lines[start].encode()[col:].decode()
+    last = lines[end].encode()[:end_col].decode()
+    return "".join([first, *lines[start + 1 : end], last])
 
 
 def functions(text: str) -> list[tuple[int, int, int, str]]:
@@ -162,19 +220,17 @@ def _own_nodes(func: FunctionNode) -> Iterator[ast.AST]:
         stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
-def _of_function(path: str, text: str, func: FunctionNode, name: str) -> list[Mutant]:
-    lines = text.splitlines(keepends=True)
+def _of_function(path: str, lines: list[str], func: FunctionNode, name: str) -> list[_Candidate]:
     end = func.end_lineno or func.lineno
-    out: list[Mutant] = []
+    span = (min([func.lineno, *(d.lineno for d in func.decorator_list)]), end)
+    out: list[_Candidate] = []
     for node in _own_nodes(func):
         for site in _sites(node, func):
-            before = ast.get_source_segment(text, site.node)
+            before = _segment(lines, site.node)
             if before is None or before == site.after:
                 continue
-            source = _splice(lines, site.node, site.after)
             line = int(getattr(site.node, "lineno", func.lineno))
-            span = (min([func.lineno, *(d.lineno for d in func.decorator_list)]), end)
-            out.append(Mutant(path, line, name, site.operator, before, site.after, source, span))
+            out.append(_Candidate(path, lines, site, name, before, line, span))
     return out
 
 

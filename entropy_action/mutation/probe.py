@@ -3,24 +3,27 @@ functions of the watched production files each test called; or, given mutants, e
 run in a forked child of the collected session. Standard library (and pytest) only.
 
 Loaded with `-p entropy_gate_probe` from a private directory; configured by the JSON file
-named in ENTROPY_GATE_PROBE: {"report": PATH, "root": DIR, "watch": [FILE, ...]}. An empty
-`watch` records outcomes only. Function calls are seen through `sys.monitoring` (PY_START,
+named in ENTROPY_GATE_PROBE: {"report": PATH, "root": DIR, "watch": [FILE, ...], "only":
+[ID, ...]}. An empty `watch` records outcomes only; `only` keeps those tests and deselects
+the rest. Function calls are seen through `sys.monitoring` (PY_START,
 Python >= 3.12, other code disabled after its first event) or, before 3.12, a `sys.settrace`
 function set only while a test runs, that answers call events and never traces lines. On
 attrs' test_validators.py (Python 3.11) the probe costs 1.02x bare pytest and coverage.py's
 line coverage of the same files 1.65x (bench/bench_probe.py, medians of 5). The report is
 data for the gate, which reads it with limits.
 
-With `mutants` ([{id, path, function, source, select}], and `timeout`), the session's run
-loop is replaced: for each mutant a forked child swaps the mutated function's code into the
-live function object (`__code__`, so every module that imported it sees it), runs the
-selected tests with pytest's own protocol and writes `results_dir/ID.json`; the parent kills
-a child that outlives `timeout`. One start-up of Python and pytest serves every mutant, and
-no mutant's side effects reach the next. A nested function is swapped in its outer function
-(for closures made from now on) and in every live function made from it already (a
-decorator's wrapper made at import). Without `os.fork`, or when a function cannot be
-swapped (a property), the child says so and the gate runs that mutant in a process of its
-own.
+With `mutants` ([{id, path, function, source, select, timeout, until_killed}], and `budget`
+seconds), the
+session's run loop is replaced: for each mutant a forked child swaps the mutated function's
+code into the live function object (`__code__`, so every module that imported it sees it),
+runs the selected tests with pytest's own protocol and writes `results_dir/ID.json`; the
+parent kills a child that outlives its `timeout`, and stops at the `budget` (counted from
+pytest's configure, collection included): a mutant the budget cut short has no result.
+One start-up of Python and pytest serves every mutant, and no mutant's side effects reach
+the next. A nested function is swapped in its outer function (for closures made from now
+on) and in every live function made from it already (a decorator's wrapper made at import).
+Without `os.fork`, or when a function cannot be swapped (a property), the child says so and
+the gate runs that mutant in a process of its own.
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ _watch: dict[str, str] = {}  # absolute file -> repository-relative path
 _current = [""]  # the running test's node id ("" while collecting)
 _reached: dict[str, set[tuple[str, int]]] = {}
 _outcomes: dict[str, str] = {}
+_durations: dict[str, float] = {}  # seconds per test: setup, call and teardown
+_stop = [float("inf")]  # time.monotonic() at which the time budget runs out
 
 
 def _seen(filename: str, line: int) -> None:
@@ -111,6 +116,8 @@ def pytest_configure(config: Any) -> None:
         return
     with open(path, encoding="utf-8") as handle:
         _config.update(json.load(handle))
+    if "budget" in _config:  # counted from here: collecting is part of the budget
+        _stop[0] = time.monotonic() + float(_config["budget"])
     root = _config.get("root", "")
     for relative in _config.get("watch", []):
         _watch[os.path.realpath(os.path.join(root, relative))] = relative
@@ -119,12 +126,27 @@ def pytest_configure(config: Any) -> None:
         _start_tracing()
 
 
+def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -> None:
+    """With `only` (bare ids, `path::Class::name`), every other test is deselected: a
+    name that is not collected selects nothing instead of failing the run."""
+    only = _config.get("only")
+    if only is None:
+        return
+    wanted = set(only)
+    keep = [item for item in items if item.nodeid.split("[", 1)[0] in wanted]
+    dropped = [item for item in items if item.nodeid.split("[", 1)[0] not in wanted]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = keep
+
+
 def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
     _current[0] = nodeid
     _trace(True)
 
 
 def pytest_runtest_logreport(report: Any) -> None:
+    _durations[report.nodeid] = _durations.get(report.nodeid, 0.0) + float(report.duration)
     outcome = report.outcome
     if report.when != "call" and outcome == "failed":
         outcome = "error"
@@ -146,7 +168,7 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
         return
     reached = {test: sorted(found) for test, found in _reached.items()}
     with open(report, "w", encoding="utf-8") as handle:
-        json.dump({"outcomes": _outcomes, "reached": reached}, handle)
+        json.dump({"outcomes": _outcomes, "reached": reached, "durations": _durations}, handle)
 
 
 # --- mutants in forked children -------------------------------------------------------------
@@ -158,11 +180,14 @@ def pytest_runtestloop(session: Any) -> Any:
         return None
     items = {item.nodeid: item for item in session.items}
     folder = _config["results_dir"]
-    stop = time.monotonic() + float(_config.get("budget", 3600))
     for mutant in mutants:
-        if time.monotonic() > stop:
+        left = _stop[0] - time.monotonic()
+        if left <= 0:
             break  # the rest were left out by the time budget: no result file
-        result = _forked(mutant, items, float(_config.get("timeout", 30)))
+        limit = float(mutant.get("timeout", 30))
+        result = _forked(mutant, items, min(limit, left))
+        if result.get("timed_out") and left < limit:
+            break  # stopped by the time budget, not by its own: not run
         with open(os.path.join(folder, f"{mutant['id']}.json"), "w", encoding="utf-8") as out:
             json.dump(result, out)
     return True
@@ -207,19 +232,21 @@ def _run_mutant(mutant: dict[str, Any], items: dict[str, Any]) -> dict[str, Any]
     if why:
         return {"applied": False, "why": why}
     outcomes: dict[str, str] = {}
-    for nodeid in mutant["select"]:
-        item = items.get(nodeid)
-        if item is None:
-            continue
-        for report in runtestprotocol(item, nextitem=None, log=False):
+    selected = [items[n] for n in mutant["select"] if n in items]
+    for index, item in enumerate(selected):
+        following = selected[index + 1] if index + 1 < len(selected) else None
+        # fixtures the next test shares (module, class) stay up between them, as in a run
+        for report in runtestprotocol(item, nextitem=following, log=False):
             outcome: str = report.outcome
             if report.when != "call" and outcome == "failed":
                 outcome = "error"
             elif report.when != "call" and outcome == "passed":
                 continue
-            known = outcomes.get(nodeid)
+            known = outcomes.get(item.nodeid)
             if known is None or RANK.get(outcome, 3) > RANK.get(known, 3):
-                outcomes[nodeid] = outcome
+                outcomes[item.nodeid] = outcome
+        if mutant.get("until_killed") and outcomes.get(item.nodeid, "passed") != "passed":
+            break  # one kill is all that was asked: the rest have no outcome
     return {"applied": True, "timed_out": False, "outcomes": outcomes}
 
 
@@ -249,11 +276,12 @@ def _swap(mutant: dict[str, Any]) -> str:
         live = getattr(live, "__wrapped__", None)
     if not isinstance(live, types.FunctionType) or live.__code__.co_name != path[-1]:
         return "not a plain function"
-    code = _code_at(compile(mutant["source"], filename, "exec"), path)
-    if code is None or code.co_freevars != live.__code__.co_freevars:
-        return "the mutated code has no such function, or other free variables"
     nested = parts[len(path) :]
     first = int(mutant.get("first", 0))
+    # the definition that starts at `first` (of several with one name: typing overloads)
+    code = _code_at(compile(mutant["source"], filename, "exec"), path, 0 if nested else first)
+    if code is None or code.co_freevars != live.__code__.co_freevars:
+        return "the mutated code has no such function, or other free variables"
     old_inner = _code_at(live.__code__, nested, first) if nested else None
     new_inner = _code_at(code, nested, first) if nested else None
     if nested and (old_inner is None or new_inner is None):

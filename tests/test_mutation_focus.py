@@ -1,0 +1,171 @@
+"""`changed` mode runs the changed tests, base and head versions, and the unchanged tests only
+where those disagree; the time budget is a hard stop."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from entropy_action import manifest
+from entropy_action.mutation import changes, harness, measure
+from entropy_action.mutation.harness import Spec
+from tests.helpers import Repo
+
+MANIFEST = """\
+version: 1
+property_id: fees
+module: tests/test_fees.py
+pins:
+  rng_seed: 5
+  tz: UTC
+"""
+
+FEES = """\
+def late_fee(amount, days_late):
+    if days_late > 30:
+        return amount // 10
+    return 0
+"""
+
+BASE = """\
+from fees import late_fee
+
+
+def test_due_day():
+    assert late_fee(1000, 30) == 0
+    assert late_fee(1000, 31) == 100
+
+
+def test_grace():
+    assert late_fee(1000, 30) == 0
+"""
+# the head drops test_due_day's first assertion: test_grace, unchanged, still makes it
+REDUNDANT = BASE.replace("    assert late_fee(1000, 30) == 0\n    assert", "    assert", 1)
+
+
+def test_the_changes_name_the_tests_and_whether_anything_else_differs() -> None:
+    base = (
+        b"import os\n\n\ndef helper():\n    return 1\n\n\ndef test_a():\n    assert 1\n\n\n"
+        b"class TestT:\n    x = 1\n\n    def setup_method(self):\n        pass\n\n"
+        b"    def test_m(self):\n        assert 2\n"
+    )
+    same = changes.between(base, base)
+    assert same == changes.Changes(frozenset(), frozenset({"test_a", "TestT::test_m"}), True)
+    changed = changes.between(base, base.replace(b"assert 2", b"assert 3"))
+    assert (changed.tests, changed.only_tests) == (frozenset({"TestT::test_m"}), True)
+    added = changes.between(base, base + b"\n\ndef test_new():\n    pass\n")
+    assert (added.tests, added.only_tests) == (frozenset({"test_new"}), True)
+    removed = changes.between(base, base.replace(b"def test_a", b"def _a"))
+    assert removed.tests == frozenset({"test_a"})
+    assert not removed.only_tests
+    for other in (b"return 1", b"x = 1", b"pass", b"import os"):
+        edited = changes.between(base, base.replace(other, other + b"; y = 0"))
+        assert (edited.tests, edited.only_tests) == (frozenset(), False), other
+    assert not changes.between(b"def (:", base).only_tests
+
+
+def measure_fees(repo: Repo, tmp: Path, base: str, head: str, mode: str) -> measure.Measured:
+    repo.write("entropy.yaml", MANIFEST)
+    repo.write("fees.py", FEES)
+    repo.write("tests/test_fees.py", head)
+    repo.commit("head")
+    loaded = manifest.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
+    inputs = measure.Inputs(
+        root=repo.path,
+        base_module=base.encode(),
+        head_module=head.encode(),
+        touched=frozenset(),
+        seed=5,
+        budget=measure.Budget(mode, 40, 120),
+    )
+
+    def workspace(index: Path) -> harness.Workspace:
+        return harness.workspace(repo.path, loaded, base.encode(), dict(os.environ), tmp / index)
+
+    return measure.measure(inputs, workspace)
+
+
+def weakened(measured: measure.Measured) -> list[str]:
+    return [
+        r.mutant.describe()
+        for r in measured.results
+        if not r.timed_out and r.base_killers and not r.head_killers
+    ]
+
+
+@pytest.mark.parametrize("mode", ["changed", "all"])
+def test_an_assertion_an_unchanged_test_still_makes_is_no_weakening(
+    repo: Repo, tmp_path: Path, mode: str
+) -> None:
+    measured = measure_fees(repo, tmp_path, BASE, REDUNDANT, mode)
+    assert measured.results
+    assert weakened(measured) == []
+    by = {r.mutant.describe(): r for r in measured.results}
+    compare = by["fees.py:2: days_late > 30 → days_late >= 30"]
+    assert "test_grace" in compare.base_killers
+    assert "test_grace" in compare.head_killers
+
+
+def test_without_the_unchanged_test_the_same_patch_weakens(repo: Repo, tmp_path: Path) -> None:
+    alone = BASE.split("\n\n\ndef test_grace", maxsplit=1)[0] + "\n"
+    head = REDUNDANT.split("\n\n\ndef test_grace")[0] + "\n"
+    measured = measure_fees(repo, tmp_path, alone, head, "changed")
+    assert "fees.py:2: days_late > 30 → days_late >= 30" in weakened(measured)
+
+
+def test_a_patch_that_changed_no_test_starts_nothing(repo: Repo, tmp_path: Path) -> None:
+    head = BASE + "\n# reviewed\n"
+    measured = measure_fees(repo, tmp_path, BASE, head, "changed")
+    assert (measured.results, measured.notes) == ((), (measure.NO_TEST_CHANGED,))
+
+
+SLOW = """\
+import time
+
+from fees import late_fee
+
+
+def test_slow():
+    time.sleep(1)
+    assert late_fee(1000, 31) == 100
+"""
+
+
+def test_the_time_budget_stops_a_session_and_leaves_the_rest_unrun(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """Five mutants whose test takes a second each, two and a half seconds of budget (the
+    session's start and collection included): some never run, and have no outcome."""
+    repo.write("entropy.yaml", MANIFEST)
+    repo.write("fees.py", FEES)
+    repo.write("tests/test_fees.py", SLOW)
+    repo.commit("base")
+    loaded = manifest.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
+    space = harness.workspace(repo.path, loaded, SLOW.encode(), dict(os.environ), tmp_path / "w")
+    mutated = FEES.replace("amount // 10", "amount // 11")
+    node = "tests/test_fees.py::test_slow"
+    batch = [Spec(str(i), "fees.py", "late_fee", 1, mutated, [node], 30.0) for i in range(5)]
+    found = space.run_mutants(batch, 2.5)
+    assert 0 < len(found) < 5
+    assert all(o is not None and o.outcomes == {node: "failed"} for o in found.values())
+    assert all(o is not None and not o.timed_out for o in found.values())
+
+
+def test_a_confirming_run_stops_at_the_first_kill(repo: Repo, tmp_path: Path) -> None:
+    repo.write("entropy.yaml", MANIFEST)
+    repo.write("fees.py", FEES)
+    repo.write("tests/test_fees.py", BASE)
+    repo.commit("base")
+    loaded = manifest.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
+    space = harness.workspace(repo.path, loaded, BASE.encode(), dict(os.environ), tmp_path / "w")
+    mutated = FEES.replace("days_late > 30", "days_late >= 30")
+    nodes = ["tests/test_fees.py::test_due_day", "tests/test_fees.py::test_grace"]
+    every = Spec("0", "fees.py", "late_fee", 1, mutated, nodes, 30.0)
+    first = Spec("1", "fees.py", "late_fee", 1, mutated, nodes, 30.0, until_killed=True)
+    found = space.run_mutants([every, first], 60)
+    assert found["0"] is not None
+    assert found["0"].outcomes == dict.fromkeys(nodes, "failed")
+    assert found["1"] is not None
+    assert found["1"].outcomes == {nodes[0]: "failed"}
