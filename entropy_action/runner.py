@@ -38,7 +38,8 @@ PLUGIN_MODULE = "entropy_gate_plugin"
 CHILD_ENV = "ENTROPY_GATE_CHILD"  # childsite.CHILD_ENV
 CHILDREN_FILE = "children.jsonl"
 IMPORTS_FILE = "imports.json"
-ASSERTION_HOOK = "enable_assertion_pass_hook"  # plugin.ASSERTION_HOOK_INI
+ASSERTION_HOOK = "enable_assertion_pass_hook"  # assertcount.ASSERTION_HOOK_INI
+ASSERTCOUNT_MODULE = "entropy_gate_assertcount"  # assertcount.py, copied beside the plugin
 AUDIT_MODULE = "entropy_gate_audit"  # audit.py, copied beside the plugin
 AUDIT_ENV = "ENTROPY_GATE_AUDIT"  # audit.AUDIT_ENV
 AUDIT_JSON = "audit.json"
@@ -78,7 +79,7 @@ class RunSettings:
     # a run of the base ref's module in a worktree: the head checkout, whose code (which an
     # editable install points at) is imported from the same place in `root` instead
     checkout: Path | None = None
-    count_assertions: bool = True  # the assertion-pass hook (plugin.py); it costs ~35 µs/assert
+    count_assertions: bool = True  # count each test's assertions (assertcount.py)
     cancel: threading.Event | None = None  # set by another thread: kill this run (supervise)
 
 
@@ -334,6 +335,7 @@ def _install_plugin(scratch: Path) -> Path:
     shutil.copyfile(here / "plugin.py", folder / f"{PLUGIN_MODULE}.py")
     shutil.copyfile(here / "nsinit.py", folder / NSINIT_FILE)
     shutil.copyfile(here / "audit.py", folder / f"{AUDIT_MODULE}.py")
+    shutil.copyfile(here / "assertcount.py", folder / f"{ASSERTCOUNT_MODULE}.py")
     return folder
 
 
@@ -436,15 +438,16 @@ def _pytest_argv(settings: RunSettings, python: str, out: Path) -> list[str]:
 
     `--rootdir=.` (the tree root is the working directory) keeps test ids relative to the
     repository root even when the nearest pytest.ini sits deeper, so they match the scan's.
-    The assertion-pass hook lets the plugin count the assertions each test executed (only
-    where a rule compares them: the hosts' and the base's runs).
+    assertcount.py, with the assertion-pass option on, counts the assertions each test
+    executed (only where a rule compares them: the hosts' and the base's runs).
     """
     manifest = settings.loaded.manifest
+    counting = ["-p", ASSERTCOUNT_MODULE, "-o", f"{ASSERTION_HOOK}=true"]
     return [
         python, "-m", "pytest", *(settings.select or [manifest.module]), *manifest.run.pytest_args,
         "-p", PLUGIN_MODULE, *(["-p", AUDIT_MODULE] if settings.audit else []),
         "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
-        *(["-o", f"{ASSERTION_HOOK}=true"] if settings.count_assertions else []),
+        *(counting if settings.count_assertions else []),
         "--rootdir=.", f"--junitxml={out / JUNIT_XML}",
     ]  # fmt: skip
 

@@ -206,6 +206,8 @@ def test_host_a_runs_under_the_pins_and_reports_them(tmp_path: Path) -> None:
         "no:cacheprovider",
         "-o",
         "junit_family=xunit1",
+        "-p",
+        "entropy_gate_assertcount",
         "-o",
         "enable_assertion_pass_hook=true",
         "--rootdir=.",
