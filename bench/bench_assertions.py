@@ -104,8 +104,8 @@ def main() -> int:
     for mode in MODES[1:]:
         ratios = [on[1] / off[1] for on, off in zip(times[mode], times["off"], strict=True)]
         print(
-            f"  cpu {mode} / off over {args.runs} rounds: min {min(ratios):.3f}, median "
-            f"{statistics.median(ratios):.3f}, max {max(ratios):.3f}"
+            f"  cpu {mode} / off over {args.runs} rounds: median x{statistics.median(ratios):.3f}"
+            f" (min {min(ratios):.3f}, max {max(ratios):.3f})"
         )
     print(f"load average {os.getloadavg()[0]:.1f}, {sys.version.split()[0]}")
     return 0
