@@ -36,6 +36,7 @@ import functools
 import inspect
 import sys
 from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
 ASSERTIONS_PROPERTY = "entropy_assertions"
@@ -53,8 +54,16 @@ class _Counts:
 
     counting = False
     executed = 0
-    sites: set[tuple[str, int]] = set()  # noqa: RUF012  # (file, line) of each statement
+    sites: set[tuple[str, int, int]] = set()  # noqa: RUF012  # see _site
     restore: list[tuple[Any, str, Any]] = []  # noqa: RUF012  # (owner, name, original)
+
+
+def _site(frame: FrameType) -> tuple[str, int, int]:
+    """Where an assertion ran: its file, its function's first line and the offset of the call
+    in the function's bytecode (one call per statement). Not `f_lineno`: decoding the line
+    table made counting three times dearer (+0.2 s CPU for 53,000 asserts)."""
+    code = frame.f_code
+    return code.co_filename, code.co_firstlineno, frame.f_lasti
 
 
 def _counted_check(real: Callable[[], bool]) -> Callable[[], bool]:
@@ -64,7 +73,7 @@ def _counted_check(real: Callable[[], bool]) -> Callable[[], bool]:
     def check() -> bool:
         frame = sys._getframe(1)
         _Counts.executed += 1
-        add((frame.f_code.co_filename, frame.f_lineno))
+        add(_site(frame))
         return real()
 
     check.__name__ = check.__qualname__ = CHECK_NAME
@@ -76,7 +85,7 @@ class _HookCounter:
 
     def pytest_assertion_pass(self, item: Any, lineno: int, orig: str, expl: str) -> None:
         _Counts.executed += 1
-        _Counts.sites.add((str(getattr(item, "path", "")), lineno))
+        _Counts.sites.add((orig, 0, lineno))  # the statement's text and line
 
 
 def _known_check(rewrite: Any) -> Callable[[], bool] | None:
@@ -113,7 +122,7 @@ def _counted_method(real: Callable[..., Any]) -> Callable[..., Any]:
         caller = sys._getframe(1)
         if "__unittest" not in caller.f_globals:  # not unittest calling itself
             _Counts.executed += 1
-            _Counts.sites.add((caller.f_code.co_filename, caller.f_lineno))
+            _Counts.sites.add(_site(caller))
         return result
 
     return method
