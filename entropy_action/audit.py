@@ -42,6 +42,9 @@ MAX_NAME = 200
 ENV_DEPTH = 3
 EVENT_DEPTH = 25
 _LIB, _TEST, _TARGET = 0, 1, 2
+# pytest's own variable, read back by pytest after every phase of every test (os.environ.pop):
+# the test's name, the same on every host, not a live input. Skipped before any frame walk.
+_PYTEST_ENV = frozenset({"PYTEST_CURRENT_TEST"})
 _LIB_DIRS = frozenset({"site-packages", "dist-packages", ".venv", "venv", ".tox", ".nox"})
 _TEST_DIRS = frozenset({"tests", "test"})
 _LOOPBACK = ("127.", "::1", "localhost", "0.0.0.0")  # noqa: S104 - a name, not a bind
@@ -114,7 +117,8 @@ class Auditor:
     def __init__(self, config: dict[str, Any]) -> None:
         self.root = os.path.realpath(str(config.get("root") or os.getcwd()))
         self.module = os.path.normpath(str(config.get("module") or ""))
-        self.pinned = frozenset(str(name) for name in config.get("pinned_env", []))
+        pinned = frozenset(str(name) for name in config.get("pinned_env", []))
+        self.pinned = pinned | _PYTEST_ENV
         temp_root = config.get("temp_root")
         self.temp_root = os.path.realpath(str(temp_root)) if temp_root else None
         self.out = str(config["out"])
