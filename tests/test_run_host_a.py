@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import py_compile
 import subprocess
 import sys
 import textwrap
@@ -504,3 +505,39 @@ def test_a_pinned_locale_this_machine_lacks_is_a_pin_that_did_not_take(repo: Rep
         "host a: pins did not take: lang: zz_ZZ.UTF-8 is not available here; the test process "
         "runs in C (install the locale or pin C.UTF-8)"
     )
+
+
+def test_the_plugin_copies_bring_the_gates_bytecode(tmp_path: Path) -> None:
+    """The test process loads the copied modules from the gate's compiled bytecode instead of
+    compiling them again in every run."""
+    source = Path(runner.__file__).with_name("audit.py")
+    py_compile.compile(str(source), doraise=True)  # what an install does
+    runner.copy_module(source, tmp_path, "copied_audit")
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-v", "-c", "import copied_audit"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    cached = tmp_path / "__pycache__" / f"copied_audit.{sys.implementation.cache_tag}.pyc"
+    assert f"code object from '{cached}'" in done.stderr
+    assert (tmp_path / "copied_audit.py").read_bytes() == source.read_bytes()
+
+
+def test_a_copy_without_the_gates_bytecode_is_compiled_as_usual(tmp_path: Path) -> None:
+    source = tmp_path / "src" / "lonely.py"
+    source.parent.mkdir()
+    source.write_text("VALUE = 3\n")
+    runner.copy_module(source, tmp_path, "copied")
+    assert not (tmp_path / "__pycache__").exists()
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", "import copied; print(copied.VALUE)"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout == "3\n"
