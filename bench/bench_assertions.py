@@ -63,12 +63,13 @@ def _run(folder: Path, mode: str) -> tuple[float, float]:
         argv += ["-p", "entropy_action.assertcount", "-o", "enable_assertion_pass_hook=true"]
     if mode == "hook":
         argv += ["-p", "bench_pass_hook"]
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(folder)}
+    path = os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": path}
     cpu, start = _children_cpu(), time.perf_counter()
     done = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True, check=False)
     elapsed, cpu = time.perf_counter() - start, _children_cpu() - cpu
     if done.returncode != 0:
-        raise SystemExit(f"pytest failed:\n{done.stdout[-2000:]}")
+        raise SystemExit(f"pytest failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
     counted = "entropy_assertions" in (folder / "junit.xml").read_text()
     if counted != (mode != "off"):
         raise SystemExit(f"{mode}: the counts were {'' if counted else 'not '}recorded")
