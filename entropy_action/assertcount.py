@@ -1,11 +1,11 @@
 """Counting the assertions each test executed, inside the test process.
 
-Loaded with `-p entropy_gate_assertcount` next to `-o enable_assertion_pass_hook=true`: the
-runner copies this file alone beside the plugin, so it imports the standard library only and
-nothing from entropy_action. Each test's count goes into the JUnit report as the properties
-`entropy_assertions` (how many passed) and `entropy_assertion_sites` (at how many distinct
-statements: a loop over ten items is ten assertions at one site). Setup, call and teardown
-all count; a failing assertion does not.
+Loaded as `entropy_gate_assertcount` (runner.write_boot) next to `-o
+enable_assertion_pass_hook=true`: the runner copies this file alone beside the plugin, so it
+imports the standard library only and nothing from entropy_action. Each test's count goes into
+the JUnit report as the properties `entropy_assertions` (how many passed) and
+`entropy_assertion_sites` (at how many distinct statements: a loop over ten items is ten
+assertions at one site). Setup, call and teardown all count; a failing assertion does not.
 
 What counts:
 
@@ -28,6 +28,9 @@ What counts:
   (`__unittest` for unittest's and pytest's unittest filter, `__tracebackhide__` for pytest's).
 
 `pytest.raises` and mocks' `assert_called_*` are not counted.
+
+PYTEST_DONT_REWRITE: the run imports this module before pytest could rewrite it (it has no
+assert to rewrite), and pytest is told so by this marker.
 """
 
 from __future__ import annotations

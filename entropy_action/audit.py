@@ -1,13 +1,13 @@
 """The live-entropy audit: which line of the code under test reads the clock, the global RNG,
 the network, a temp dir or an unpinned environment variable while a property runs.
 
-Loaded inside the test process with `-p entropy_gate_audit`: the runner copies this file alone
-beside the plugin (it may import nothing from entropy_action). It does nothing unless the
-runner names a config file in AUDIT_ENV. A read is recorded only when the first frame that is
-not the standard library or site-packages lies in the repository and is not test code (the
-property module, conftest.py, test_*.py, tests/); the test module's own reads are its business.
-Each record is the API, the caller's repo-relative path and line, the test, and a count. An
-environment variable is recorded by its name, never its value.
+Loaded inside the test process as `entropy_gate_audit` (runner.write_boot): the runner copies
+this file alone beside the plugin (it may import nothing from entropy_action). It does nothing
+unless the runner names a config file in AUDIT_ENV. A read is recorded only when the first
+frame that is not the standard library or site-packages lies in the repository and is not test
+code (the property module, conftest.py, test_*.py, tests/); the test module's own reads are its
+business. Each record is the API, the caller's repo-relative path and line, the test, and a
+count. An environment variable is recorded by its name, never its value.
 
 The cheapest mechanism per version; reads count only while a test's setup, call or teardown runs:
 - Python 3.12+: sys.monitoring CALL events; a call site whose callable is not a target returns
@@ -15,6 +15,9 @@ The cheapest mechanism per version; reads count only while a test's setup, call 
 - Python 3.10-3.11: each target wrapped (see Wrappers): sys.setprofile, which sees every call,
   cost 1.4x on a 1,000-test module;
 - everywhere: sys.addaudithook for what CPython announces (sockets, tempfile.mkstemp/mkdtemp).
+
+PYTEST_DONT_REWRITE: the run imports this module before pytest could rewrite it (it has no
+assert to rewrite), and pytest is told so by this marker.
 """
 
 from __future__ import annotations

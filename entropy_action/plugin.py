@@ -1,4 +1,4 @@
-"""entropy-gate's pytest plugin, loaded inside the test process with `-p`.
+"""entropy-gate's pytest plugin, loaded inside the test process (runner.write_boot).
 
 Standard library only, and no import from the rest of entropy_action: the runner copies this
 file alone (as `entropy_gate_plugin.py`) into a private directory on PYTHONPATH, so it works
@@ -20,6 +20,9 @@ example database in a private directory, never the checkout's `.hypothesis/`. Ea
 goes into the JUnit report as the properties `entropy_seed` and `entropy_rng_seed`.
 
 Assertions executed per test are counted by assertcount.py, a plugin of its own.
+
+PYTEST_DONT_REWRITE: the run imports this module before pytest could rewrite it (it has no
+assert to rewrite), and pytest is told so by this marker.
 """
 
 from __future__ import annotations

@@ -36,6 +36,7 @@ from entropy_action.host import HOST_JSON, JUNIT_XML, Audit, HostInfo, outside_r
 from entropy_action.manifest import LoadedManifest, check_temp_root
 
 PLUGIN_MODULE = "entropy_gate_plugin"
+BOOT_MODULE = "entropy_gate_boot"  # the first `-p`: imports the run's plugins (write_boot)
 CHILD_ENV = "ENTROPY_GATE_CHILD"  # childsite.CHILD_ENV
 CHILDREN_FILE = "children.jsonl"
 IMPORTS_FILE = "imports.json"
@@ -228,6 +229,7 @@ def _launch(settings: RunSettings, python: str, scratch: Path, out: Path) -> Lau
     check_temp_root(settings.loaded, places)
     check_cassette(settings.loaded, settings.root)
     plugin_dir = _install_plugin(scratch)
+    write_boot(plugin_dir, plugin_modules(audit=settings.audit, count=settings.count_assertions))
     spaces = isolate.namespaces(settings.namespaces)
     # Host A uses a namespace only to give a pinned temp_root its private stand-in, and only
     # as root: a user namespace would change the uid host A's tests see.
@@ -357,6 +359,27 @@ def copy_module(source: Path, folder: Path, name: str) -> None:
             shutil.copyfile(compiled, cached)
 
 
+def plugin_modules(*, audit: bool, count: bool) -> list[str]:
+    """The gate's plugins a run loads, in order: the plugin, the audit, the counting."""
+    return [
+        PLUGIN_MODULE,
+        *([AUDIT_MODULE] if audit else []),
+        *([ASSERTCOUNT_MODULE] if count else []),
+    ]
+
+
+def write_boot(folder: Path, modules: list[str]) -> None:
+    """The module pytest loads first with `-p`: it imports the run's plugins as plain modules,
+    from the gate's bytecode. pytest then registers each from its own `-p` (which also undoes
+    a `-p no:NAME` in the project's addopts) and finds it imported: loaded by `-p` alone, pytest
+    would rewrite their asserts, parsing and compiling their ~1,000 lines again in every run.
+    Their docstrings say PYTEST_DONT_REWRITE, so pytest does not warn that they were imported
+    before it could rewrite them."""
+    imports = "".join(f"import {name}  # noqa: F401\n" for name in modules)
+    text = f'"""The gate\'s plugins, imported first (runner.write_boot)."""\n\n{imports}'
+    (folder / f"{BOOT_MODULE}.py").write_text(text, encoding="utf-8")
+
+
 def _install_childsite(scratch: Path) -> Path:
     """childsite.py as sitecustomize.py in a directory of its own (children run it at start)."""
     folder = scratch / "childsite"
@@ -463,7 +486,7 @@ def _pytest_argv(settings: RunSettings, python: str, out: Path) -> list[str]:
     counting = ["-p", ASSERTCOUNT_MODULE, "-o", f"{ASSERTION_HOOK}=true"]
     return [
         python, "-m", "pytest", *(settings.select or [manifest.module]), *manifest.run.pytest_args,
-        "-p", PLUGIN_MODULE, *(["-p", AUDIT_MODULE] if settings.audit else []),
+        "-p", BOOT_MODULE, "-p", PLUGIN_MODULE, *(["-p", AUDIT_MODULE] if settings.audit else []),
         "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
         *(counting if settings.count_assertions else []),
         "--rootdir=.", f"--junitxml={out / JUNIT_XML}",

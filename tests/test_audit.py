@@ -155,6 +155,7 @@ def test_without_the_audit_host_json_says_it_did_not_run(tmp_path: Path) -> None
     data = _run(tmp_path, "off", audit=False)
     assert data["audit"] is None
     assert "entropy_gate_audit" not in data["pytest_args"]
+    assert runner.AUDIT_MODULE not in runner.plugin_modules(audit=False, count=True)
 
 
 def _host_json_with(tmp_path: Path, audit: object) -> Path:

@@ -25,6 +25,8 @@ from entropy_action.errors import GateError
 from entropy_action.host import HOST_JSON, JUNIT_XML
 from tests.helpers import Repo
 
+pytest_plugins = ["pytester"]
+
 MODULE = "tests/properties/test_prop.py"
 GIT_ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
@@ -199,6 +201,8 @@ def test_host_a_runs_under_the_pins_and_reports_them(tmp_path: Path) -> None:
     assert data["python"] == sys.executable
     assert data["pytest_args"] == [
         MODULE,
+        "-p",
+        "entropy_gate_boot",
         "-p",
         "entropy_gate_plugin",
         "-p",
@@ -541,3 +545,35 @@ def test_a_copy_without_the_gates_bytecode_is_compiled_as_usual(tmp_path: Path) 
         check=True,
     )
     assert done.stdout == "3\n"
+
+
+def test_the_runs_plugins_load_as_plain_modules_without_a_warning(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The boot module imports them before pytest could rewrite them: their bytecode is used,
+    and pytest, told by PYTEST_DONT_REWRITE, does not warn that they were imported early; each
+    is still registered by its own `-p`, which undoes a block in the project's addopts."""
+    folder = pytester.path / "plugins"
+    folder.mkdir()
+    here = Path(runner.__file__).parent
+    for source, name in (("plugin.py", "entropy_gate_plugin"), ("audit.py", "entropy_gate_audit")):
+        runner.copy_module(here / source, folder, name)
+    runner.copy_module(here / "assertcount.py", folder, "entropy_gate_assertcount")
+    modules = runner.plugin_modules(audit=True, count=True)
+    assert modules == ["entropy_gate_plugin", "entropy_gate_audit", "entropy_gate_assertcount"]
+    runner.write_boot(folder, modules)
+    pytester.makepyfile(test_one="def test_one():\n    assert 1 == 1\n")
+    monkeypatch.setenv("PYTHONPATH", str(folder))
+    junit = pytester.path / "junit.xml"
+    pytester.makeini("[pytest]\naddopts = -p no:entropy_gate_assertcount\n")
+    result = pytester.runpytest_subprocess(
+        "-p", "entropy_gate_boot", *(arg for name in modules for arg in ("-p", name)),
+        "-o", "enable_assertion_pass_hook=true", "-W", "error", f"--junitxml={junit}",
+        "-p", "no:cacheprovider", "--entropy-gate-seed", "5",
+    )  # fmt: skip
+    result.assert_outcomes(passed=1)
+    assert "PytestAssertRewriteWarning" not in result.stdout.str() + result.stderr.str()
+    text = junit.read_text()
+    assert '<property name="entropy_assertions" value="1"' in text  # assertcount ran
+    assert '<property name="entropy_rng_seed" value="5"' in text  # and the plugin
+    assert runner.plugin_modules(audit=False, count=False) == ["entropy_gate_plugin"]
