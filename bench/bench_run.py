@@ -6,13 +6,17 @@ A scratch git repository holds the seed's manifest and a module of one parametri
 with 1,000 cases. Bare pytest runs the module with the pins' environment (TZ, LANG,
 PYTHONHASHSEED, TMPDIR); the gate's run writes junit.xml and host.json as in CI. The two
 alternate, each a fresh process, and the script prints min / median / max of the per-pair
-ratio. Not a test: timings depend on the machine.
+ratio, of wall time and of CPU time (the process and its children: steadier than wall time
+on a shared machine, and it counts the gate's own start-up, which wall time on an idle
+second core would not). Not a test: timings depend on the machine.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
+import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -63,6 +67,25 @@ def pinned_env(folder: Path) -> dict[str, str]:
     return {**os.environ, **pins, "TMPDIR": str(tmp)}
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+class _Timed:
+    """benchlib.wall, noting the CPU time each command took (its process and children)."""
+
+    def __init__(self, argv: list[str], cwd: str, env: dict[str, str]) -> None:
+        self.argv, self.cwd, self.env = argv, cwd, env
+        self.cpu: list[float] = []
+
+    def __call__(self) -> benchlib.Sample:
+        before = _children_cpu()
+        sample = benchlib.wall(self.argv, cwd=self.cwd, env=self.env)
+        self.cpu.append(_children_cpu() - before)
+        return sample
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tests", type=int, default=1000)
@@ -83,14 +106,18 @@ def main() -> int:
         if args.host == "b":
             ours.append("--isolate")
         benchlib.wall(bare, cwd=str(root), env=env)  # warm the file cache and .pyc files
-        gate, floor = benchlib.alternate(
-            lambda: benchlib.wall(ours, cwd=str(root), env=dict(os.environ)),
-            lambda: benchlib.wall(bare, cwd=str(root), env=env),
-            args.repeat,
-        )
+        ours_timed = _Timed(ours, str(root), dict(os.environ))
+        bare_timed = _Timed(bare, str(root), env)
+        gate, floor = benchlib.alternate(ours_timed, bare_timed, args.repeat)
     print(benchlib.load_note())
     print(f"a property module of {args.tests} test cases")
     benchlib.print_ratio(f"entropy-gate run --host {args.host}", "bare pytest", gate, floor)
+    cpu = [o / b for o, b in zip(ours_timed.cpu, bare_timed.cpu, strict=True)]
+    print(
+        f"cpu: gate {statistics.median(ours_timed.cpu) * 1000:.0f} ms, bare "
+        f"{statistics.median(bare_timed.cpu) * 1000:.0f} ms; ratio over {len(cpu)} pairs: "
+        f"{benchlib.stats(cpu)}"
+    )
     return 0
 
 

@@ -1,13 +1,13 @@
 """The live-entropy audit: which line of the code under test reads the clock, the global RNG,
 the network, a temp dir or an unpinned environment variable while a property runs.
 
-Loaded inside the test process with `-p entropy_gate_audit`: the runner copies this file alone
-beside the plugin (it may import nothing from entropy_action). It does nothing unless the
-runner names a config file in AUDIT_ENV. A read is recorded only when the first frame that is
-not the standard library or site-packages lies in the repository and is not test code (the
-property module, conftest.py, test_*.py, tests/); the test module's own reads are its business.
-Each record is the API, the caller's repo-relative path and line, the test, and a count. An
-environment variable is recorded by its name, never its value.
+Loaded inside the test process as `entropy_gate_audit` (runner.write_boot): the runner copies
+this file alone beside the plugin (it may import nothing from entropy_action). It does nothing
+unless the runner names a config file in AUDIT_ENV. A read is recorded only when the first
+frame that is not the standard library or site-packages lies in the repository and is not test
+code (the property module, conftest.py, test_*.py, tests/); the test module's own reads are its
+business. Each record is the API, the caller's repo-relative path and line, the test, and a
+count. An environment variable is recorded by its name, never its value.
 
 The cheapest mechanism per version; reads count only while a test's setup, call or teardown runs:
 - Python 3.12+: sys.monitoring CALL events; a call site whose callable is not a target returns
@@ -15,6 +15,9 @@ The cheapest mechanism per version; reads count only while a test's setup, call 
 - Python 3.10-3.11: each target wrapped (see Wrappers): sys.setprofile, which sees every call,
   cost 1.4x on a 1,000-test module;
 - everywhere: sys.addaudithook for what CPython announces (sockets, tempfile.mkstemp/mkdtemp).
+
+PYTEST_DONT_REWRITE: the run imports this module before pytest could rewrite it (it has no
+assert to rewrite), and pytest is told so by this marker.
 """
 
 from __future__ import annotations
@@ -42,6 +45,9 @@ MAX_NAME = 200
 ENV_DEPTH = 3
 EVENT_DEPTH = 25
 _LIB, _TEST, _TARGET = 0, 1, 2
+# pytest's own variable, read back by pytest after every phase of every test (os.environ.pop):
+# the test's name, the same on every host, not a live input. Skipped before any frame walk.
+_PYTEST_ENV = frozenset({"PYTEST_CURRENT_TEST"})
 _LIB_DIRS = frozenset({"site-packages", "dist-packages", ".venv", "venv", ".tox", ".nox"})
 _TEST_DIRS = frozenset({"tests", "test"})
 _LOOPBACK = ("127.", "::1", "localhost", "0.0.0.0")  # noqa: S104 - a name, not a bind
@@ -114,7 +120,8 @@ class Auditor:
     def __init__(self, config: dict[str, Any]) -> None:
         self.root = os.path.realpath(str(config.get("root") or os.getcwd()))
         self.module = os.path.normpath(str(config.get("module") or ""))
-        self.pinned = frozenset(str(name) for name in config.get("pinned_env", []))
+        pinned = frozenset(str(name) for name in config.get("pinned_env", []))
+        self.pinned = pinned | _PYTEST_ENV
         temp_root = config.get("temp_root")
         self.temp_root = os.path.realpath(str(temp_root)) if temp_root else None
         self.out = str(config["out"])

@@ -1,4 +1,4 @@
-"""entropy-gate's pytest plugin, loaded inside the test process with `-p`.
+"""entropy-gate's pytest plugin, loaded inside the test process (runner.write_boot).
 
 Standard library only, and no import from the rest of entropy_action: the runner copies this
 file alone (as `entropy_gate_plugin.py`) into a private directory on PYTHONPATH, so it works
@@ -19,14 +19,10 @@ a seed (only when the suite imported numpy: it is never imported here) are seede
 example database in a private directory, never the checkout's `.hypothesis/`. Each test's seed
 goes into the JUnit report as the properties `entropy_seed` and `entropy_rng_seed`.
 
-Assertions (the runner passes `-o enable_assertion_pass_hook=true`): the `assert` statements
-pytest rewrote (test modules, conftests, modules registered for rewriting) that passed during
-each test's setup, call and teardown are counted, and go into the JUnit report as the
-properties `entropy_assertions` (how many executed) and `entropy_assertion_sites` (how many
-distinct statements: a loop over ten items is ten assertions at one site). unittest's
-`self.assert*` calls and `pytest.raises` are not counted: the same on base and head, so they
-never make a difference, and wrapping the standard library's methods would change tracebacks.
-With `--assert=plain` nothing is rewritten and every count is 0.
+Assertions executed per test are counted by assertcount.py, a plugin of its own.
+
+PYTEST_DONT_REWRITE: the run imports this module before pytest could rewrite it (it has no
+assert to rewrite), and pytest is told so by this marker.
 """
 
 from __future__ import annotations
@@ -270,7 +266,6 @@ def pytest_addoption(parser: Any) -> None:
 
 
 def pytest_configure(config: Any) -> None:
-    _start_counting(config)
     chosen = config.getoption(SEED_OPTION.lstrip("-").replace("-", "_"))
     if chosen is None and _config is not None:
         chosen = _config.get("rng_seed")
@@ -308,49 +303,6 @@ def pytest_runtest_teardown(item: Any) -> None:
     count = _subtests.pop(item.nodeid, 0)
     if count:
         item.user_properties.append((SUBTESTS_PROPERTY, count))
-
-
-# --- assertions executed, per test ----------------------------------------------------------
-
-ASSERTIONS_PROPERTY = "entropy_assertions"
-SITES_PROPERTY = "entropy_assertion_sites"
-ASSERTION_HOOK_INI = "enable_assertion_pass_hook"
-
-
-class _Assertions:
-    """Whether the hook is on for this run, and what the current test executed so far."""
-
-    counting = False
-    executed = 0
-    sites: set[tuple[int, str]] = set()  # noqa: RUF012  # (line, source) of each statement
-
-
-def _start_counting(config: Any) -> None:
-    try:
-        _Assertions.counting = bool(config.getini(ASSERTION_HOOK_INI))
-    except ValueError:  # a pytest without the hook
-        _Assertions.counting = False
-
-
-def pytest_assertion_pass(item: Any, lineno: int, orig: str, expl: str) -> None:
-    """One passing rewritten `assert` (pytest calls this only with the ini option on)."""
-    _Assertions.executed += 1
-    _Assertions.sites.add((lineno, orig))
-
-
-def pytest_runtest_logstart() -> None:
-    _Assertions.executed = 0
-    _Assertions.sites = set()
-
-
-def pytest_runtest_makereport(item: Any, call: Any) -> None:
-    """Before the teardown report is made from the item: its properties are copied then.
-
-    Registered after pytest's own plugins, this runs before the default implementation
-    (pluggy calls the latest first) and returns None, so that implementation still runs."""
-    if call.when == "teardown" and _Assertions.counting:
-        item.user_properties.append((ASSERTIONS_PROPERTY, _Assertions.executed))
-        item.user_properties.append((SITES_PROPERTY, len(_Assertions.sites)))
 
 
 # --- host B imports the code under test from its own copy -----------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.util
 import json
 import os
 import shutil
@@ -35,10 +36,12 @@ from entropy_action.host import HOST_JSON, JUNIT_XML, Audit, HostInfo, outside_r
 from entropy_action.manifest import LoadedManifest, check_temp_root
 
 PLUGIN_MODULE = "entropy_gate_plugin"
+BOOT_MODULE = "entropy_gate_boot"  # the first `-p`: imports the run's plugins (write_boot)
 CHILD_ENV = "ENTROPY_GATE_CHILD"  # childsite.CHILD_ENV
 CHILDREN_FILE = "children.jsonl"
 IMPORTS_FILE = "imports.json"
-ASSERTION_HOOK = "enable_assertion_pass_hook"  # plugin.ASSERTION_HOOK_INI
+ASSERTION_HOOK = "enable_assertion_pass_hook"  # assertcount.ASSERTION_HOOK_INI
+ASSERTCOUNT_MODULE = "entropy_gate_assertcount"  # assertcount.py, copied beside the plugin
 AUDIT_MODULE = "entropy_gate_audit"  # audit.py, copied beside the plugin
 AUDIT_ENV = "ENTROPY_GATE_AUDIT"  # audit.AUDIT_ENV
 AUDIT_JSON = "audit.json"
@@ -78,7 +81,7 @@ class RunSettings:
     # a run of the base ref's module in a worktree: the head checkout, whose code (which an
     # editable install points at) is imported from the same place in `root` instead
     checkout: Path | None = None
-    count_assertions: bool = True  # the assertion-pass hook (plugin.py); it costs ~35 µs/assert
+    count_assertions: bool = True  # count each test's assertions (assertcount.py)
     cancel: threading.Event | None = None  # set by another thread: kill this run (supervise)
 
 
@@ -226,6 +229,7 @@ def _launch(settings: RunSettings, python: str, scratch: Path, out: Path) -> Lau
     check_temp_root(settings.loaded, places)
     check_cassette(settings.loaded, settings.root)
     plugin_dir = _install_plugin(scratch)
+    write_boot(plugin_dir, plugin_modules(audit=settings.audit, count=settings.count_assertions))
     spaces = isolate.namespaces(settings.namespaces)
     # Host A uses a namespace only to give a pinned temp_root its private stand-in, and only
     # as root: a user namespace would change the uid host A's tests see.
@@ -327,14 +331,53 @@ def drop_rewritten_pycs(root: Path, module: str) -> None:
 
 
 def _install_plugin(scratch: Path) -> Path:
-    """plugin.py and nsinit.py alone in a private directory: the gate's site stays out."""
+    """plugin.py, audit.py, assertcount.py and nsinit.py alone in a private directory: the
+    gate's site stays out."""
     folder = scratch / "plugin"
     folder.mkdir()
     here = Path(__file__).parent
-    shutil.copyfile(here / "plugin.py", folder / f"{PLUGIN_MODULE}.py")
+    copy_module(here / "plugin.py", folder, PLUGIN_MODULE)
+    copy_module(here / "audit.py", folder, AUDIT_MODULE)
+    copy_module(here / "assertcount.py", folder, ASSERTCOUNT_MODULE)
     shutil.copyfile(here / "nsinit.py", folder / NSINIT_FILE)
-    shutil.copyfile(here / "audit.py", folder / f"{AUDIT_MODULE}.py")
     return folder
+
+
+def copy_module(source: Path, folder: Path, name: str) -> None:
+    """`source` as module `name` in `folder`, with the gate's own bytecode of it when there is
+    one (an install compiles it): else the test process compiles the ~1,000 lines of the three
+    modules again in every run (~35 ms). The copy keeps the source's mtime, which the
+    bytecode's header records; bytecode that does not match is recompiled by Python as usual,
+    and another interpreter (`--python`) looks for its own tag and does not find it."""
+    target = folder / f"{name}.py"
+    shutil.copy2(source, target)
+    compiled = Path(importlib.util.cache_from_source(str(source)))
+    if compiled.is_file():
+        with contextlib.suppress(OSError):
+            cached = Path(importlib.util.cache_from_source(str(target)))
+            cached.parent.mkdir(exist_ok=True)
+            shutil.copyfile(compiled, cached)
+
+
+def plugin_modules(*, audit: bool, count: bool) -> list[str]:
+    """The gate's plugins a run loads, in order: the plugin, the audit, the counting."""
+    return [
+        PLUGIN_MODULE,
+        *([AUDIT_MODULE] if audit else []),
+        *([ASSERTCOUNT_MODULE] if count else []),
+    ]
+
+
+def write_boot(folder: Path, modules: list[str]) -> None:
+    """The module pytest loads first with `-p`: it imports the run's plugins as plain modules,
+    from the gate's bytecode. pytest then registers each from its own `-p` (which also undoes
+    a `-p no:NAME` in the project's addopts) and finds it imported: loaded by `-p` alone, pytest
+    would rewrite their asserts, parsing and compiling their ~1,000 lines again in every run.
+    Their docstrings say PYTEST_DONT_REWRITE, so pytest does not warn that they were imported
+    before it could rewrite them."""
+    imports = "".join(f"import {name}  # noqa: F401\n" for name in modules)
+    text = f'"""The gate\'s plugins, imported first (runner.write_boot)."""\n\n{imports}'
+    (folder / f"{BOOT_MODULE}.py").write_text(text, encoding="utf-8")
 
 
 def _install_childsite(scratch: Path) -> Path:
@@ -436,15 +479,16 @@ def _pytest_argv(settings: RunSettings, python: str, out: Path) -> list[str]:
 
     `--rootdir=.` (the tree root is the working directory) keeps test ids relative to the
     repository root even when the nearest pytest.ini sits deeper, so they match the scan's.
-    The assertion-pass hook lets the plugin count the assertions each test executed (only
-    where a rule compares them: the hosts' and the base's runs).
+    assertcount.py, with the assertion-pass option on, counts the assertions each test
+    executed (only where a rule compares them: the hosts' and the base's runs).
     """
     manifest = settings.loaded.manifest
+    counting = ["-p", ASSERTCOUNT_MODULE, "-o", f"{ASSERTION_HOOK}=true"]
     return [
         python, "-m", "pytest", *(settings.select or [manifest.module]), *manifest.run.pytest_args,
-        "-p", PLUGIN_MODULE, *(["-p", AUDIT_MODULE] if settings.audit else []),
+        "-p", BOOT_MODULE, "-p", PLUGIN_MODULE, *(["-p", AUDIT_MODULE] if settings.audit else []),
         "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
-        *(["-o", f"{ASSERTION_HOOK}=true"] if settings.count_assertions else []),
+        *(counting if settings.count_assertions else []),
         "--rootdir=.", f"--junitxml={out / JUNIT_XML}",
     ]  # fmt: skip
 

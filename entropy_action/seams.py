@@ -14,7 +14,7 @@ pytest ini). Active, it:
 Fixtures: `entropy_pins` (the pins as the test process sees them), `entropy_clock` (a Clock at
 the pinned instant) and `entropy_rng` (a random.Random seeded per test from the pinned seed and
 the test id, as pytest-randomly derives it). Module name and option names differ from the gate's
-own `-p entropy_gate_plugin`, so both load side by side.
+own `entropy_gate_plugin`, so both load side by side.
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ def every_source(tmp):
         pass
     socket.gethostname()
     random.Random(7).random()
-    return datetime.datetime.now(datetime.timezone.utc)
+    return datetime.datetime.now(datetime.timezone.utc), os.environ["PYTEST_CURRENT_TEST"]
 """
 PROPERTY = """\
 import os
@@ -128,7 +128,8 @@ def _run(tmp_path: Path, name: str, **options: Any) -> dict[str, Any]:
 def test_each_live_read_of_code_under_test_is_recorded_with_its_line(tmp_path: Path) -> None:
     data = _run(tmp_path, "a")
     # Not recorded: the test module's own reads, the pinned API_URL, the temp dir made inside
-    # the pinned temp_root (line 27), a seeded Random of its own, uuid4's own os.urandom.
+    # the pinned temp_root (line 27), a seeded Random of its own, uuid4's own os.urandom,
+    # pytest's own PYTEST_CURRENT_TEST (line 35; pytest reads it back after every phase).
     assert _records(data) == EXPECTED
     assert data["audit"]["mechanism"] == "wrappers + sys.addaudithook"
     assert data["audit"]["dropped"] == 0
@@ -154,6 +155,7 @@ def test_without_the_audit_host_json_says_it_did_not_run(tmp_path: Path) -> None
     data = _run(tmp_path, "off", audit=False)
     assert data["audit"] is None
     assert "entropy_gate_audit" not in data["pytest_args"]
+    assert runner.AUDIT_MODULE not in runner.plugin_modules(audit=False, count=True)
 
 
 def _host_json_with(tmp_path: Path, audit: object) -> Path:

@@ -266,6 +266,26 @@ def test_a_cancelled_run_is_killed_with_its_reason():
     assert why == "was cancelled (its result could no longer change the verdict)"
 
 
+@pytest.mark.parametrize("pidfd", [True, False], ids=["pidfd", "polling"])
+def test_a_run_that_ends_by_itself_gives_its_exit_code(
+    pidfd: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seen through a pidfd where Linux has one, else by polling: the same answer."""
+    if pidfd and not hasattr(os, "pidfd_open"):
+        pytest.skip("no pidfd_open here")
+    if not pidfd:
+        monkeypatch.delattr(os, "pidfd_open", raising=False)
+    script = "import sys, time; time.sleep(0.3); sys.exit(3)"
+    proc = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
+    assert supervise.wait(proc, supervise.Limits(timeout=60)) == (3, None)
+    short = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
+    )
+    code, why = supervise.wait(short, supervise.Limits(timeout=0.5))
+    assert code < 0
+    assert why == "did not finish within 0.5 s"
+
+
 def test_an_unset_cancel_lets_the_run_finish():
     proc = subprocess.Popen([sys.executable, "-c", "pass"], start_new_session=True)
     code, why = supervise.wait(proc, supervise.Limits(timeout=60, cancel=threading.Event()))

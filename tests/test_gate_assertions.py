@@ -148,3 +148,50 @@ def test_a_real_fix_of_a_failing_base_is_not_compared(repo: Repo, tmp_path: Path
     (test,) = [t for t in verdict["tests"] if t["id"].endswith("test_no_fee_until_the_due_day")]
     assert test["base_a"] == "failed"
     assert test["assertions_a"] == {"executed": 31, "sites": 1}
+
+
+UNITTEST_PROPERTY = """\
+import unittest
+from pathlib import Path
+
+from fees import late_fee
+
+
+class FeeTest(unittest.TestCase):
+    def test_no_fee_until_the_due_day(self):
+        for days in range(0, 31):
+            self.assertEqual(late_fee(1000, days), 0)
+
+    def test_fee_after_the_due_day(self):
+        fee = late_fee(1000, 31)
+        self.assertEqual(fee, 100)
+        self.assertLess(fee, 1000)
+"""
+UNITTEST_GUARDED = UNITTEST_PROPERTY.replace(
+    "    def test_fee_after_the_due_day(self):\n",
+    "    def test_fee_after_the_due_day(self):\n"
+    "        if not Path(__file__).with_name('fees.enabled').exists():\n"
+    "            return\n",
+)
+
+
+def test_a_unittest_suite_that_skips_its_assert_methods_is_rejected_by_the_counts(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """self.assert* calls count like `assert` statements: the same guard in a TestCase."""
+    repo.write("entropy.yaml", MANIFEST.format(temp_root=tmp_path / "pins-tmp"))
+    repo.write("fees.py", FEES)
+    repo.write(MODULE, UNITTEST_PROPERTY)
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "patch")
+    repo.write(MODULE, UNITTEST_GUARDED)
+    repo.commit("only check when enabled")
+    code, verdict = gate(repo)
+    assert (code, verdict["classification"]) == (1, "entropy_silenced")
+    assert [f["kind"] for f in verdict["findings"]] == ["assertions_skipped_at_runtime"]
+    (finding,) = verdict["findings"]
+    assert finding["test"] == "FeeTest::test_fee_after_the_due_day"
+    tests = {t["id"].rsplit("::", 1)[-1]: t for t in verdict["tests"]}
+    assert tests["test_fee_after_the_due_day"]["assertions_a"] == {"executed": 0, "sites": 0}
+    assert tests["test_fee_after_the_due_day"]["base_assertions_a"] == {"executed": 2, "sites": 2}
+    assert tests["test_no_fee_until_the_due_day"]["assertions_a"] == {"executed": 31, "sites": 1}

@@ -1,4 +1,4 @@
-"""Counting the assertions each test executed, inside the test process (plugin.py)."""
+"""Counting the assertions each test executed, inside the test process (assertcount.py)."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def counts(junit: Path) -> dict[str, tuple[str | None, str | None]]:
 def run(pytester: pytest.Pytester, *extra: str) -> tuple[pytest.RunResult, Path]:
     junit = pytester.path / "junit.xml"
     result = pytester.runpytest_subprocess(
-        "-p", "entropy_action.plugin", "-p", "no:cacheprovider", f"--junitxml={junit}", *extra
+        "-p", "entropy_action.assertcount", "-p", "no:cacheprovider", f"--junitxml={junit}", *extra
     )
     return result, junit
 
@@ -188,3 +188,150 @@ def test_a_stale_rewrite_without_the_hook_is_dropped_before_a_run(
     assert list((pytester.path / "__pycache__").glob("*-pytest-*.pyc")) == []
     _, junit = run(pytester, *HOOK_ON)
     assert counts(junit)["test_three"] == ("3", "3")
+
+
+def test_passing_assertions_are_counted_without_building_their_explanation(
+    pytester: pytest.Pytester,
+) -> None:
+    """The hook made pytest repr every operand of every passing assert; counting must not."""
+    pytester.makepyfile(
+        test_reprs="""
+REPRS = []
+
+
+class Loud:
+    def __eq__(self, other):
+        return True
+
+    def __repr__(self):
+        REPRS.append(1)
+        return "Loud()"
+
+
+def test_compare():
+    assert Loud() == Loud()
+    assert [Loud()] == [Loud()]
+
+
+def test_nothing_was_repr_ed():
+    assert REPRS == []
+"""
+    )
+    result, junit = run(pytester, *HOOK_ON)
+    result.assert_outcomes(passed=2)
+    assert counts(junit)["test_compare"] == ("2", "2")
+
+
+def test_a_pytest_without_the_known_check_counts_through_the_public_hook(
+    pytester: pytest.Pytester,
+) -> None:
+    """A pass check of another shape (here wrapped in a partial) leaves the fast path off:
+    the plugin registers the hook, and the counts are the same."""
+    pytester.makeconftest(
+        CONFTEST
+        + """
+import functools
+
+import _pytest.assertion.rewrite as rewrite
+
+rewrite._check_if_assertion_pass_impl = functools.partial(rewrite._check_if_assertion_pass_impl)
+"""
+    )
+    pytester.makepyfile(test_counted=COUNTED)
+    result, junit = run(pytester, *HOOK_ON)
+    result.assert_outcomes(passed=7)
+    assert counts(junit)["test_three"] == ("3", "3")
+    assert counts(junit)["test_loop"] == ("5", "1")
+    assert counts(junit)["test_helper_in_conftest"] == ("2", "2")
+
+
+UNITTEST = """
+import unittest
+
+
+def _enabled():
+    return False
+
+
+class FeeTest(unittest.TestCase):
+    def setUp(self):
+        self.assertTrue(True)
+
+    def test_equal(self):
+        self.assertEqual([1, 2], [1, 2])  # assertEqual calls assertListEqual: one
+        self.assertIn(2, [1, 2])
+
+    def test_loop(self):
+        for item in range(4):
+            self.assertGreaterEqual(item, 0)
+
+    def test_raises(self):
+        with self.assertRaises(ZeroDivisionError):
+            1 / 0
+
+    def test_returns_early(self):
+        if not _enabled():
+            return
+        self.assertEqual(1, 1)
+
+    def test_subtests(self):
+        for item in range(2):
+            with self.subTest(item=item):
+                self.assertLess(item, 2)
+
+    def test_mixed(self):
+        assert 1 == 1
+        self.assertAlmostEqual(0.1 + 0.2, 0.3)
+"""
+
+
+def test_unittest_assert_methods_are_counted_once_per_call(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_unit=UNITTEST)
+    result, junit = run(pytester, *HOOK_ON)
+    result.assert_outcomes(passed=6)
+    assert counts(junit) == {
+        "test_equal": ("3", "3"),  # setUp's assertTrue counts too
+        "test_loop": ("5", "2"),
+        "test_raises": ("2", "2"),
+        "test_returns_early": ("1", "1"),  # setUp's only
+        "test_subtests": ("3", "2"),
+        "test_mixed": ("3", "3"),  # a rewritten assert and a method
+    }
+
+
+def test_a_failing_unittest_assertion_is_not_counted_and_its_traceback_is_the_tests(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_unit_fail="""
+import unittest
+
+
+class FailTest(unittest.TestCase):
+    def test_fail(self):
+        self.assertEqual(1, 1)
+        self.assertEqual([1, 2], [1, 3])
+"""
+    )
+    result, junit = run(pytester, *HOOK_ON)
+    result.assert_outcomes(failed=1)
+    assert counts(junit) == {"test_fail": ("1", "1")}
+    result.stdout.fnmatch_lines(["*self.assertEqual([[]1, 2], [[]1, 3])*", "E*AssertionError*"])
+    assert "assertcount" not in result.stdout.str()
+
+
+def test_unittest_methods_are_left_alone_without_the_option(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_unit=UNITTEST)
+    pytester.makeconftest(
+        """
+import unittest
+
+def pytest_sessionfinish(session):
+    with open("wrapped.txt", "w") as handle:
+        handle.write(str(hasattr(unittest.TestCase.assertEqual, "__wrapped__")))
+"""
+    )
+    result, junit = run(pytester)
+    result.assert_outcomes(passed=6)
+    assert set(counts(junit).values()) == {(None, None)}
+    assert (pytester.path / "wrapped.txt").read_text() == "False"

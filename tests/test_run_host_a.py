@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import py_compile
 import subprocess
 import sys
 import textwrap
@@ -23,6 +24,8 @@ from entropy_action import manifest, plugin, runner
 from entropy_action.errors import GateError
 from entropy_action.host import HOST_JSON, JUNIT_XML
 from tests.helpers import Repo
+
+pytest_plugins = ["pytester"]
 
 MODULE = "tests/properties/test_prop.py"
 GIT_ENV = {
@@ -199,6 +202,8 @@ def test_host_a_runs_under_the_pins_and_reports_them(tmp_path: Path) -> None:
     assert data["pytest_args"] == [
         MODULE,
         "-p",
+        "entropy_gate_boot",
+        "-p",
         "entropy_gate_plugin",
         "-p",
         "entropy_gate_audit",
@@ -206,6 +211,8 @@ def test_host_a_runs_under_the_pins_and_reports_them(tmp_path: Path) -> None:
         "no:cacheprovider",
         "-o",
         "junit_family=xunit1",
+        "-p",
+        "entropy_gate_assertcount",
         "-o",
         "enable_assertion_pass_hook=true",
         "--rootdir=.",
@@ -502,3 +509,71 @@ def test_a_pinned_locale_this_machine_lacks_is_a_pin_that_did_not_take(repo: Rep
         "host a: pins did not take: lang: zz_ZZ.UTF-8 is not available here; the test process "
         "runs in C (install the locale or pin C.UTF-8)"
     )
+
+
+def test_the_plugin_copies_bring_the_gates_bytecode(tmp_path: Path) -> None:
+    """The test process loads the copied modules from the gate's compiled bytecode instead of
+    compiling them again in every run."""
+    source = Path(runner.__file__).with_name("audit.py")
+    py_compile.compile(str(source), doraise=True)  # what an install does
+    runner.copy_module(source, tmp_path, "copied_audit")
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-v", "-c", "import copied_audit"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    cached = tmp_path / "__pycache__" / f"copied_audit.{sys.implementation.cache_tag}.pyc"
+    assert f"code object from '{cached}'" in done.stderr
+    assert (tmp_path / "copied_audit.py").read_bytes() == source.read_bytes()
+
+
+def test_a_copy_without_the_gates_bytecode_is_compiled_as_usual(tmp_path: Path) -> None:
+    source = tmp_path / "src" / "lonely.py"
+    source.parent.mkdir()
+    source.write_text("VALUE = 3\n")
+    runner.copy_module(source, tmp_path, "copied")
+    assert not (tmp_path / "__pycache__").exists()
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", "import copied; print(copied.VALUE)"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout == "3\n"
+
+
+def test_the_runs_plugins_load_as_plain_modules_without_a_warning(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The boot module imports them before pytest could rewrite them: their bytecode is used,
+    and pytest, told by PYTEST_DONT_REWRITE, does not warn that they were imported early; each
+    is still registered by its own `-p`, which undoes a block in the project's addopts."""
+    folder = pytester.path / "plugins"
+    folder.mkdir()
+    here = Path(runner.__file__).parent
+    for source, name in (("plugin.py", "entropy_gate_plugin"), ("audit.py", "entropy_gate_audit")):
+        runner.copy_module(here / source, folder, name)
+    runner.copy_module(here / "assertcount.py", folder, "entropy_gate_assertcount")
+    modules = runner.plugin_modules(audit=True, count=True)
+    assert modules == ["entropy_gate_plugin", "entropy_gate_audit", "entropy_gate_assertcount"]
+    runner.write_boot(folder, modules)
+    pytester.makepyfile(test_one="def test_one():\n    assert 1 == 1\n")
+    monkeypatch.setenv("PYTHONPATH", str(folder))
+    junit = pytester.path / "junit.xml"
+    pytester.makeini("[pytest]\naddopts = -p no:entropy_gate_assertcount\n")
+    result = pytester.runpytest_subprocess(
+        "-p", "entropy_gate_boot", *(arg for name in modules for arg in ("-p", name)),
+        "-o", "enable_assertion_pass_hook=true", "-W", "error", f"--junitxml={junit}",
+        "-p", "no:cacheprovider", "--entropy-gate-seed", "5",
+    )  # fmt: skip
+    result.assert_outcomes(passed=1)
+    assert "PytestAssertRewriteWarning" not in result.stdout.str() + result.stderr.str()
+    text = junit.read_text()
+    assert '<property name="entropy_assertions" value="1"' in text  # assertcount ran
+    assert '<property name="entropy_rng_seed" value="5"' in text  # and the plugin
+    assert runner.plugin_modules(audit=False, count=False) == ["entropy_gate_plugin"]

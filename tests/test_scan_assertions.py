@@ -57,7 +57,7 @@ def test_a_case_that_ran_none_of_its_base_assertions_is_a_finding() -> None:
         "property test_total[2] passed without running its assertions: host A ran 0 "
         "assertions at 0 statement(s), the base 3 assertions at 2 statement(s) — a test that "
         "returns before its checks proves nothing (counted: the `assert` statements pytest "
-        "rewrites)"
+        "rewrites and unittest's `self.assert*` calls)"
     )
 
 

@@ -1,8 +1,9 @@
 """Runtime assertion counts: a test that executed its assertions at the base and (almost) none
 of them at the head, on the same host, passes by not checking.
 
-The test process counts the rewritten `assert` statements that passed in each test (plugin.py:
-how many executed, and at how many distinct statements). A patch that makes a test return
+The test process counts the rewritten `assert` statements and unittest's `self.assert*` calls
+that passed in each test (assertcount.py: how many executed, and at how many distinct
+statements). A patch that makes a test return
 before its assertions through a helper no static rule reads (`if not _should_check(): return`)
 leaves the source's assertions in place; only the count of what ran shows it.
 
@@ -78,7 +79,7 @@ def _finding(result: TestResult, lost: dict[Host, tuple[Assertions, Assertions]]
         line=result.line or 1,
         message=f"property {name or function}{case} passed without running its assertions: "
         f"{'; '.join(parts)} — a test that returns before its checks proves nothing "
-        "(counted: the `assert` statements pytest rewrites)",
+        "(counted: the `assert` statements pytest rewrites and unittest's `self.assert*` calls)",
         test=name or None,
     )
 
