@@ -55,6 +55,7 @@ class Outcome:
     timed_out: bool = False
     outside: Imports | None = None  # the code under test came from outside the copy
     durations: dict[str, float] = field(default_factory=dict)  # seconds per node id
+    confirmed: bool = False  # the child also ran the spec's `confirm` tests
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,9 @@ class Spec:
     select: list[str]
     timeout: float
     until_killed: bool = False  # stop at the first test that does not pass
+    confirm: tuple[str, ...] = ()  # run until killed where the two `sides` disagree
+    sides: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    confirm_timeout: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -112,15 +116,18 @@ class Workspace:
         timeout: float,
         watch: Sequence[str] = (),
         only: Sequence[str] | None = None,
+        whole: Sequence[str] = (),
     ) -> Outcome:
         """pytest on `selection` (node ids or the two modules), the probe watching `watch`;
-        with `only`, the tests (bare ids) of the selection that run."""
+        with `only`, the tests (bare ids) of the selection that run, and the modules of
+        `whole` whole."""
         report = self.scratch / "probe.json"
         report.unlink(missing_ok=True)
         config = self.scratch / "probe-config.json"
         probe = {"report": str(report), "root": str(self.tree), "watch": list(watch)}
         if only is not None:
             probe["only"] = list(only)
+            probe["whole"] = list(whole)
         config.write_text(json.dumps(probe), encoding="utf-8")
         tmp = self.scratch / "tmp"
         shutil.rmtree(tmp, ignore_errors=True)
@@ -161,6 +168,9 @@ class Workspace:
                 "select": m.select,
                 "timeout": m.timeout,
                 "until_killed": m.until_killed,
+                "confirm": list(m.confirm),
+                "sides": [list(side) for side in m.sides],
+                "confirm_timeout": m.confirm_timeout,
             }
             for m in batch
         ]
@@ -175,7 +185,7 @@ class Workspace:
             ),
             encoding="utf-8",
         )
-        selection = list(dict.fromkeys(n for m in batch for n in m.select))
+        selection = list(dict.fromkeys(n for m in batch for n in (*m.select, *m.confirm)))
         argv = [self.python, "-m", "pytest", *selection, *self.options]
         env = {**self.env, PROBE_ENV: str(config)}
         tmp = self.scratch / "tmp"
@@ -211,7 +221,9 @@ def _mutant_result(path: Path) -> Outcome | Literal[False] | None:
         for k, v in (raw.items() if isinstance(raw, dict) else ())
         if v in ("passed", "failed", "error", "skipped")
     }
-    return Outcome(outcomes, {}, bool(data.get("timed_out")))
+    return Outcome(
+        outcomes, {}, bool(data.get("timed_out")), confirmed=data.get("confirmed") is True
+    )
 
 
 def base_path(head_module: str) -> str:
