@@ -128,3 +128,14 @@ def test_the_cache_remembers_a_confirmation(tmp_path: Path) -> None:
     loaded = cache.load(tmp_path, "n")
     assert loaded is not None
     assert not loaded.confirmed
+
+
+@pytest.mark.parametrize(("most", "whole"), [(2, True), (1, False)])
+def test_a_module_runs_whole_only_when_it_holds_few_enough_tests(
+    repo: Repo, tmp_path: Path, most: int, whole: bool
+) -> None:
+    space = space_for(repo, tmp_path, BASE)
+    only = ["tests/test_fees.py::test_due_day"]
+    found = space.run([space.head_module], 60, (), only, [space.head_module], most)
+    assert found.whole is whole
+    assert sorted(found.outcomes) == ([DUE, GRACE] if whole else [DUE])

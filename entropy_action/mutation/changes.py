@@ -19,7 +19,6 @@ class Changes:
     tests: frozenset[str]  # tests added, removed or changed (`name`, `Class::name`)
     base_tests: frozenset[str]  # every test the base's module defines
     only_tests: bool  # nothing but tests differ: an unchanged test runs alike in both
-    head_count: int = 0  # how many tests the head's module defines
 
 
 def between(base: bytes, head: bytes) -> Changes:
@@ -30,7 +29,7 @@ def between(base: bytes, head: bytes) -> Changes:
     changed = frozenset(
         n for n in old_tests.keys() | new_tests.keys() if old_tests.get(n) != new_tests.get(n)
     )
-    return Changes(changed, frozenset(old_tests), old[1] == new[1], len(new_tests))
+    return Changes(changed, frozenset(old_tests), only_tests=old[1] == new[1])
 
 
 def _units(source: bytes) -> tuple[dict[str, str], list[str]] | None:

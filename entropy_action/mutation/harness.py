@@ -56,6 +56,7 @@ class Outcome:
     outside: Imports | None = None  # the code under test came from outside the copy
     durations: dict[str, float] = field(default_factory=dict)  # seconds per node id
     confirmed: bool = False  # the child also ran the spec's `confirm` tests
+    whole: bool = False  # the run held the `whole` modules whole (they were small enough)
 
 
 @dataclass(frozen=True)
@@ -117,17 +118,23 @@ class Workspace:
         watch: Sequence[str] = (),
         only: Sequence[str] | None = None,
         whole: Sequence[str] = (),
+        whole_max: int = 0,
     ) -> Outcome:
         """pytest on `selection` (node ids or the two modules), the probe watching `watch`;
-        with `only`, the tests (bare ids) of the selection that run, and the modules of
-        `whole` whole."""
+        with `only`, the tests (bare ids) of the selection that run, and every test of the
+        modules of `whole` when they hold at most `whole_max` tests."""
         report = self.scratch / "probe.json"
         report.unlink(missing_ok=True)
         config = self.scratch / "probe-config.json"
-        probe = {"report": str(report), "root": str(self.tree), "watch": list(watch)}
+        probe: dict[str, object] = {
+            "report": str(report),
+            "root": str(self.tree),
+            "watch": list(watch),
+        }
         if only is not None:
             probe["only"] = list(only)
             probe["whole"] = list(whole)
+            probe["whole_max"] = whole_max
         config.write_text(json.dumps(probe), encoding="utf-8")
         tmp = self.scratch / "tmp"
         shutil.rmtree(tmp, ignore_errors=True)
@@ -353,4 +360,5 @@ def _read(report: Path, timed_out: bool) -> Outcome:
                 for item in found
                 if isinstance(item, list) and len(item) == 2 and isinstance(item[1], int)
             ]
-    return Outcome(outcomes, reached, timed_out, durations=durations)
+    whole = isinstance(data, dict) and data.get("whole") is True
+    return Outcome(outcomes, reached, timed_out, durations=durations, whole=whole)

@@ -51,8 +51,9 @@ SKIP_DIRS = frozenset({".git", ".venv", "venv", "node_modules", "__pycache__", "
 MIN_MUTANT_SECONDS = 3.0
 MUTANT_FACTOR = 10.0  # a mutant may take this many times its tests' unmutated time
 # `changed` traces the head's whole module in the first run, and confirms in the same child,
-# when it defines at most this many tests (a count of the source, never a time)
-FOLD_MAX_TESTS = 60
+# when it holds at most this many collected tests (a count, never a time): on a bigger one
+# the trace would cost an honest patch more than the second pass costs a weakening
+FOLD_MAX_TESTS = 30
 SATURATED = ("*", 0)  # the probe stopped tracing this test: it may reach anything
 NO_TEST_CHANGED = (
     "mutation: the patch changed no test function: both modules run the same tests and "
@@ -118,9 +119,11 @@ def measure(
     t0 = time.monotonic()
     selection = [first.head_module, first.base_module]
     only = _only(first, diff.tests) if focused else None
-    fold = focused and diff.head_count <= FOLD_MAX_TESTS
-    whole = [first.head_module] if fold else []
-    baseline = first.run(selection, inputs.budget.seconds, _watch(first), only, whole)
+    whole = [first.head_module] if focused else []
+    baseline = first.run(
+        selection, inputs.budget.seconds, _watch(first), only, whole, FOLD_MAX_TESTS
+    )
+    fold = focused and baseline.whole
     unmutated = time.monotonic() - t0
     if baseline.timed_out:
         return Measured(notes=("mutation: the unmutated run did not finish in the time budget",))

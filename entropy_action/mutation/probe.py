@@ -4,11 +4,12 @@ run in a forked child of the collected session. Standard library (and pytest) on
 
 Loaded with `-p entropy_gate_probe` from a private directory; configured by the JSON file
 named in ENTROPY_GATE_PROBE: {"report": PATH, "root": DIR, "watch": [FILE, ...], "only":
-[ID, ...], "whole": [MODULE, ...]}. An empty `watch` records outcomes only; `only` keeps
-those tests and the `whole` modules' and deselects the rest. Function calls are seen
-through `sys.monitoring` (PY_START, Python >= 3.12, other code disabled after its first
-event) or, before 3.12, a `sys.settrace`
-function set only while a test runs, that answers call events and never traces lines. On
+[ID, ...], "whole": [MODULE, ...], "whole_max": N}. An empty `watch` records outcomes only;
+`only` keeps those tests, and every test of the `whole` modules when they hold at most N
+collected tests together (the report says so: "whole"), and deselects the rest. Function
+calls are seen through `sys.monitoring` (PY_START, Python >= 3.12, other code disabled after
+its first event) or, before 3.12, a `sys.settrace` function set only while a test runs,
+that answers call events and never traces lines. On
 attrs' test_validators.py (Python 3.11) the probe costs 1.02x bare pytest and coverage.py's
 line coverage of the same files 1.65x (bench/bench_probe.py, medians of 5). The report is
 data for the gate, which reads it with limits.
@@ -61,6 +62,7 @@ _reached: dict[str, set[tuple[str, int]]] = {}
 _outcomes: dict[str, str] = {}
 _durations: dict[str, float] = {}  # seconds per test: setup, call and teardown
 _stop = [float("inf")]  # time.monotonic() at which the time budget runs out
+_kept_whole = [False]  # the `whole` modules were small enough to run whole
 
 
 def _seen(filename: str, line: int) -> None:
@@ -137,7 +139,11 @@ def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -
     if only is None:
         return
     wanted = set(only)
-    whole = set(_config.get("whole", []))  # modules kept whole
+    whole = set(_config.get("whole", []))  # modules kept whole, if they are small
+    count = sum(item.nodeid.split("::", 1)[0] in whole for item in items)
+    if count > int(_config.get("whole_max", 0)):
+        whole = set()
+    _kept_whole[0] = bool(whole)
 
     def kept(item: Any) -> bool:
         bare = item.nodeid.split("[", 1)[0]
@@ -178,7 +184,15 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
         return
     reached = {test: sorted(found) for test, found in _reached.items()}
     with open(report, "w", encoding="utf-8") as handle:
-        json.dump({"outcomes": _outcomes, "reached": reached, "durations": _durations}, handle)
+        json.dump(
+            {
+                "outcomes": _outcomes,
+                "reached": reached,
+                "durations": _durations,
+                "whole": _kept_whole[0],
+            },
+            handle,
+        )
 
 
 # --- mutants in forked children -------------------------------------------------------------
