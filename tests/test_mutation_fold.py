@@ -139,3 +139,63 @@ def test_a_module_runs_whole_only_when_it_holds_few_enough_tests(
     found = space.run([space.head_module], 60, (), only, [space.head_module], most)
     assert found.whole is whole
     assert sorted(found.outcomes) == ([DUE, GRACE] if whole else [DUE])
+
+
+PROPERTY_FEES = """\
+class Fee:
+    def __init__(self, days_late):
+        self.days_late = days_late
+
+    @property
+    def late(self):
+        return self.days_late > 30
+"""
+PROPERTY_BASE = """\
+from fees import Fee
+
+
+def test_due_day():
+    assert not Fee(30).late
+    assert Fee(31).late
+
+
+def test_grace():
+    assert not Fee(30).late
+"""
+PROPERTY_HEAD = PROPERTY_BASE.replace("    assert not Fee(30).late\n    assert", "    assert", 1)
+
+
+def test_a_mutant_the_fork_cannot_swap_is_confirmed_in_a_second_pass(
+    repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A property's getter runs in a process of its own, which does not confirm: the second
+    pass does, from the first pass's trace, with the same result as the two-pass path."""
+    repo.write("entropy.yaml", MANIFEST)
+    repo.write("fees.py", PROPERTY_FEES)
+    repo.write("tests/test_fees.py", PROPERTY_HEAD)
+    repo.commit("head")
+    loaded = manifest.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
+
+    def run(folder: Path) -> measure.Measured:
+        inputs = measure.Inputs(
+            root=repo.path,
+            base_module=PROPERTY_BASE.encode(),
+            head_module=PROPERTY_HEAD.encode(),
+            touched=frozenset(),
+            seed=5,
+            budget=measure.Budget("changed", 40, 120),
+        )
+        return measure.measure(
+            inputs,
+            lambda index: harness.workspace(
+                repo.path, loaded, PROPERTY_BASE.encode(), dict(os.environ), folder / index
+            ),
+        )
+
+    folded = run(tmp_path / "folded")
+    by = {r.mutant.describe(): r for r in folded.results}
+    compare = by["fees.py:7: self.days_late > 30 → self.days_late >= 30"]
+    assert compare.base_killers == ("test_due_day", "test_grace")
+    assert compare.head_killers == ("test_grace",)
+    monkeypatch.setattr(measure, "FOLD_MAX_TESTS", 0)
+    assert summary(folded) == summary(run(tmp_path / "two"))
