@@ -40,7 +40,8 @@ def load(cache: Path | None, name: str) -> Outcome | None:
             return None
         data = json.loads(path.read_text(encoding="utf-8"))
         outcomes = {str(k): str(v) for k, v in data["outcomes"].items()}
-        return Outcome(outcomes, {}, bool(data["timed_out"]))
+        confirmed = data.get("confirmed") is True
+        return Outcome(outcomes, {}, bool(data["timed_out"]), confirmed=confirmed)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -50,7 +51,11 @@ def store(cache: Path | None, name: str, outcome: Outcome) -> None:
         return
     try:
         cache.mkdir(parents=True, exist_ok=True)
-        data = {"outcomes": outcome.outcomes, "timed_out": outcome.timed_out}
+        data = {
+            "outcomes": outcome.outcomes,
+            "timed_out": outcome.timed_out,
+            "confirmed": outcome.confirmed,
+        }
         (cache / f"{name}.json").write_text(json.dumps(data), encoding="utf-8")
     except OSError:
         pass

@@ -55,6 +55,8 @@ class Outcome:
     timed_out: bool = False
     outside: Imports | None = None  # the code under test came from outside the copy
     durations: dict[str, float] = field(default_factory=dict)  # seconds per node id
+    confirmed: bool = False  # the child also ran the spec's `confirm` tests
+    whole: bool = False  # the run held the `whole` modules whole (they were small enough)
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,9 @@ class Spec:
     select: list[str]
     timeout: float
     until_killed: bool = False  # stop at the first test that does not pass
+    confirm: tuple[str, ...] = ()  # run until killed where the two `sides` disagree
+    sides: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    confirm_timeout: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -112,15 +117,24 @@ class Workspace:
         timeout: float,
         watch: Sequence[str] = (),
         only: Sequence[str] | None = None,
+        whole: Sequence[str] = (),
+        whole_max: int = 0,
     ) -> Outcome:
         """pytest on `selection` (node ids or the two modules), the probe watching `watch`;
-        with `only`, the tests (bare ids) of the selection that run."""
+        with `only`, the tests (bare ids) of the selection that run, and every test of the
+        modules of `whole` when they hold at most `whole_max` tests."""
         report = self.scratch / "probe.json"
         report.unlink(missing_ok=True)
         config = self.scratch / "probe-config.json"
-        probe = {"report": str(report), "root": str(self.tree), "watch": list(watch)}
+        probe: dict[str, object] = {
+            "report": str(report),
+            "root": str(self.tree),
+            "watch": list(watch),
+        }
         if only is not None:
             probe["only"] = list(only)
+            probe["whole"] = list(whole)
+            probe["whole_max"] = whole_max
         config.write_text(json.dumps(probe), encoding="utf-8")
         tmp = self.scratch / "tmp"
         shutil.rmtree(tmp, ignore_errors=True)
@@ -161,6 +175,9 @@ class Workspace:
                 "select": m.select,
                 "timeout": m.timeout,
                 "until_killed": m.until_killed,
+                "confirm": list(m.confirm),
+                "sides": [list(side) for side in m.sides],
+                "confirm_timeout": m.confirm_timeout,
             }
             for m in batch
         ]
@@ -175,7 +192,7 @@ class Workspace:
             ),
             encoding="utf-8",
         )
-        selection = list(dict.fromkeys(n for m in batch for n in m.select))
+        selection = list(dict.fromkeys(n for m in batch for n in (*m.select, *m.confirm)))
         argv = [self.python, "-m", "pytest", *selection, *self.options]
         env = {**self.env, PROBE_ENV: str(config)}
         tmp = self.scratch / "tmp"
@@ -211,7 +228,9 @@ def _mutant_result(path: Path) -> Outcome | Literal[False] | None:
         for k, v in (raw.items() if isinstance(raw, dict) else ())
         if v in ("passed", "failed", "error", "skipped")
     }
-    return Outcome(outcomes, {}, bool(data.get("timed_out")))
+    return Outcome(
+        outcomes, {}, bool(data.get("timed_out")), confirmed=data.get("confirmed") is True
+    )
 
 
 def base_path(head_module: str) -> str:
@@ -341,4 +360,5 @@ def _read(report: Path, timed_out: bool) -> Outcome:
                 for item in found
                 if isinstance(item, list) and len(item) == 2 and isinstance(item[1], int)
             ]
-    return Outcome(outcomes, reached, timed_out, durations=durations)
+    whole = isinstance(data, dict) and data.get("whole") is True
+    return Outcome(outcomes, reached, timed_out, durations=durations, whole=whole)

@@ -50,6 +50,10 @@ SUPPORT_DIRS = frozenset({"test", "tests", "testing", "conftest"})
 SKIP_DIRS = frozenset({".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".nox"})
 MIN_MUTANT_SECONDS = 3.0
 MUTANT_FACTOR = 10.0  # a mutant may take this many times its tests' unmutated time
+# `changed` traces the head's whole module in the first run, and confirms in the same child,
+# when it holds at most this many collected tests (a count, never a time): on a bigger one
+# the trace would cost an honest patch more than the second pass costs a weakening
+FOLD_MAX_TESTS = 30
 SATURATED = ("*", 0)  # the probe stopped tracing this test: it may reach anything
 NO_TEST_CHANGED = (
     "mutation: the patch changed no test function: both modules run the same tests and "
@@ -115,18 +119,25 @@ def measure(
     t0 = time.monotonic()
     selection = [first.head_module, first.base_module]
     only = _only(first, diff.tests) if focused else None
-    baseline = first.run(selection, inputs.budget.seconds, _watch(first), only)
+    whole = [first.head_module] if focused else []
+    baseline = first.run(
+        selection, inputs.budget.seconds, _watch(first), only, whole, FOLD_MAX_TESTS
+    )
+    fold = focused and baseline.whole
     unmutated = time.monotonic() - t0
     if baseline.timed_out:
         return Measured(notes=("mutation: the unmutated run did not finish in the time budget",))
     if baseline.outside is not None:
         return Measured(notes=(cannot_measure(baseline.outside),), seconds=_since(started))
-    passing = _passing(baseline, first)
+    passing = _passing(baseline, first, diff.tests if fold else None)
     mutants = _mutants(inputs, first, baseline, passing, diff.tests if diff.only_tests else None)
     plans = [_plan(m, baseline, [*passing["head"], *passing["base"]]) for m in mutants]
     plans = [p for p in plans if p.selection or not focused]
     if not plans:
         return Measured(notes=(_nothing_to_mutate(baseline, passing),), seconds=_since(started))
+    if fold:
+        unchanged = _unchanged(baseline, first.head_module, diff.tests)
+        plans = [_with_confirm(p, baseline, unchanged, first.base_module) for p in plans]
     workers = max(1, os.cpu_count() or 1)
     progress(f"mutation: {len(plans)} mutant(s) on {workers} worker(s)…")
     spaces = [first, *(make_workspace(Path(str(i))) for i in range(1, min(workers, len(plans))))]
@@ -139,7 +150,8 @@ def measure(
     found = run.outcomes(plans)
     results = {i: _result(plans[i], found[i], passing) for i in sorted(found)}
     if focused:
-        results = _confirm(plans, results, diff.tests, run)
+        settled = {i for i, outcome in found.items() if outcome.confirmed}
+        results = _confirm(plans, results, diff.tests, run, settled, baseline if fold else None)
     if run.outside is not None:
         return Measured(notes=(cannot_measure(run.outside),), seconds=_since(started))
     return _measured(plans, results, inputs.budget, started)
@@ -182,32 +194,33 @@ def _measured(
 
 
 def _confirm(
-    plans: Sequence[Plan], results: dict[int, Result], changed: frozenset[str], run: _Run
+    plans: Sequence[Plan],
+    results: dict[int, Result],
+    changed: frozenset[str],
+    run: _Run,
+    settled: set[int],
+    full: Outcome | None,
 ) -> dict[int, Result]:
-    """Where the changed tests disagree, the unchanged tests that reach the mutant (a traced
-    run of the head's module finds them): one that kills it kills it in both modules. A
-    mutant the budget leaves unconfirmed is left out."""
+    """Where the changed tests disagree and the first pass did not confirm it already
+    (`settled`), the unchanged tests that reach the mutant (`full`, a traced run of the
+    head's whole module, else one now finds them): one that kills it kills it in both
+    modules. A mutant the budget leaves unconfirmed is left out."""
     disagree = [
         i
         for i, r in results.items()
-        if not r.timed_out and bool(r.base_killers) != bool(r.head_killers)
+        if not r.timed_out and bool(r.base_killers) != bool(r.head_killers) and i not in settled
     ]
     left = run.deadline - time.monotonic()
     if not disagree:
         return results
     space = run.spaces[0]
-    full = space.run([space.head_module], left, _watch(space)) if left > 0 else None
+    if full is None and left > 0:
+        full = space.run([space.head_module], left, _watch(space))
     out = dict(results)
     if full is None or full.timed_out or full.outside is not None:
         run.outside = run.outside or (full.outside if full else None)
         return {i: r for i, r in out.items() if i not in disagree}
-    unchanged = [
-        n
-        for n, outcome in full.outcomes.items()
-        if outcome == "passed"
-        and n.split("::", 1)[0] == space.head_module
-        and test_name(n) not in changed
-    ]
+    unchanged = _unchanged(full, space.head_module, changed)
     checks = [
         (i, replace(_plan(plans[i].mutant, full, unchanged), until_killed=True)) for i in disagree
     ]
@@ -222,18 +235,40 @@ def _confirm(
         else:
             # a test with no outcome did not run (the first kill stopped the child): only a
             # test seen failing confirms, so a lost outcome never hides a finding
-            killers = tuple(
-                dict.fromkeys(
-                    test_name(t)
-                    for t in check.selection
-                    if outcome.outcomes.get(t, "passed") != "passed"
-                )
-            )
+            killers = _seen_failing(check.selection, outcome)
             before = out[i]
             out[i] = Result(
                 before.mutant, before.base_killers + killers, before.head_killers + killers
             )
     return out
+
+
+def _unchanged(full: Outcome, head_module: str, changed: frozenset[str]) -> list[str]:
+    """The head's tests the patch left as they were that passed in `full`."""
+    return [
+        n
+        for n, outcome in full.outcomes.items()
+        if outcome == "passed"
+        and n.split("::", 1)[0] == head_module
+        and test_name(n) not in changed
+    ]
+
+
+def _with_confirm(plan: Plan, full: Outcome, unchanged: list[str], base_module: str) -> Plan:
+    """`plan` with the unchanged tests that reach its mutant, to run in the same child where
+    the base's and the head's versions of the changed tests disagree (`_confirm`'s work,
+    folded into the first pass: no second traced run, no second session)."""
+    confirm = _plan(plan.mutant, full, unchanged)
+    if not confirm.selection:
+        return plan
+    base = tuple(n for n in plan.selection if n.split("::", 1)[0] == base_module)
+    head = tuple(n for n in plan.selection if n.split("::", 1)[0] != base_module)
+    return replace(
+        plan,
+        confirm=tuple(confirm.selection),
+        sides=(base, head),
+        confirm_timeout=confirm.timeout,
+    )
 
 
 def _only(space: Workspace, changed: frozenset[str]) -> list[str]:
@@ -297,11 +332,12 @@ def test_name(nodeid: str) -> str:
     return bare.split("::", 1)[1] if "::" in bare else bare
 
 
-def _passing(baseline: Outcome, space: Workspace) -> Passing:
-    """Node ids that passed unmutated, per module ("head", "base")."""
+def _passing(baseline: Outcome, space: Workspace, changed: frozenset[str] | None) -> Passing:
+    """Node ids that passed unmutated, per module ("head", "base"); with `changed`, only
+    those tests (the run held the head's whole module too, for `_confirm`)."""
     out: dict[str, list[str]] = {"head": [], "base": []}
     for nodeid, outcome in baseline.outcomes.items():
-        if outcome != "passed":
+        if outcome != "passed" or (changed is not None and test_name(nodeid) not in changed):
             continue
         path = nodeid.split("::", 1)[0]
         if path == space.head_module:
@@ -360,6 +396,8 @@ def _selection(mutant: Mutant, baseline: Outcome, group: list[str]) -> list[str]
 def _result(plan: Plan, outcome: Outcome, passing: Passing) -> Result:
     if outcome.timed_out:
         return Result(plan.mutant, (), (), timed_out=True)
+    # the confirming tests that ran (only a test seen failing confirms, as in `_confirm`)
+    also = _seen_failing(plan.confirm, outcome) if outcome.confirmed else ()
     killers = {
         which: tuple(
             dict.fromkeys(
@@ -370,7 +408,13 @@ def _result(plan: Plan, outcome: Outcome, passing: Passing) -> Result:
         )
         for which in ("base", "head")
     }
-    return Result(plan.mutant, killers["base"], killers["head"])
+    return Result(plan.mutant, killers["base"] + also, killers["head"] + also)
+
+
+def _seen_failing(tests: Sequence[str], outcome: Outcome) -> tuple[str, ...]:
+    return tuple(
+        dict.fromkeys(test_name(t) for t in tests if outcome.outcomes.get(t, "passed") != "passed")
+    )
 
 
 def killed_counts(results: Sequence[Result]) -> tuple[int, int, int]:

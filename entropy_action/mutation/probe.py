@@ -4,21 +4,26 @@ run in a forked child of the collected session. Standard library (and pytest) on
 
 Loaded with `-p entropy_gate_probe` from a private directory; configured by the JSON file
 named in ENTROPY_GATE_PROBE: {"report": PATH, "root": DIR, "watch": [FILE, ...], "only":
-[ID, ...]}. An empty `watch` records outcomes only; `only` keeps those tests and deselects
-the rest. Function calls are seen through `sys.monitoring` (PY_START,
-Python >= 3.12, other code disabled after its first event) or, before 3.12, a `sys.settrace`
-function set only while a test runs, that answers call events and never traces lines. On
+[ID, ...], "whole": [MODULE, ...], "whole_max": N}. An empty `watch` records outcomes only;
+`only` keeps those tests, and every test of the `whole` modules when they hold at most N
+collected tests together (the report says so: "whole"), and deselects the rest. Function
+calls are seen through `sys.monitoring` (PY_START, Python >= 3.12, other code disabled after
+its first event) or, before 3.12, a `sys.settrace` function set only while a test runs,
+that answers call events and never traces lines. On
 attrs' test_validators.py (Python 3.11) the probe costs 1.02x bare pytest and coverage.py's
 line coverage of the same files 1.65x (bench/bench_probe.py, medians of 5). The report is
 data for the gate, which reads it with limits.
 
-With `mutants` ([{id, path, function, source, select, timeout, until_killed}], and `budget`
-seconds), the
+With `mutants` ([{id, path, function, source, select, timeout, until_killed, confirm, sides,
+confirm_timeout}], and `budget` seconds), the
 session's run loop is replaced: for each mutant a forked child swaps the mutated function's
 code into the live function object (`__code__`, so every module that imported it sees it),
 runs the selected tests with pytest's own protocol and writes `results_dir/ID.json`; the
 parent kills a child that outlives its `timeout`, and stops at the `budget` (counted from
 pytest's configure, collection included): a mutant the budget cut short has no result.
+Where the selected tests' two `sides` (the base's and the head's versions of the changed
+tests) disagree, the child goes on with the `confirm` tests until one kills the mutant, and
+its parent gives it `confirm_timeout` more seconds (`"confirmed": true` in its result).
 One start-up of Python and pytest serves every mutant, and no mutant's side effects reach
 the next. A nested function is swapped in its outer function (for closures made from now
 on) and in every live function made from it already (a decorator's wrapper made at import).
@@ -57,6 +62,7 @@ _reached: dict[str, set[tuple[str, int]]] = {}
 _outcomes: dict[str, str] = {}
 _durations: dict[str, float] = {}  # seconds per test: setup, call and teardown
 _stop = [float("inf")]  # time.monotonic() at which the time budget runs out
+_kept_whole = [False]  # the `whole` modules were small enough to run whole
 
 
 def _seen(filename: str, line: int) -> None:
@@ -133,8 +139,18 @@ def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -
     if only is None:
         return
     wanted = set(only)
-    keep = [item for item in items if item.nodeid.split("[", 1)[0] in wanted]
-    dropped = [item for item in items if item.nodeid.split("[", 1)[0] not in wanted]
+    whole = set(_config.get("whole", []))  # modules kept whole, if they are small
+    count = sum(item.nodeid.split("::", 1)[0] in whole for item in items)
+    if count > int(_config.get("whole_max", 0)):
+        whole = set()
+    _kept_whole[0] = bool(whole)
+
+    def kept(item: Any) -> bool:
+        bare = item.nodeid.split("[", 1)[0]
+        return bare in wanted or bare.split("::", 1)[0] in whole
+
+    keep = [item for item in items if kept(item)]
+    dropped = [item for item in items if not kept(item)]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
     items[:] = keep
@@ -168,7 +184,15 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
         return
     reached = {test: sorted(found) for test, found in _reached.items()}
     with open(report, "w", encoding="utf-8") as handle:
-        json.dump({"outcomes": _outcomes, "reached": reached, "durations": _durations}, handle)
+        json.dump(
+            {
+                "outcomes": _outcomes,
+                "reached": reached,
+                "durations": _durations,
+                "whole": _kept_whole[0],
+            },
+            handle,
+        )
 
 
 # --- mutants in forked children -------------------------------------------------------------
@@ -185,40 +209,53 @@ def pytest_runtestloop(session: Any) -> Any:
         if left <= 0:
             break  # the rest were left out by the time budget: no result file
         limit = float(mutant.get("timeout", 30))
-        result = _forked(mutant, items, min(limit, left))
-        if result.get("timed_out") and left < limit:
+        more = float(mutant.get("confirm_timeout", 0)) if mutant.get("confirm") else 0.0
+        result = _forked(mutant, items, min(limit, left), min(more, max(0.0, left - limit)))
+        if result.get("timed_out") and left < limit + more:
             break  # stopped by the time budget, not by its own: not run
         with open(os.path.join(folder, f"{mutant['id']}.json"), "w", encoding="utf-8") as out:
             json.dump(result, out)
     return True
 
 
-def _forked(mutant: dict[str, Any], items: dict[str, Any], timeout: float) -> dict[str, Any]:
+def _forked(
+    mutant: dict[str, Any], items: dict[str, Any], timeout: float, more: float = 0.0
+) -> dict[str, Any]:
+    """The child's result; it may run `more` seconds past `timeout` once it says (a byte on
+    its second pipe) that it runs the confirming tests."""
     read, write = os.pipe()
+    said, say = os.pipe()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "multi-threaded, fork() may deadlock" (3.12)
         pid = os.fork()
     if pid == 0:  # the child: never returns
         os.close(read)
+        os.close(said)
         try:
-            data = json.dumps(_run_mutant(mutant, items)).encode()
+            data = json.dumps(_run_mutant(mutant, items, say)).encode()
         except BaseException as exc:  # the child reports, whatever happened
             data = json.dumps({"applied": False, "why": repr(exc)[:200]}).encode()
         with os.fdopen(write, "wb") as pipe:
             pipe.write(data)
         os._exit(0)
     os.close(write)
+    os.close(say)
+    os.set_blocking(said, False)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         done, _ = os.waitpid(pid, os.WNOHANG)
         if done:
             break
+        if more and _said(said):
+            deadline, more = deadline + more, 0.0
         time.sleep(0.005)
     else:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         os.close(read)
+        os.close(said)
         return {"applied": True, "timed_out": True, "outcomes": {}}
+    os.close(said)
     with os.fdopen(read, "rb") as pipe:
         raw = pipe.read()
     try:
@@ -227,12 +264,34 @@ def _forked(mutant: dict[str, Any], items: dict[str, Any], timeout: float) -> di
         return {"applied": False, "why": "no result from the child"}
 
 
-def _run_mutant(mutant: dict[str, Any], items: dict[str, Any]) -> dict[str, Any]:
+def _said(fd: int) -> bool:
+    try:
+        return bool(os.read(fd, 1))
+    except BlockingIOError:
+        return False
+
+
+def _run_mutant(mutant: dict[str, Any], items: dict[str, Any], say: int = -1) -> dict[str, Any]:
     why = _swap(mutant)
     if why:
         return {"applied": False, "why": why}
+    outcomes = _run_items(mutant["select"], items, bool(mutant.get("until_killed")))
+    confirm = mutant.get("confirm") or []
+    sides = mutant.get("sides") or [[], []]
+    killed = [any(outcomes.get(n, "failed") != "passed" for n in side) for side in sides]
+    if not confirm or len(set(killed)) < 2:
+        return {"applied": True, "timed_out": False, "outcomes": outcomes}
+    # the two versions of the changed tests disagree: the unchanged tests that reach the
+    # mutant run too, until the first kills it (one that kills it kills it in both modules)
+    if say >= 0:
+        os.write(say, b"+")
+    outcomes.update(_run_items(confirm, items, until_killed=True))
+    return {"applied": True, "timed_out": False, "outcomes": outcomes, "confirmed": True}
+
+
+def _run_items(select: list[str], items: dict[str, Any], until_killed: bool) -> dict[str, str]:
     outcomes: dict[str, str] = {}
-    selected = [items[n] for n in mutant["select"] if n in items]
+    selected = [items[n] for n in select if n in items]
     for index, item in enumerate(selected):
         following = selected[index + 1] if index + 1 < len(selected) else None
         # fixtures the next test shares (module, class) stay up between them, as in a run
@@ -245,9 +304,9 @@ def _run_mutant(mutant: dict[str, Any], items: dict[str, Any]) -> dict[str, Any]
             known = outcomes.get(item.nodeid)
             if known is None or RANK.get(outcome, 3) > RANK.get(known, 3):
                 outcomes[item.nodeid] = outcome
-        if mutant.get("until_killed") and outcomes.get(item.nodeid, "passed") != "passed":
+        if until_killed and outcomes.get(item.nodeid, "passed") != "passed":
             break  # one kill is all that was asked: the rest have no outcome
-    return {"applied": True, "timed_out": False, "outcomes": outcomes}
+    return outcomes
 
 
 def _swap(mutant: dict[str, Any]) -> str:

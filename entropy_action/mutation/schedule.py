@@ -31,6 +31,10 @@ class Plan:
     selection: list[str]
     timeout: float
     until_killed: bool = False  # one killing test is enough (the rest may not run)
+    # where the two `sides` of the selection disagree, these run too, until one kills it
+    confirm: tuple[str, ...] = ()
+    sides: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    confirm_timeout: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,8 @@ class Store:
 
     def key(self, plan: Plan) -> str:
         selection = [*plan.selection, *(["<until killed>"] if plan.until_killed else [])]
+        if plan.confirm:
+            selection += ["<confirm>", *plan.confirm]
         return cache.key(plan.mutant, selection, self.base_module, self.head_module)
 
 
@@ -140,6 +146,9 @@ def _spec(index: int, plan: Plan) -> Spec:
         plan.selection,
         plan.timeout,
         plan.until_killed,
+        plan.confirm,
+        plan.sides,
+        plan.confirm_timeout,
     )
 
 
