@@ -66,6 +66,65 @@ def test_the_changes_name_the_tests_and_whether_anything_else_differs() -> None:
     assert not changes.between(b"def (:", base).only_tests
 
 
+# (statement added to the head, whether only the tests still count as changed)
+ADDED_IMPORTS = [
+    ("import pytest", True),  # loaded before any test module: `@pytest.mark.skip` needs it
+    ("import unittest", True),  # the standard library: defines, does nothing else
+    ("from unittest import mock", True),
+    ("import os.path as osp", True),
+    ("import fees", False),  # the code under test: importing it may run anything
+    ("import freezegun", False),  # a third-party import may patch the clock on import
+    ("import os", False),  # the base binds `os` already (`import os as system` below)
+    ("from os import getcwd as helper", False),  # rebinds a name the base uses
+    ("from math import pow", False),  # shadows a builtin an unchanged test may call
+    ("from os import *", False),  # binds what it likes
+    ("import this", False),  # prints on import
+    ("from . import fees", False),  # relative: the project's own code
+]
+
+
+@pytest.mark.parametrize(("line", "inert"), ADDED_IMPORTS)
+def test_an_added_import_that_cannot_reach_an_unchanged_test_keeps_the_focus(
+    line: str, inert: bool
+) -> None:
+    base = (
+        b"import os\n\n\ndef helper():\n    return os.sep\n\n\ndef test_a():\n    assert helper()\n"
+    )
+    head = base.replace(b"import os\n", b"import os\n" + line.encode() + b"\n")
+    head = head.replace(b"def test_a():", b"@skip\ndef test_a():")
+    found = changes.between(
+        base.replace(b"import os\n", b"import os as system\nimport os\n"),
+        head.replace(b"import os\n", b"import os as system\nimport os\n", 1),
+    )
+    assert found.tests == frozenset({"test_a"})
+    assert found.only_tests is inert, line
+
+
+def test_a_moved_or_removed_import_still_runs_every_test() -> None:
+    base = b"import sys\nimport os\n\n\ndef test_a():\n    assert os.sep\n"
+    moved = b"import os\nimport sys\n\n\ndef test_a():\n    assert os.sep\n"
+    assert not changes.between(base, moved).only_tests
+    removed = b"import os\n\n\ndef test_a():\n    assert os.sep\n"
+    assert not changes.between(base, removed).only_tests
+
+
+def test_a_skip_that_adds_its_import_weakens_as_the_whole_module_says(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """The patch the trials make: `import pytest` added with a skip marker. The focused run
+    (the skipped test's two versions, then the unchanged test where they disagree) finds the
+    same weakening as running every test against every mutant."""
+    head = "import pytest\n" + BASE.replace(
+        "def test_due_day", "@pytest.mark.skip(reason='flaky on CI')\ndef test_due_day"
+    )
+    focused = measure_fees(repo, tmp_path / "changed", BASE, head, "changed")
+    whole = measure_fees(repo, tmp_path / "all", BASE, head, "all")
+    assert measure.NO_TEST_CHANGED not in focused.notes
+    assert "fees.py:2: 30 → 31" in weakened(focused)  # only the skipped test killed it
+    assert "fees.py:2: days_late > 30 → days_late >= 30" not in weakened(focused)  # test_grace
+    assert sorted(weakened(focused)) == sorted(weakened(whole))
+
+
 def measure_fees(repo: Repo, tmp: Path, base: str, head: str, mode: str) -> measure.Measured:
     repo.write("entropy.yaml", MANIFEST)
     repo.write("fees.py", FEES)
