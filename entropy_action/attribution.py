@@ -180,3 +180,53 @@ def scrubbed_names(environ: Mapping[str, str], pinned: Sequence[str]) -> list[st
     """The caller's variables that host B's scrub removed, in a stable order."""
     kept = set(isolate.ALLOWED_ENV) | {"HOME", "VIRTUAL_ENV", *pinned}
     return sorted(name for name in environ if name not in kept)
+
+
+# --- attribution as evidence: recorded where host B runs, replayed by the judge --------------
+
+
+def record(
+    rerun: Rerun, want: Mapping[str, str], scrubbed: Sequence[str], dims: Sequence[str]
+) -> list[tuple[Trial, Mapping[str, str]]]:
+    """The re-runs `attribute` will replay in the judge, made where host B runs (its job, or
+    the local gate's host B phase): one trial per perturbation over the tests of `want` (test
+    id -> the outcome that would explain the difference: "passed" for a test host B failed),
+    then, when leaving the environment out gave some of them that outcome, the bisection of
+    the scrubbed variables over those. Every trial made, with its outcomes."""
+    made: list[tuple[Trial, Mapping[str, str]]] = []
+
+    def run(trial: Trial) -> Mapping[str, str]:
+        got = rerun(trial)
+        made.append((trial, got))
+        return got
+
+    env_flipped: dict[str, str] = {}
+    for dimension in dims:
+        got = run(Trial(revert=frozenset({dimension})))
+        if dimension == "env":
+            env_flipped = {t: o for t, o in want.items() if _same(got.get(t), o)}
+    if env_flipped and scrubbed:
+        _bisect(
+            list(scrubbed),
+            lambda names: all(
+                _same(run(Trial(keep_env=tuple(names))).get(t), o) for t, o in env_flipped.items()
+            ),
+        )
+    return made
+
+
+def replay(trials: Sequence[tuple[Trial, Mapping[str, str]]]) -> Rerun:
+    """A Rerun that answers from recorded trials; a trial nobody made changed nothing."""
+    known = {(trial.revert, trial.keep_env): outcomes for trial, outcomes in trials}
+    return lambda trial: known.get((trial.revert, trial.keep_env), {})
+
+
+def failing_ids(report: reports.HostReport) -> list[str]:
+    """The tests a host failed that another tree can select (no checkout path in the id)."""
+    return [
+        case.id
+        for case in reports.merge(report.tests).values()
+        if case.outcome in ("failed", "error")
+        and reports.ROOT_PLACEHOLDER not in case.id
+        and reports.TMP_PLACEHOLDER not in case.id
+    ]

@@ -70,12 +70,15 @@ def plan(check: PinCheck) -> Plan | None:
     return Plan(check.root, module, base_bytes, head_bytes or b"")
 
 
-def run(the_plan: Plan, check: PinCheck, host: HostSettings, out: Path) -> Path:
-    """Run the base's module against a copy of the head's tree on host A; the report dir."""
+def run(
+    the_plan: Plan, check: PinCheck, host: HostSettings, out: Path, exclude: tuple[Path, ...] = ()
+) -> Path:
+    """Run the base's module against a copy of the head's tree on host A; the report dir.
+    The copy leaves out `out` and the `exclude`d folders (the gate's own output)."""
     assert check.head is not None
     with tempfile.TemporaryDirectory(prefix="entropy-gate-base-on-head-") as scratch:
         tree = Path(scratch) / "tree"
-        isolate.copy_tree(the_plan.root, tree, exclude=(out,))
+        isolate.copy_tree(the_plan.root, tree, exclude=(out, *exclude))
         target = tree / the_plan.module
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(the_plan.base_module)

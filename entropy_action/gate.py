@@ -25,15 +25,14 @@ from entropy_action import (
     crossrun,
     evidence_cache,
     git,
-    inputs,
+    hoststeps,
+    judge,
     reports,
     runner,
     scan,
-    strength,
 )
 from entropy_action.errors import ExitCode, GateError
-from entropy_action.host import HOST_JSON, HostInfo
-from entropy_action.verdict import FAILING, Evidence, Verdict, classify
+from entropy_action.verdict import FAILING, Verdict
 
 HEARTBEAT_SECONDS = 10.0
 
@@ -64,100 +63,79 @@ class GateResult:
 
 
 def run_gate(settings: GateSettings) -> GateResult:
-    """Judge the working tree against `settings.base_ref`."""
+    """Judge the working tree against `settings.base_ref`: the same host steps as the
+    workflow's host jobs (hoststeps.py), then the one judging pipeline (judge.py)."""
     check = baseline.check(settings.manifest, settings.base_ref, None)
     out = settings.out or Path(tempfile.mkdtemp(prefix="entropy-gate-"))
     out.mkdir(parents=True, exist_ok=True)
     if check.head is None:
-        return GateResult(_unreadable_head(check), check, out, check.notes)
+        verdict = judge.judge(judge.Dossier(out / "host-a", out / "host-b", check=check))
+        return GateResult(verdict, check, out, check.notes)
     settings.progress("scanning the property module for silenced entropy…")
     scanned = scan.scan(check)
     runs = _run_hosts(settings, check, out)
-    strong = _strength(settings, check, scanned, out)
-    constraints = (check.base or check.head).manifest.constraints
-    verdict = compare.evaluate(
+    _strength(settings, check, scanned, out, runs)
+    dossier = judge.Dossier(
         runs.host_a or out / "host-a",
         runs.host_b or out / "host-b",
-        loaded=check.head,
-        pin_diff=check.diff,
-        findings=(*scanned.findings, *strong.findings),
-        runtime_findings=scan.runtime_rule(scanned, runs.base_cases),
-        strict_baseline=constraints.strict_baseline,
-        require_host_b=constraints.require_host_b,
-        invalid=runs.errors,
-        notes=[f"silencing scan incomplete: {error}" for error in scanned.errors]
-        + list(strong.notes),
+        check=check,
+        scanned=scanned,
         base_a=runs.base_a,
         base_b=runs.base_b,
-        forbid_live_entropy=constraints.forbid_live_entropy,
-    )  # (evaluate reads the hosts and base runs only where _run_hosts did not: each once)
-    verdict = strong.annotate(verdict)
-    verdict = _attribute(settings, check, out, verdict)
-    verdict = with_inputs(verdict, check, out)
-    return GateResult(verdict, check, out, check.notes + scanned.notes + runs.notes)
-
-
-def with_inputs(verdict: Verdict, check: baseline.PinCheck, out: Path) -> Verdict:
-    """The verdict with the inputs it is a function of and their digest (see `inputs`)."""
-    assert check.head is not None
-    hosts: dict[str, HostInfo | None] = {}
-    for label in ("a", "b"):
-        try:
-            hosts[label] = reports.read_info(out / f"host-{label}" / HOST_JSON)
-        except GateError:
-            hosts[label] = None
-    base_tree = git.tree_of(check.root, check.base_commit) if check.base_commit else None
-    named = inputs.collect(
-        inputs.tree_digest(check.root, exclude=(out,)), base_tree, check.head.sha256, hosts
+        invalid=runs.errors,
+        require_base=True,
+        strength_off=None if settings.base_run else "strength check not run (--no-base-run)",
+        exclude=(out,),
     )
-    return verdict.model_copy(update={"inputs": named, "inputs_sha256": inputs.digest(named)})
+    verdict = judge.judge(dossier)
+    if _attribute(settings, check, out, verdict):
+        verdict = judge.judge(dossier)  # the same evidence, with host B's re-runs beside it
+    return GateResult(verdict, check, out, check.notes + scanned.notes + runs.notes)
 
 
 def _attribute(
     settings: GateSettings, check: baseline.PinCheck, out: Path, verdict: Verdict
-) -> Verdict:
-    """For an env_coupled outcome, which of host B's perturbations it follows (attribution)."""
-    tests = list(attribution.disagreeing(verdict))
-    if verdict.classification not in attribution.COUPLED or not tests or check.head is None:
-        return verdict
+) -> bool:
+    """For an env_coupled outcome, host B's attribution re-runs (the step host B's job runs
+    over the tests it failed) over the tests the hosts judged differently; whether it ran."""
+    want = attribution.disagreeing(verdict)
+    folder = out / "host-b"
+    if verdict.classification not in attribution.COUPLED or not want or check.head is None:
+        return False
+    if judge.attribution_covers(verdict, folder):
+        return False
     settings.progress("attributing: re-running the disagreeing tests on host B…")
-    rerun = attribution.rerun_host_b(_host(settings, check, out, "b"), out, tests)
-    pinned = list(check.head.manifest.pins.env or {})
-    scrubbed = attribution.scrubbed_names(settings.environ, pinned)
-    coupled = attribution.attribute(
-        verdict, rerun, scrubbed, attribution.dimensions(settings.python)
+    found = hoststeps.attribution_step(
+        _host(settings, check, out, "b"),
+        settings.environ,
+        list(check.head.manifest.pins.env or {}),
+        attribution.dimensions(settings.python),
+        want=want,
     )
-    return attribution.with_attribution(verdict, coupled)
+    return found is not None
 
 
 def _strength(
-    settings: GateSettings, check: baseline.PinCheck, scanned: scan.ScanResult, out: Path
-) -> strength.Strength:
-    """Property strength (strength.py), after the hosts ran; off with `--no-base-run`."""
-    if not settings.base_run:
-        return strength.Strength()
+    settings: GateSettings,
+    check: baseline.PinCheck,
+    scanned: scan.ScanResult,
+    out: Path,
+    runs: Runs,
+) -> None:
+    """Host A's strength step (as `run --host a --base-ref` runs it in the workflow), after
+    the hosts ran: strength.json beside host A's report; off with `--no-base-run`."""
+    if not settings.base_run or check.base is None or check.base_commit is None:
+        return
+    report = runs.host_a or _read_or_none(out / "host-a")
+    if report is None:
+        return  # host A is unusable: the verdict is invalid whatever strength says
     host = crossrun.HostSettings(
         settings.environ,
         settings.namespaces,
         _labelled(settings.progress, "strength"),
         settings.python_a,
     )
-    return strength.measure_strength(check, scanned, host, out)
-
-
-def _unreadable_head(check: baseline.PinCheck) -> Verdict:
-    broken = check.diff.of_kind("invalid")
-    where = f"{check.relative}:{broken[0].line}" if broken else check.relative
-    why = f": {broken[0].message.removesuffix(' (the patch broke the pin file)')}" if broken else ""
-    return classify(
-        Evidence(
-            host_a="missing",
-            host_b="missing",
-            pins_intact=check.diff.intact,
-            pin_changes=check.diff.summary(),
-            invalid=(f"{where}: cannot be read at the head, so no host can run under it{why}",),
-        )
-    )
+    hoststeps.strength_step(check, host, report.dir, report.info, scanned)
 
 
 @dataclass(frozen=True)

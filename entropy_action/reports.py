@@ -36,6 +36,8 @@ MAX_ERROR = 4000  # characters kept of a collection error's text
 MAX_ID = 2000  # characters kept of a test id (a longer one is cut, not trusted)
 CHUNK = 1 << 16  # bytes of a report parsed at a time
 REPORT_FILES = (HOST_JSON, JUNIT_XML, "pytest.log")  # all a host run writes
+# What a host job's steps leave beside the report for the judge (evidence.py)
+EVIDENCE_FILES = ("strength.json", "attribution.json")
 BASE_FOLDER = "base"  # commands.verdict.BASE_DIR
 MAX_EXTRA_SHOWN = 3
 MAX_EXTRA_LISTED = 10_000  # names listed (then sorted, so the message is stable) at most
@@ -125,7 +127,7 @@ def check_folder(dir: Path) -> None:
     try:
         with os.scandir(dir) as entries:
             for entry in entries:
-                if entry.name in REPORT_FILES:
+                if entry.name in REPORT_FILES or entry.name in EVIDENCE_FILES:
                     continue
                 if entry.name == BASE_FOLDER and entry.is_dir(follow_symlinks=False):
                     continue  # `run --base-ref` leaves the base ref's run here: read on its own

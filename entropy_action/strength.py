@@ -53,15 +53,19 @@ def measure_strength(
     check: PinCheck,
     scanned: ScanResult,
     host: crossrun.HostSettings,
-    out: Path,
+    head_dir: Path,
+    work: Path,
     *,
     cross_run: bool = True,
 ) -> Strength:
     """The strength checks of the working tree against the base ref, after host A ran into
-    `out/host-a`. The two parts run side by side."""
+    `head_dir`; their own runs go to `work`. The two parts run side by side."""
+    exclude = (work, head_dir)
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="strength") as pool:
-        crossing = pool.submit(_cross_run, check, scanned, host, out) if cross_run else None
-        mutated = _mutation(check, scanned, host, out)
+        crossing = (
+            pool.submit(_cross_run, check, scanned, host, head_dir, work) if cross_run else None
+        )
+        mutated = _mutation(check, scanned, host, exclude)
         cross = crossing.result() if crossing is not None else Strength()
     return Strength(
         (*cross.findings, *mutated.findings), (*cross.notes, *mutated.notes), mutated.score
@@ -69,20 +73,22 @@ def measure_strength(
 
 
 def _cross_run(
-    check: PinCheck, scanned: ScanResult, host: crossrun.HostSettings, out: Path
+    check: PinCheck, scanned: ScanResult, host: crossrun.HostSettings, head_dir: Path, work: Path
 ) -> Strength:
     plan = crossrun.plan(check)
     if plan is None:
         return Strength()
     try:
-        head = reports.read_host(out / "host-a")
+        head = reports.read_host(head_dir)
     except GateError:
         why = "host A left no readable report"
         return Strength(notes=(f"the base's module was not run on the head's code: {why}",))
     if host.progress is not None:
         host.progress("running the base's property module against the head's code…")
     try:
-        base_on_head = reports.read_host(crossrun.run(plan, check, host, out))
+        base_on_head = reports.read_host(
+            crossrun.run(plan, check, host, work, exclude=(work, head_dir))
+        )
     except GateError as exc:
         line = exc.message.splitlines()[0]
         return Strength(notes=(f"the base's module could not run on the head's code ({line})",))
@@ -90,7 +96,7 @@ def _cross_run(
 
 
 def _mutation(
-    check: PinCheck, scanned: ScanResult, host: crossrun.HostSettings, out: Path
+    check: PinCheck, scanned: ScanResult, host: crossrun.HostSettings, exclude: tuple[Path, ...]
 ) -> Strength:
     assert check.head is not None
     constraints = (check.base or check.head).manifest.constraints
@@ -118,7 +124,7 @@ def _mutation(
             plan.base_module,
             host.environ,
             scratch / index,
-            exclude=(out,),
+            exclude=exclude,
             python=host.python,
         )
 
@@ -264,4 +270,5 @@ def run_strength(settings: StrengthSettings) -> tuple[Strength, tuple[str, ...]]
             python=settings.python,
         )
     )
-    return measure_strength(check, scanned, host, settings.out), check.notes + scanned.notes
+    strong = measure_strength(check, scanned, host, settings.out / "host-a", settings.out)
+    return strong, check.notes + scanned.notes

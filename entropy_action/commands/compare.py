@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,11 +14,8 @@ from entropy_action.commands.options import MANIFEST_NAME
 from entropy_action.errors import GateError
 
 if TYPE_CHECKING:
-    from entropy_action import compare
-    from entropy_action.baseline import PinCheck
-    from entropy_action.findings import Finding
+    from entropy_action import judge
     from entropy_action.manifest import LoadedManifest
-    from entropy_action.pins import PinDiff
     from entropy_action.verdict import Verdict
 
 NAME = "compare"
@@ -65,20 +63,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@dataclass
-class Judged:
-    """What the checks around the reports contribute to the verdict."""
-
-    loaded: LoadedManifest | None = None
-    pin_diff: PinDiff | None = None
-    findings: Sequence[Finding] = ()
-    runtime: compare.RuntimeFindings | None = None
-    strict_baseline: bool = False
-    require_host_b: bool = True
-    notes: list[str] = field(default_factory=list)
-    forbid_live_entropy: bool = False
-
-
 @dataclass(frozen=True)
 class Inputs:
     """The report folders and the checks around them, as `compare` and `verdict` take them."""
@@ -90,6 +74,7 @@ class Inputs:
     base_a: Path | None = None
     base_b: Path | None = None
     invalid: Sequence[str] = ()  # reasons the caller found why the reports cannot be judged
+    require_base: bool = False  # the workflow's verdict: no base ref is invalid, never a pass
 
 
 def run(args: argparse.Namespace) -> int:
@@ -112,54 +97,50 @@ def run(args: argparse.Namespace) -> int:
 
 
 def judge_reports(inputs: Inputs) -> Verdict:
-    """The verdict on two report folders; an unusable manifest or base ref makes it invalid."""
-    from entropy_action import compare  # noqa: PLC0415 (--help imports no model)
+    """The verdict on report folders, through the one judging pipeline (judge.py); an
+    unusable manifest or base ref makes it invalid."""
+    from entropy_action import compare, judge  # noqa: PLC0415 (--help imports no model)
 
     try:
-        judged = _judge(inputs.manifest, inputs.base_ref, inputs.base_a)
+        dossier = _gather(inputs)
     except GateError as exc:  # the manifest or the base ref: nothing can be judged
         return compare.invalid_verdict(exc.message)
-    return compare.evaluate(
-        inputs.host_a,
-        inputs.host_b,
-        loaded=judged.loaded,
-        pin_diff=judged.pin_diff,
-        findings=judged.findings,
-        runtime_findings=judged.runtime,
-        strict_baseline=judged.strict_baseline,
-        require_host_b=judged.require_host_b,
-        invalid=inputs.invalid,
-        notes=judged.notes,
+    return judge.judge(dossier)
+
+
+def _gather(inputs: Inputs) -> judge.Dossier:
+    """The pin check and the scan (from git objects and the tree, read as data) around the
+    report folders; without a base ref, the manifest alone."""
+    from entropy_action import baseline, judge, scan  # noqa: PLC0415
+
+    folders = judge.Dossier(
+        host_a=inputs.host_a,
+        host_b=inputs.host_b,
         base_a=inputs.base_a,
         base_b=inputs.base_b,
-        forbid_live_entropy=judged.forbid_live_entropy,
+        invalid=inputs.invalid,
+        require_base=inputs.require_base,
     )
-
-
-def _judge(manifest_path: Path | None, base_ref: str | None, base_a: Path | None) -> Judged:
-    from entropy_action import baseline  # noqa: PLC0415
-
-    if base_ref is None:
-        return _without_base(manifest_path)
-    check = baseline.check(manifest_path or Path(MANIFEST_NAME), base_ref, None)
+    if inputs.base_ref is None:
+        loaded, notes = _without_base(inputs.manifest)
+        return dataclasses.replace(folders, loaded=loaded, notes=notes)
+    check = baseline.check(inputs.manifest or Path(MANIFEST_NAME), inputs.base_ref, None)
     for note in check.notes:
         print(note, file=sys.stderr)
-    constraints_from = check.base or check.head
-    constraints = constraints_from.manifest.constraints if constraints_from else None
-    findings, runtime, notes = _scan(check, base_a)
-    return Judged(
-        loaded=check.head,
-        pin_diff=check.diff,
-        findings=findings,
-        runtime=runtime,
-        strict_baseline=constraints.strict_baseline if constraints else False,
-        require_host_b=constraints.require_host_b if constraints else True,
-        notes=notes,
-        forbid_live_entropy=constraints.forbid_live_entropy if constraints else False,
-    )
+    scanned = scan.scan(check) if check.head is not None else None
+    notes = [*scanned.notes] if scanned is not None else []
+    if inputs.base_a is not None and compare_base_cases(inputs.base_a) is None:
+        notes.append(f"--base-host-a {inputs.base_a}: unusable; skips are attributed statically")
+    return dataclasses.replace(folders, check=check, scanned=scanned, notes=notes)
 
 
-def _without_base(manifest_path: Path | None) -> Judged:
+def compare_base_cases(base_a: Path) -> dict[str, str] | None:
+    from entropy_action import compare  # noqa: PLC0415
+
+    return compare.base_cases(base_a)
+
+
+def _without_base(manifest_path: Path | None) -> tuple[LoadedManifest | None, list[str]]:
     from entropy_action import manifest  # noqa: PLC0415
 
     notes = [NO_SCAN]
@@ -169,34 +150,8 @@ def _without_base(manifest_path: Path | None) -> Judged:
             f"no {MANIFEST_NAME} here and no --manifest: the hosts' manifest_sha256 were "
             "compared with each other only"
         )
-        return Judged(notes=notes)
-    loaded = manifest.load(path, name=str(path))
-    constraints = loaded.manifest.constraints
-    return Judged(
-        loaded=loaded,
-        strict_baseline=constraints.strict_baseline,
-        require_host_b=constraints.require_host_b,
-        notes=notes,
-        forbid_live_entropy=constraints.forbid_live_entropy,
-    )
-
-
-def _scan(
-    check: PinCheck, base_a: Path | None
-) -> tuple[Sequence[Finding], compare.RuntimeFindings, list[str]]:
-    """The silencing scan's static findings, and its runtime rule over the paired tests.
-
-    Without a base run on host A (--base-host-a), a test that did not execute is attributed
-    statically: a pre-existing finding that concerns it makes it pre-existing.
-    """
-    from entropy_action import compare, scan  # noqa: PLC0415
-
-    scanned = scan.scan(check)
-    notes = [f"silencing scan incomplete: {error}" for error in scanned.errors]
-    cases = compare.base_cases(base_a) if base_a is not None else None
-    if base_a is not None and cases is None:
-        notes.append(f"--base-host-a {base_a}: unusable; skips are attributed statically")
-    return scanned.findings, scan.runtime_rule(scanned, cases), [*notes, *scanned.notes]
+        return None, notes
+    return manifest.load(path, name=str(path)), notes
 
 
 def write_verdict(path: Path, text: str) -> None:

@@ -6,10 +6,15 @@ import argparse
 import shutil
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from entropy_action.commands import options
 from entropy_action.commands.verdict import BASE_DIR
 from entropy_action.errors import ExitCode, GateError
+
+if TYPE_CHECKING:
+    from entropy_action import baseline, manifest, runner
+    from entropy_action.host import HostInfo
 
 NAME = "run"
 HELP = (
@@ -83,23 +88,62 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: {note}", file=sys.stderr)
     code, message = runner.outcome(info)
     print(message, file=sys.stderr)
+    if code == ExitCode.INVALID:
+        return int(code)  # an unusable run: nothing beside it could be judged
+    if args.host == "b" and code != ExitCode.OK:
+        _attribution(settings, loaded)
     if args.base_ref is not None and (args.host == "a" or code != ExitCode.OK):
-        _run_base(args, path)
+        check = _run_base(args, path)
+        if args.host == "a" and check is not None:
+            _strength(args, check, info)
     return int(code)
 
 
-def _run_base(args: argparse.Namespace, path: Path) -> None:
-    """The base ref's module on this host into DIR/base; a failure there is only a note."""
+def _attribution(settings: runner.RunSettings, loaded: manifest.LoadedManifest) -> None:
+    """Host B failed tests: its attribution re-runs, beside the report (attribution.json).
+    The interpreter is not one of the perturbations here: host A's runs on another runner."""
+    from entropy_action import attribution, hoststeps  # noqa: PLC0415
+
+    dims = [d for d in attribution.dimensions(None) if d != "python"]
+    pinned = list(loaded.manifest.pins.env or {})
+    found = hoststeps.attribution_step(settings, settings.environ, pinned, dims)
+    if found is not None:
+        print(
+            f"attribution: {len(found.trials)} re-run(s) of {len(found.tests)} test(s)",
+            file=sys.stderr,
+        )
+
+
+def _strength(args: argparse.Namespace, check: baseline.PinCheck, info: HostInfo) -> None:
+    """Host A's strength step (the base's module on the head's code, mutation) into
+    DIR/strength.json, which `verdict` requires where the patch changed the property module."""
+    from entropy_action import crossrun, hoststeps  # noqa: PLC0415
+
+    host = crossrun.HostSettings(
+        args.environ,
+        options.namespaces_allowed(args.environ),
+        lambda message: print(f"strength: {message}", file=sys.stderr, flush=True),
+        args.python,
+    )
+    report = hoststeps.strength_step(check, host, args.out, info)
+    if report.measured:
+        kinds = ", ".join(sorted({f.kind for f in report.findings})) or "no finding"
+        print(f"strength: {kinds}; {len(report.notes)} note(s)", file=sys.stderr)
+
+
+def _run_base(args: argparse.Namespace, path: Path) -> baseline.PinCheck | None:
+    """The base ref's module on this host into DIR/base; a failure there is only a note.
+    The pin check it read the base with (None: no base manifest to compare with)."""
     from entropy_action import baseline, gate  # noqa: PLC0415 (--help imports no model)
 
     try:
         check = baseline.check(path, args.base_ref, None)
     except GateError as exc:
         print(f"note: no base run: {exc.message}", file=sys.stderr)
-        return
-    if check.base is None or check.base_commit is None:
+        return None
+    if check.base is None or check.base_commit is None or check.head is None:
         print(f"note: no base run: {args.base_ref} has no readable manifest", file=sys.stderr)
-        return
+        return None
     settings = gate.GateSettings(
         manifest=path,
         base_ref=args.base_ref,
@@ -119,9 +163,10 @@ def _run_base(args: argparse.Namespace, path: Path) -> None:
             f"note: the base run failed ({exc.message}); skips are attributed statically",
             file=sys.stderr,
         )
-        return
+        return check
     done.rename(target)
     print(f"base run ({args.base_ref}) on host {args.host.upper()}: {target}", file=sys.stderr)
+    return check
 
 
 def repo_root(path: Path) -> Path:

@@ -37,7 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--base-ref",
         metavar="REF",
-        help="git ref of the PR's base: also run the pin check and the silencing scan",
+        help="git ref of the PR's base: the pin check and the silencing scan run against it; "
+        "without one (or empty) the verdict is invalid, never a pass",
     )
     parser.add_argument(
         "--manifest",
@@ -65,10 +66,11 @@ def run(args: argparse.Namespace) -> int:
             host_a=host_a,
             host_b=host_b,
             manifest=args.manifest,
-            base_ref=args.base_ref,
+            base_ref=args.base_ref or None,
             base_a=base_run(host_a),
             base_b=base_run(host_b),
             invalid=[*absent("A", host_a), *absent("B", host_b)],
+            require_base=True,
         )
     )
     print(summary.render_text(verdict), end="")
