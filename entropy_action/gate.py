@@ -135,7 +135,7 @@ def _strength(
         _labelled(settings.progress, "strength"),
         settings.python_a,
     )
-    hoststeps.strength_step(check, host, report.dir, report.info, scanned)
+    hoststeps.strength_step(check, host, report.dir, report.info, scanned, work=out)
 
 
 @dataclass(frozen=True)

@@ -29,15 +29,19 @@ def strength_step(
     folder: Path,
     info: HostInfo,
     scanned: ScanResult | None = None,
+    work: Path | None = None,
 ) -> evidence.StrengthReport:
-    """The strength check after host A ran into `folder`; written to folder/strength.json."""
+    """The strength check after host A ran into `folder`, its own runs in `work` (default: a
+    temporary folder); written to folder/strength.json."""
     assert check.base_commit is not None
     measured = crossrun.plan(check) is not None
     found = strength.Strength()
-    if measured:
-        with tempfile.TemporaryDirectory(prefix="entropy-gate-strength-") as work:
+    if measured and work is not None:
+        found = strength.measure_strength(check, scanned or scan.scan(check), host, folder, work)
+    elif measured:
+        with tempfile.TemporaryDirectory(prefix="entropy-gate-strength-") as scratch:
             found = strength.measure_strength(
-                check, scanned or scan.scan(check), host, folder, Path(work)
+                check, scanned or scan.scan(check), host, folder, Path(scratch)
             )
     report = evidence.StrengthReport(
         property_id=info.property_id,

@@ -356,12 +356,46 @@ def test_with_a_base_ref_a_skip_the_patch_adds_is_entropy_silenced(shapes_repo, 
     text = textwrap.dedent(PROPERTY)
     skipped = "@pytest.mark.skip(reason='flaky on CI')\ndef test_reads_the_callers_shell"
     shapes_repo.write(MODULE, text.replace("def test_reads_the_callers_shell", skipped))
-    code, out, verdict, _ = compare_cli(shapes_repo, *base_ref_args(shapes_repo, runs))
+    args = base_ref_args(shapes_repo, runs)
+    clean_strength_step(Path(args[1]), shapes_repo)
+    code, out, verdict, _ = compare_cli(shapes_repo, *args)
     assert (code, verdict["classification"]) == (1, "entropy_silenced")
     assert [(f["path"], f["line"], f["introduced"]) for f in verdict["findings"]] == [
         (MODULE, 13, True)
     ]
     assert f"findings:\n  {MODULE}:13: " in out
+
+
+def test_a_changed_property_module_without_host_as_strength_report_is_invalid(
+    shapes_repo, runs
+):
+    """The patch changed the property module, so host A's job had to run the strength check:
+    compare (the one judging pipeline) does not judge the reports without its result."""
+    text = textwrap.dedent(PROPERTY)
+    skipped = "@pytest.mark.skip(reason='flaky on CI')\ndef test_reads_the_callers_shell"
+    shapes_repo.write(MODULE, text.replace("def test_reads_the_callers_shell", skipped))
+    code, _, verdict, _ = compare_cli(shapes_repo, *base_ref_args(shapes_repo, runs))
+    assert (code, verdict["classification"]) == (2, "invalid")
+    assert any(
+        "strength.json is missing: the patch changed the property module" in reason
+        for reason in verdict["reasons"]
+    ), verdict["reasons"]
+    assert [f["kind"] for f in verdict["findings"]] == ["skip_marker"]  # still named
+
+
+def clean_strength_step(folder: Path, repo: Repo) -> None:
+    """What host A's strength step writes when it found nothing (hoststeps.strength_step)."""
+    from entropy_action import evidence, git, reports
+
+    info = reports.read_info(folder / HOST_JSON)
+    report = evidence.StrengthReport(
+        property_id=info.property_id,
+        manifest_sha256=info.manifest_sha256,
+        commit=info.commit,
+        base_commit=git.resolve_ref(repo.path, "main"),
+        measured=True,
+    )
+    evidence.write(folder, evidence.STRENGTH_JSON, report)
 
 
 def test_with_a_base_ref_a_skip_that_stood_at_the_base_is_only_a_notice(shapes_repo, runs):

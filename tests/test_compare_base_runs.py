@@ -33,9 +33,12 @@ def test_square(n):
 """
 
 
-def _runs(repo: Repo, label: str) -> None:
+def _runs(repo: Repo, label: str, base: str | None = None) -> None:
+    """Both hosts as the workflow's host jobs run them (host A with --base-ref also leaves
+    its strength step's report)."""
     for host, extra in (("a", ()), ("b", ("--isolate",))):
-        result = repo.cli("run", "--host", host, "--out", f"../{label}-{host}", *extra)
+        more = ("--base-ref", base) if base and host == "a" else ()
+        result = repo.cli("run", "--host", host, "--out", f"../{label}-{host}", *extra, *more)
         assert result.code in (0, 1), result.err
 
 
@@ -56,7 +59,7 @@ def test_compare_judges_against_the_base_runs_it_is_given(repo: Repo, tmp_path: 
     _runs(repo, "base")
     skip_two = "    if n == 2:\n        pytest.skip('slow')\n    assert n * n"
     repo.write("tests/test_sq.py", BASE.replace("    assert n * n", skip_two))
-    _runs(repo, "head")
+    _runs(repo, "head", base)
     code, verdict = _compare(repo, base, "head", with_base=True)
     assert (code, verdict["classification"]) == (1, "entropy_silenced")
     kinds = sorted((f["kind"], f["introduced"]) for f in verdict["findings"])

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from entropy_action.judge import NO_BASE
+
 from tests.helpers import Repo
 
 MANIFEST = """\
@@ -169,10 +171,26 @@ def test_verdict_without_runner_files_writes_only_the_json(
         "verdict", "--host-a", "../head-a", "--host-b", "../head-b", "--json", str(out)
     )
     verdict = json.loads(out.read_text(encoding="utf-8"))
-    # the base's live-clock test fails on host B at the head too: head outcomes decide
-    assert (result.code, verdict["classification"]) == (1, "env_coupled")
-    assert (
-        "no silencing scan ran (no --base-ref): findings were not looked for"
-        in (verdict["reasons"])
-    )
+    # without a base neither the pin check nor the scan can run: never a pass
+    assert (result.code, verdict["classification"]) == (2, "invalid")
+    assert f"invalid input: {NO_BASE}" in verdict["reasons"]
     assert not list(repo.path.parent.glob("runner-*"))
+
+
+@pytest.mark.parametrize("base_ref", [None, ""])
+def test_a_verdict_with_no_base_is_never_a_merge_candidate(
+    squares: tuple[Repo, str], monkeypatch: pytest.MonkeyPatch, base_ref: str | None
+) -> None:
+    """A push, a manual run or an unknown event gives the action no base: the verdict is
+    invalid with one line saying which input to set, whatever the hosts did."""
+    repo, base = squares
+    _hosts(repo, base, "head")
+    out = repo.path.parent / "v.json"
+    extra = () if base_ref is None else ("--base-ref", base_ref)
+    result = repo.cli(
+        "verdict", "--host-a", "../head-a", "--host-b", "../head-b", "--json", str(out), *extra
+    )
+    verdict = json.loads(out.read_text(encoding="utf-8"))
+    assert (result.code, verdict["classification"], verdict["merge"]) == (2, "invalid", False)
+    assert verdict["reasons"][0] == f"invalid input: {NO_BASE}"
+    assert "set the base-ref input" in NO_BASE
