@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from entropy_action import compare, manifest
+from entropy_action import compare, evidence, git, manifest, reports
 from entropy_action.cli import main
 from entropy_action.findings import Finding
 from entropy_action.host import HOST_JSON, JUNIT_XML, HostInfo
@@ -366,9 +366,7 @@ def test_with_a_base_ref_a_skip_the_patch_adds_is_entropy_silenced(shapes_repo, 
     assert f"findings:\n  {MODULE}:13: " in out
 
 
-def test_a_changed_property_module_without_host_as_strength_report_is_invalid(
-    shapes_repo, runs
-):
+def test_a_changed_property_module_without_host_as_strength_report_is_invalid(shapes_repo, runs):
     """The patch changed the property module, so host A's job had to run the strength check:
     compare (the one judging pipeline) does not judge the reports without its result."""
     text = textwrap.dedent(PROPERTY)
@@ -385,8 +383,6 @@ def test_a_changed_property_module_without_host_as_strength_report_is_invalid(
 
 def clean_strength_step(folder: Path, repo: Repo) -> None:
     """What host A's strength step writes when it found nothing (hoststeps.strength_step)."""
-    from entropy_action import evidence, git, reports
-
     info = reports.read_info(folder / HOST_JSON)
     report = evidence.StrengthReport(
         property_id=info.property_id,

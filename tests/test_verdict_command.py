@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from entropy_action.judge import NO_BASE
-
 from tests.helpers import Repo
 
 MANIFEST = """\
