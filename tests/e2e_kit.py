@@ -38,8 +38,8 @@ PINNED = {  # the commits the workflows pin, mapped to the kit's folders
     "actions/cache": "0057852bfaa89a56745cba8c7296529d2fc39830",  # restore/ and save/
 }
 PYTHONS = {"3.12": "python3.12", "3.11": "python3.11"}  # host A, host B
-SCENARIOS = ("honest", "live", "skip")
-SKIP_MARKER = '@pytest.mark.skip(reason="flaky on CI")'
+# The demo's eight patches, one caller job each (job ids are the patch names).
+SCENARIOS = tuple(p["name"] for p in json.loads((DEMO / "patches.json").read_text("utf-8")))
 
 
 def kit_dir() -> Path:
@@ -135,11 +135,16 @@ def tool_cache(target: Path, wheels: Path) -> dict[str, str]:
     return versions
 
 
-def _fill(manifest: Path, scenario: str, pins_tmp: Path) -> None:
+def property_id(scenario: str) -> str:
+    return scenario.replace("-", "_")
+
+
+def _fill(manifest: Path, scenario: str, pins_tmp: Path, clock: int) -> None:
     text = manifest.read_text(encoding="utf-8")
-    clock = int(time.time()) // 86_400 * 86_400
     text = text.replace("{clock_unix}", str(clock)).replace("{temp_root}", str(pins_tmp))
-    text = text.replace("property_id: invoice_total_idempotent", f"property_id: {scenario}")
+    text = text.replace(
+        "property_id: invoice_total_idempotent", f"property_id: {property_id(scenario)}"
+    )
     text = text.replace("module: tests/", f"module: {scenario}/tests/")
     text = text.replace(
         '["-o", "addopts=", "-q"]', f'["-o", "addopts=", "-q", "-o", "pythonpath={scenario}"]'
@@ -153,15 +158,18 @@ class Sample:
     base: str
     head: str
     event: Path
-    skip_line: int  # the skip marker's line in skip/tests/properties/test_invoice_total.py
+    environ: dict[str, str]  # what the developer's shell exports (the leaked-env row)
 
 
 def sample_repo(target: Path, pins_tmp: Path, workflows: Path) -> Sample:
-    """A PR: base commit on main (the invoice example three times), head on `fix` (honest
-    fix, live-clock patch, skip marker), the remote-tracking refs and the event file."""
+    """A PR: base commit on main (the invoice example once per demo patch, each in a folder of
+    its own), head on `fix` (each folder with its patch), the remote-tracking refs and the
+    event file."""
+    clock = int(time.time()) // 86_400 * 86_400
+    patches = json.loads((DEMO / "patches.json").read_text(encoding="utf-8"))
     for scenario in SCENARIOS:
         shutil.copytree(DEMO / "base", target / scenario)
-        _fill(target / scenario / "entropy.yaml", scenario, pins_tmp / scenario)
+        _fill(target / scenario / "entropy.yaml", scenario, pins_tmp / scenario, clock)
     shutil.copytree(workflows, target / ".github" / "workflows")
     git = ["git", "-C", str(target), "-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid"]
     _sh(*git, "init", "-q", "-b", "main")
@@ -170,26 +178,27 @@ def sample_repo(target: Path, pins_tmp: Path, workflows: Path) -> Sample:
     _sh(*git, "commit", "-qm", "base: the invoice example under the gate")
     base = _sh(*git, "rev-parse", "HEAD").strip()
     _sh(*git, "checkout", "-q", "-b", "fix")
-    shutil.copy2(DEMO / "patches" / "honest-fix" / "invoice_lib.py", target / "honest")
-    shutil.copy2(DEMO / "patches" / "live-clock" / "invoice_lib.py", target / "live")
-    skip_line = _add_skip_marker(target / "skip" / "tests" / "properties" / "test_invoice_total.py")
-    _sh(*git, "commit", "-qam", "fix the invoices")
+    environ: dict[str, str] = {}
+    for patch in patches:
+        scenario = patch["name"]
+        shutil.copytree(DEMO / "patches" / scenario, target / scenario, dirs_exist_ok=True)
+        if (DEMO / "patches" / scenario / "entropy.yaml").exists():
+            _fill(target / scenario / "entropy.yaml", scenario, pins_tmp / scenario, clock)
+        environ.update(patch.get("environ", {}))
+    _sh(*git, "add", "-A")
+    _sh(*git, "commit", "-qm", "the demo's patches")
     head = _sh(*git, "rev-parse", "HEAD").strip()
     _sh(*git, "update-ref", "refs/remotes/origin/main", base)
     _sh(*git, "update-ref", "refs/remotes/origin/fix", head)
     event = target.parent / "event.json"
     event.write_text(json.dumps(_event(base, head)), encoding="utf-8")
-    return Sample(target, base, head, event, skip_line)
+    return Sample(target, base, head, event, environ)
 
 
-def _add_skip_marker(module: Path) -> int:
-    lines = module.read_text(encoding="utf-8").splitlines()
-    at = lines.index("def test_late_fee_after_due() -> None:")
-    lines[at:at] = [SKIP_MARKER]
-    first_import = next(i for i, line in enumerate(lines) if line.startswith("import "))
-    lines.insert(first_import, "import pytest")
-    module.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return at + 2  # 1-based, after the inserted import
+def line_of(path: Path, text: str) -> int:
+    """The 1-based line of `path` that holds `text`."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return next(i for i, line in enumerate(lines, 1) if text in line)
 
 
 def _event(base: str, head: str) -> dict[str, Any]:
@@ -275,6 +284,7 @@ def run_act(
         "--env", "PIP_CONFIG_FILE=/dev/null", "--env", "PIP_NO_INDEX=1",
         "--env", f"PIP_FIND_LINKS={wheels}", "--env", "PIP_DISABLE_PIP_VERSION_CHECK=1",
         "--env", "GIT_PAGER=cat",
+        *[arg for name, value in sample.environ.items() for arg in ("--env", f"{name}={value}")],
         # One action venv per interpreter for the whole session (scripts/install.sh).
         "--env", f"ENTROPY_GATE_VENV_CACHE={folder.parent / 'venv-cache'}",
         "-s", f"GITHUB_TOKEN={TOKEN}",

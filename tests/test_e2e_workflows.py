@@ -1,9 +1,11 @@
 """End to end, offline, with GitHub's workflow engine (act): the reusable workflow and the
 composite action on a sample pull request, the verdict published to a local GitHub API.
 
-Two act runs: `gate.yml` (an honest fix, a laptop-shaped live-clock patch, a skip marker) and
-`faults.yml` against an API that answers 403 (host B's job fails before uploading; the
-live-clock verdict falls back to the job summary and annotations). See tests/e2e_kit.py.
+Two act runs: `gate.yml` (the demo's eight patches, one caller each: every row of the table,
+the tautology the strength check rejects included) and `faults.yml` against an API that
+answers 403 (host B's job fails before uploading; the live-clock verdict falls back to the job
+summary and annotations). Every row is also gated locally on the same commits: the workflow
+must reach exactly the verdict `entropy-gate gate` reaches. See tests/e2e_kit.py.
 
 Both runs share act's cache server, so the faults run is also the PR's second push on the
 same base: its host jobs restore the base evidence the gate run saved with actions/cache
@@ -93,9 +95,11 @@ def _act(world: World, workflow: str, *api_args: str) -> tuple[ActRun, list[dict
 def _verdicts(log: str) -> dict[str, tuple[str, str]]:
     """Caller job -> (the verdict its verdict job printed, how that job ended)."""
     printed = re.findall(
-        r"^\[(\w+)/entropy-gate/verdict\s*\]\s+\| entropy-gate verdict: (\w+)", log, re.MULTILINE
+        r"^\[([\w-]+)/entropy-gate/verdict\s*\]\s+\| entropy-gate verdict: (\w+)",
+        log,
+        re.MULTILINE,
     )
-    ended = re.findall(r"^\[(\w+)/entropy-gate/verdict\s*\] 🏁  Job (\w+)", log, re.MULTILINE)
+    ended = re.findall(r"^\[([\w-]+)/entropy-gate/verdict\s*\] 🏁  Job (\w+)", log, re.MULTILINE)
     endings = dict(ended)
     assert printed, "no verdict job printed a verdict:\n" + log[-6000:]
     return {job: (verdict, endings.get(job, "?")) for job, verdict in printed}
@@ -120,35 +124,45 @@ def gate_run(world: World) -> tuple[ActRun, list[dict[str, Any]]]:
     return _act(world, "gate.yml")
 
 
-def test_three_patches_reach_their_check_runs(
+EXPECTED = {
+    p["name"]: p["expected"] for p in json.loads((e2e_kit.DEMO / "patches.json").read_text())
+}
+
+
+def test_every_demo_row_reaches_its_check_run(
     world: World, gate_run: tuple[ActRun, list[dict[str, Any]]]
 ) -> None:
     run, requests = gate_run
     assert [r for r in requests if r["violations"]] == [], "a body GitHub would reject"
     assert _verdicts(run.log) == {
-        "honest": ("merge_candidate", "succeeded"),
-        "live": ("env_coupled", "failed"),
-        "skip": ("entropy_silenced", "failed"),
+        name: (expected, "succeeded" if expected == "merge_candidate" else "failed")
+        for name, expected in EXPECTED.items()
     }
     runs = _check_runs(requests)
     assert {name: body["conclusion"] for name, body in runs.items()} == {
-        "entropy-gate (honest)": "success",
-        "entropy-gate (live)": "failure",
-        "entropy-gate (skip)": "failure",
+        f"entropy-gate ({name})": "success" if expected == "merge_candidate" else "failure"
+        for name, expected in EXPECTED.items()
     }
     assert all(body["head_sha"] == world.sample.head for body in runs.values())
     assert {r["path"].rsplit("/check-runs", 1)[0] for r in requests} == {
         f"/repos/{e2e_kit.OWNER_REPO}"
     }
+    module = world.sample.path / "skip-defect" / MODULE
+    skip_line = e2e_kit.line_of(module, "skipif(True")
     marker = [
         a for a in _annotations(requests)
-        if a["path"] == "skip/tests/properties/test_invoice_total.py"
-        and a["start_line"] == world.sample.skip_line
+        if a["path"] == f"skip-defect/{MODULE}" and a["start_line"] == skip_line
     ]  # fmt: skip
     assert marker, _annotations(requests)
-    assert run.code != 0, "act must fail: two verdict jobs failed"
+    # The tautology row: no syntax rule fires; host A's job ran the strength check.
+    tautology = _verdict_artifact(world, "gate", "tautology")
+    assert "weakened_property" in {f["kind"] for f in tautology["findings"]}, tautology
+    assert tautology["mutation"] is not None
+    assert run.code != 0, "act must fail: seven verdict jobs failed"
     # Host B's interpreter lacked time-machine: the action installed it from the hashed lock.
-    assert re.search(r"^\[\w+/entropy-gate/host b-2\s*\].*installing time-machine", run.log, re.M)
+    assert re.search(
+        r"^\[[\w-]+/entropy-gate/host b-2\s*\].*installing time-machine", run.log, re.M
+    )
 
 
 @pytest.fixture(scope="module")
@@ -158,8 +172,8 @@ def faults_run(
     """The faults run, after the gate run saved the base evidence and after live's host A
     entry was damaged in the cache server (a DTD in its junit.xml)."""
     saved = _saved_keys(gate_run[0].log)
-    assert set(saved) >= {("honest", "a"), ("live", "a"), ("live", "b"), ("skip", "a")}, saved
-    e2e_kit.tamper_cache_entry(world.root / "cache-server", saved[("live", "a")], DTD)
+    assert set(saved) >= {("honest-fix", "a"), ("live-clock", "a"), ("live-clock", "b")}, saved
+    e2e_kit.tamper_cache_entry(world.root / "cache-server", saved[("live-clock", "a")], DTD)
     return _act(world, "faults.yml", "--fail-status", "403")
 
 
@@ -169,7 +183,7 @@ DTD = b'<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><testsuites>&e;</t
 def _saved_keys(log: str) -> dict[tuple[str, str], str]:
     """(caller job, host) -> the digest its host job saved the base evidence under."""
     found = re.findall(
-        r"^\[(\w+)/entropy-gate/host ([ab])-\d\s*\]\s+\| Cache saved with key: "
+        r"^\[([\w-]+)/entropy-gate/host ([ab])-\d\s*\]\s+\| Cache saved with key: "
         r"entropy-gate-base-run-([0-9a-f]{64})$",
         log,
         re.MULTILINE,
@@ -194,8 +208,8 @@ def test_faults_fail_closed_and_fall_back(
     assert {r["status"] for r in requests} == {403}
     assert requests, "publish did try the API"
     # The fallback: workflow-command annotations in the log, and publish's step passed.
-    failing = _def_line(world.sample.path / "live" / MODULE, "test_no_late_fee_before_due")
-    annotation = f"::error file=live/{MODULE},line={failing},"
+    failing = _def_line(world.sample.path / "live-clock" / MODULE, "test_no_late_fee_before_due")
+    annotation = f"::error file=live-clock/{MODULE},line={failing},"
     assert re.search(
         rf"^\[forbidden/entropy-gate/verdict\s*\].*{re.escape(annotation)}", run.log, re.M
     )
@@ -212,12 +226,12 @@ def test_a_second_push_restores_the_base_evidence_and_ignores_a_tampered_entry(
     first, second = gate_run[0].log, faults_run[0].log
     ran_base = "base run on host A: running pytest"
     # The first push ran the base on every host A and saved it (nothing to restore).
-    assert ran_base in _job_log(first, "honest", "a")
+    assert ran_base in _job_log(first, "honest-fix", "a")
     assert "Cache not found for input keys: entropy-gate-base-run-" in _job_log(
-        first, "honest", "a"
+        first, "honest-fix", "a"
     )
     # hostfail gates honest's manifest on the same base: host A restores instead of running.
-    honest = _saved_keys(first)[("honest", "a")]
+    honest = _saved_keys(first)[("honest-fix", "a")]
     restored = _job_log(second, "hostfail", "a")
     assert f"Cache restored from key: entropy-gate-base-run-{honest}" in restored, restored
     assert f"base run on host A: reused from the cache ({honest[:12]})" in restored
@@ -225,7 +239,7 @@ def test_a_second_push_restores_the_base_evidence_and_ignores_a_tampered_entry(
     assert "Cache saved with key" not in restored, "a restored entry is not saved again"
     # forbidden gates live's manifest: its host A entry was damaged, so it is ignored with a
     # note, the base runs again, and the verdict is the first push's.
-    live = _saved_keys(first)[("live", "a")]
+    live = _saved_keys(first)[("live-clock", "a")]
     damaged = _job_log(second, "forbidden", "a")
     assert f"Cache restored from key: entropy-gate-base-run-{live}" in damaged
     assert f"base run on host A: cache entry {live[:12]} ignored and removed: " in damaged
@@ -234,8 +248,8 @@ def test_a_second_push_restores_the_base_evidence_and_ignores_a_tampered_entry(
     assert "reused from the cache" not in damaged
     assert "reused from the cache" in _job_log(second, "forbidden", "b"), "host B's entry is sound"
     before, after = (
-        _verdict_artifact(world, "gate", "live"),
-        _verdict_artifact(world, "faults", "live"),
+        _verdict_artifact(world, "gate", "live-clock"),
+        _verdict_artifact(world, "faults", "live-clock"),
     )
     assert after["classification"] == before["classification"] == "env_coupled"
     assert _outcomes(after) == _outcomes(before)
@@ -245,7 +259,8 @@ def test_a_second_push_restores_the_base_evidence_and_ignores_a_tampered_entry(
 
 
 def _verdict_artifact(world: World, run: str, scenario: str) -> dict[str, Any]:
-    artifact = world.root / run / "artifacts" / "1" / f"entropy-gate-{scenario}-verdict"
+    name = f"entropy-gate-{e2e_kit.property_id(scenario)}-verdict"
+    artifact = world.root / run / "artifacts" / "1" / name
     with zipfile.ZipFile(next(artifact.glob("*.zip"))) as archive:
         verdict: dict[str, Any] = json.loads(archive.read("verdict.json"))
     return verdict
@@ -256,25 +271,52 @@ def _def_line(module: Path, name: str) -> int:
     return next(i for i, line in enumerate(lines, 1) if line.startswith(f"def {name}("))
 
 
-@pytest.mark.parametrize("scenario", ["honest", "live"])
-def test_the_workflow_reaches_the_local_gates_verdict(
-    world: World, gate_run: tuple[ActRun, list[dict[str, Any]]], scenario: str
-) -> None:
-    """Parity: `entropy-gate gate` on the same commit and manifest, host B on the same
+@pytest.fixture(scope="module")
+def local_verdicts(world: World) -> dict[str, dict[str, Any]]:
+    """`entropy-gate gate` on every row, on the same commit and manifest, host B on the same
     interpreter as the workflow's host B (host A here is this interpreter, 3.11, where the
-    workflow's host A ran 3.12), reaches the same classification and per-test outcomes."""
-    workflow = _verdict_artifact(world, "gate", scenario)
-    local_json = world.root / f"local-{scenario}.json"
+    workflow's host A ran 3.12), with the developer's shell the leaked-env row needs."""
     host_b = next((world.toolcache / "Python").glob("3.11.*/x64/bin/python"))
-    done = subprocess.run(
-        [sys.executable, "-m", "entropy_action", "gate", "--manifest", f"{scenario}/entropy.yaml",
-         "--base-ref", world.sample.base, "--python", str(host_b), "--json", str(local_json)],
-        cwd=world.sample.path, capture_output=True, text=True, check=False, timeout=600,
-    )  # fmt: skip
-    local = json.loads(local_json.read_text(encoding="utf-8"))
-    assert done.returncode == (0 if scenario == "honest" else 1), done.stderr
-    assert local["classification"] == workflow["classification"]
+    found = {}
+    for scenario in e2e_kit.SCENARIOS:
+        local_json = world.root / f"local-{scenario}.json"
+        done = subprocess.run(
+            [sys.executable, "-m", "entropy_action", "gate",
+             "--manifest", f"{scenario}/entropy.yaml", "--base-ref", world.sample.base,
+             "--python", str(host_b), "--json", str(local_json)],
+            cwd=world.sample.path, capture_output=True, text=True, check=False, timeout=600,
+            env={**os.environ, **world.sample.environ},
+        )  # fmt: skip
+        expected = 0 if EXPECTED[scenario] == "merge_candidate" else 1
+        assert done.returncode == expected, (scenario, done.stderr[-3000:])
+        found[scenario] = json.loads(local_json.read_text(encoding="utf-8"))
+    return found
+
+
+@pytest.mark.parametrize("scenario", e2e_kit.SCENARIOS)
+def test_the_workflow_reaches_the_local_gates_verdict(
+    world: World,
+    gate_run: tuple[ActRun, list[dict[str, Any]]],
+    local_verdicts: dict[str, dict[str, Any]],
+    scenario: str,
+) -> None:
+    """Parity on every row of the demo: the same classification, the same finding kinds,
+    the same per-test outcomes; and what an env-coupled failure follows, where the
+    workflow's host B job could attribute it (it re-runs the tests host B failed)."""
+    workflow, local = _verdict_artifact(world, "gate", scenario), local_verdicts[scenario]
+    assert local["classification"] == workflow["classification"] == EXPECTED[scenario]
+    assert _kinds(local) == _kinds(workflow)
     assert _outcomes(local) == _outcomes(workflow)
+    if workflow["classification"] == "env_coupled":
+        assert workflow["coupled_to"] == local["coupled_to"] != []
+    if workflow["classification"] == "env_coupled_reverse":
+        assert any(r.startswith("not attributed: ") for r in workflow["reasons"]), workflow
+    assert workflow["inputs_sha256"]
+    assert local["inputs_sha256"]
+
+
+def _kinds(verdict: dict[str, Any]) -> list[tuple[str, bool]]:
+    return sorted({(f["kind"], f["introduced"]) for f in verdict["findings"]})
 
 
 def _outcomes(verdict: dict[str, Any]) -> list[tuple[str, str, str]]:
