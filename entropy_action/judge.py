@@ -156,15 +156,16 @@ def _attributed(verdict: Verdict, report_b: HostReport | None) -> Verdict:
     except GateError as exc:
         return _noted(verdict, f"attribution unusable ({exc.message})")
     want = attribution.disagreeing(verdict)
-    if found is None or not want:
+    if not want:
         return verdict
-    missing = sorted(set(want) - set(found.tests))
-    if missing:
+    missing = sorted(set(want) - set(found.tests if found is not None else ()))
+    if found is None or missing:
         return _noted(
             verdict,
-            f"not attributed: host B's re-runs cover the tests host B failed, not "
-            f"{len(missing)} it passed and host A failed (the local `entropy-gate gate` "
-            "re-runs those too)",
+            f"not attributed: host B's attribution re-runs (of the tests host B failed) do not "
+            f"cover {len(missing)} of the tests the hosts judged differently: a test host A "
+            "failed and host B passed is attributed by the local `entropy-gate gate`, which "
+            "knows both",
         )
     trials = [
         (attribution.Trial(frozenset(t.revert), tuple(t.keep_env)), t.outcomes)
