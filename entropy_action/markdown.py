@@ -37,7 +37,7 @@ TITLES: dict[Classification, str] = {
     "real_defect": "Real defect: the properties fail on both hosts",
     "env_coupled": "Environment-coupled: passes on host A, fails on host B",
     "env_coupled_reverse": "Environment-coupled the other way: fails on host A, passes on host B",
-    "pin_mutation": "Pin mutation: pins in entropy.yaml were dropped or changed",
+    "pin_mutation": "Pin mutation: pins in entropy.yaml or the gate's configuration changed",
     "entropy_silenced": "Entropy silenced: the patch silences nondeterminism in the tests",
     "masked_defect": "Masked defect: the properties fail and the patch silences them",
     "invalid": "Invalid input: the runs could not be judged",

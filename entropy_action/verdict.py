@@ -233,6 +233,14 @@ def counted(evidence: Evidence) -> list[Finding]:
     ]
 
 
+GATE_CONFIG = "gate_config_changed"  # a pin too: the patch changed what decides the gate's run
+
+
+def config_changes(evidence: Evidence) -> list[Finding]:
+    """The counted findings that changed the gate's own configuration (protected_paths)."""
+    return [f for f in counted(evidence) if f.kind == GATE_CONFIG]
+
+
 def classify(evidence: Evidence) -> Verdict:
     """The seed's table with the documented precedence; `reasons` lists every rule that fired."""
     reasons = _reasons(evidence)
@@ -257,7 +265,7 @@ def classify(evidence: Evidence) -> Verdict:
 def _decide(e: Evidence) -> Classification:
     if e.invalid or e.host_a == "missing" or (e.host_b == "missing" and e.require_host_b):
         return "invalid"
-    if not e.pins_intact:
+    if not e.pins_intact or config_changes(e):
         return "pin_mutation"
     host_b = e.host_a if e.host_b == "missing" else e.host_b
     if counted(e):
@@ -297,7 +305,14 @@ def _reasons(e: Evidence) -> list[str]:
 
 def _finding_reasons(e: Evidence) -> list[str]:
     out: list[str] = []
-    against = counted(e)
+    config = config_changes(e)
+    if config:
+        files = ", ".join(dict.fromkeys(f.path for f in config))
+        out.append(
+            f"gate configuration changed by the patch ({len(config)} file(s): {files}): "
+            "a maintainer lands such a change on its own"
+        )
+    against = [f for f in counted(e) if f.kind != GATE_CONFIG]
     if against:
         kinds = Counter(f.kind for f in against)
         listed = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
