@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-from entropy_action import baseline, demo, protected, scan
+from entropy_action import baseline, checkrun, demo, markdown, protected, scan, summary
+from entropy_action.manifest import DEFAULT_PROTECTED_PATHS
+from entropy_action.verdict import Evidence, classify
 from tests.helpers import Repo
 
 CALLER = """\
@@ -81,8 +83,6 @@ def test_the_first_changed_head_line_is_read_from_the_first_hunk(diff: bytes, li
     ],
 )
 def test_an_entry_is_an_exact_file_or_a_folder_ending_in_a_slash(path: str, expected: bool) -> None:
-    from entropy_action.manifest import DEFAULT_PROTECTED_PATHS
-
     assert protected.matches(path, DEFAULT_PROTECTED_PATHS) is expected
 
 
@@ -225,3 +225,23 @@ def test_the_scan_reports_them_as_introduced_findings(guarded: tuple[Repo, str])
     assert result.out.endswith(
         "scan: 1 finding(s) introduced by the patch, 0 pre-existing (notices)\n"
     )
+
+
+def test_every_reporter_names_the_file_and_line(guarded: tuple[Repo, str]) -> None:
+    repo, base = guarded
+    repo.write(".github/workflows/entropy-gate.yml", CALLER.replace("-e .", "-e . && exit 0"))
+    found = _check(repo, base).findings
+    verdict = classify(Evidence(host_a="pass", host_b="pass", findings=found))
+    [annotation] = checkrun.list_annotations(verdict, manifest_path="entropy.yaml")
+    assert (annotation.path, annotation.line, annotation.level) == (
+        ".github/workflows/entropy-gate.yml",
+        7,
+        "failure",
+    )
+    assert annotation.title == "entropy-gate: gate_config_changed"
+    assert f".github/workflows/entropy-gate.yml:7: {found[0].message}" in summary.render_text(
+        verdict
+    )
+    html = markdown.render(verdict)
+    assert "**gate_config_changed**" in html
+    assert "pin\\_mutation" in html or "`pin_mutation`" in html
