@@ -21,7 +21,7 @@ from entropy_action import wording
 from entropy_action.findings import Finding
 from entropy_action.mutation.score import MutationScore
 from entropy_action.pins import PinChange
-from entropy_action.verdict import FAILING, Classification, TestResult, Verdict
+from entropy_action.verdict import FAILING, GATE_CONFIG, Classification, TestResult, Verdict
 
 MAX_MESSAGE_LINES = 20  # of one test's failure message or one host error
 MAX_MESSAGE_CHARS = 2000
@@ -137,14 +137,17 @@ def _counted(verdict: Verdict) -> list[Finding]:
 
 
 def _silencing(verdict: Verdict) -> str:
-    if _counted(verdict):
+    """The table's silencing column (a changed gate configuration is a pin, not silencing)."""
+    if [f for f in _counted(verdict) if f.kind != GATE_CONFIG]:
         return "present (strict baseline)" if verdict.strict_baseline else "introduced"
-    errors = [f for f in verdict.findings if f.level == "error"]
+    errors = [f for f in verdict.findings if f.level == "error" and f.kind != GATE_CONFIG]
     return "pre-existing only" if errors else "none"
 
 
 def _row(verdict: Verdict) -> list[str]:
     pins = "yes" if verdict.pins_intact else "**no**"
+    if any(f.kind == GATE_CONFIG for f in _counted(verdict)):
+        pins += " (gate configuration **changed**)"
     return [
         "| host A | host B | pins intact | silencing | classification |",
         "|---|---|---|---|---|",

@@ -244,4 +244,4 @@ def test_every_reporter_names_the_file_and_line(guarded: tuple[Repo, str]) -> No
     )
     html = markdown.render(verdict)
     assert "**gate_config_changed**" in html
-    assert "pin\\_mutation" in html or "`pin_mutation`" in html
+    assert "| pass | pass | yes (gate configuration **changed**) | none | `pin_mutation` |" in html
