@@ -14,7 +14,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, with_config
 
 from entropy_action import live_entropy
-from entropy_action.findings import Finding
+from entropy_action.findings import Finding, FindingKind
 from entropy_action.mutation.score import MutationScore
 from entropy_action.pins import PinChange
 
@@ -233,7 +233,8 @@ def counted(evidence: Evidence) -> list[Finding]:
     ]
 
 
-GATE_CONFIG = "gate_config_changed"  # a pin too: the patch changed what decides the gate's run
+# A pin too: the patch changed what decides the gate's run (constraints.protected_paths).
+GATE_CONFIG: FindingKind = "gate_config_changed"
 
 
 def config_changes(evidence: Evidence) -> list[Finding]:
