@@ -245,3 +245,14 @@ def test_every_reporter_names_the_file_and_line(guarded: tuple[Repo, str]) -> No
     html = markdown.render(verdict)
     assert "**gate_config_changed**" in html
     assert "| pass | pass | yes (gate configuration **changed**) | none | `pin_mutation` |" in html
+
+
+def test_the_scan_command_annotates_it_as_an_error_in_a_workflow(
+    guarded: tuple[Repo, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, base = guarded
+    repo.write(".github/workflows/entropy-gate.yml", CALLER.replace("-e .", "-e . && exit 0"))
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    result = repo.cli("scan", "--base-ref", base)
+    assert result.code == 1
+    assert "::error file=.github/workflows/entropy-gate.yml,line=7," in result.out
