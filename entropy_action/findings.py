@@ -27,6 +27,7 @@ FindingKind = Literal[
     "test_changed_to_pass",  # the base's test fails on the head's code, the head's passes
     "weakened_property",  # a mutant the base's module kills survives the head's module
     "assertions_skipped_at_runtime",  # runtime: a test ran none or most fewer of its asserts
+    "gate_config_changed",  # the patch changed a file under constraints.protected_paths
 ]
 
 

@@ -96,6 +96,12 @@ def changed_files(root: Path, commit: str) -> list[str]:
     return sorted(names)
 
 
+def diff_zero_context(root: Path, commit: str, relative: str) -> bytes:
+    """`git diff --unified=0` of one path from `commit` to the work tree (no textconv)."""
+    args = ["--literal-pathspecs", "diff", "--unified=0", "--no-color", "--no-ext-diff"]
+    return _git([*args, "--no-textconv", "--no-renames", commit, "--", relative], root).stdout
+
+
 def tracked_and_untracked(root: Path) -> list[str]:
     """Files of the work tree that git tracks or would track (not ignored)."""
     out = _git(["ls-files", "--cached", "--others", "--exclude-standard", "-z"], root).stdout

@@ -181,6 +181,13 @@ class Pins(BaseModel):
 
 
 DEFAULT_FORBIDDEN_MARKERS = ("network", "flaky", "skipif_tz")
+# What decides the gate's run: the workflows that call it and who must review them.
+DEFAULT_PROTECTED_PATHS = (
+    ".github/workflows/",
+    ".github/CODEOWNERS",
+    "CODEOWNERS",
+    "docs/CODEOWNERS",
+)
 
 
 class Constraints(BaseModel):
@@ -208,6 +215,11 @@ class Constraints(BaseModel):
         description="Mutation strength, base vs head: off; changed (functions the patch "
         "touched or its changed tests reach); all (every function the property reaches).",
     )
+    protected_paths: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_PROTECTED_PATHS),
+        description="The gate's own configuration: repository-relative files, or folders ending "
+        "in '/', that a patch may not change (a maintainer lands such a change on its own).",
+    )
     max_mutants: int = Field(40, ge=1, le=10_000, description="At most this many mutants.")
     time_budget_seconds: int = Field(
         300, ge=1, le=86_400, description="The mutation step stops starting mutants after this."
@@ -220,6 +232,31 @@ class Constraints(BaseModel):
             if not _MARKER.match(name):
                 raise ValueError(f"{name!r} is not a marker name")
         return value
+
+    @field_validator("protected_paths")
+    @classmethod
+    def _protected(cls, value: list[str]) -> list[str]:
+        for entry in value:
+            why = _protected_problem(entry)
+            if why:
+                raise ValueError(f"protected_paths entry {entry!r} {why}")
+        return value
+
+
+def _protected_problem(entry: str) -> str | None:
+    """Why `entry` is no repository-relative POSIX file or folder ('dir/'), or None."""
+    if not entry.strip():
+        return "must not be empty"
+    if "\\" in entry:
+        return "must use '/' as the separator, not a backslash"
+    if entry.startswith("/") or PureWindowsPath(entry).drive:
+        return "must be relative to the repository root (no leading '/')"
+    parts = entry.removesuffix("/").split("/")
+    if ".." in parts:
+        return "must stay inside the repository (no '..')"
+    if any(part in {"", "."} for part in parts):
+        return "must be a plain path (no empty or '.' components)"
+    return None
 
 
 class Manifest(BaseModel):

@@ -21,7 +21,7 @@ from entropy_action import wording
 from entropy_action.findings import Finding
 from entropy_action.mutation.score import MutationScore
 from entropy_action.pins import PinChange
-from entropy_action.verdict import FAILING, Classification, TestResult, Verdict
+from entropy_action.verdict import FAILING, GATE_CONFIG, Classification, TestResult, Verdict
 
 MAX_MESSAGE_LINES = 20  # of one test's failure message or one host error
 MAX_MESSAGE_CHARS = 2000
@@ -37,7 +37,7 @@ TITLES: dict[Classification, str] = {
     "real_defect": "Real defect: the properties fail on both hosts",
     "env_coupled": "Environment-coupled: passes on host A, fails on host B",
     "env_coupled_reverse": "Environment-coupled the other way: fails on host A, passes on host B",
-    "pin_mutation": "Pin mutation: pins in entropy.yaml were dropped or changed",
+    "pin_mutation": "Pin mutation: pins in entropy.yaml or the gate's configuration changed",
     "entropy_silenced": "Entropy silenced: the patch silences nondeterminism in the tests",
     "masked_defect": "Masked defect: the properties fail and the patch silences them",
     "invalid": "Invalid input: the runs could not be judged",
@@ -137,14 +137,17 @@ def _counted(verdict: Verdict) -> list[Finding]:
 
 
 def _silencing(verdict: Verdict) -> str:
-    if _counted(verdict):
+    """The table's silencing column (a changed gate configuration is a pin, not silencing)."""
+    if [f for f in _counted(verdict) if f.kind != GATE_CONFIG]:
         return "present (strict baseline)" if verdict.strict_baseline else "introduced"
-    errors = [f for f in verdict.findings if f.level == "error"]
+    errors = [f for f in verdict.findings if f.level == "error" and f.kind != GATE_CONFIG]
     return "pre-existing only" if errors else "none"
 
 
 def _row(verdict: Verdict) -> list[str]:
     pins = "yes" if verdict.pins_intact else "**no**"
+    if any(f.kind == GATE_CONFIG for f in _counted(verdict)):
+        pins += " (gate configuration **changed**)"
     return [
         "| host A | host B | pins intact | silencing | classification |",
         "|---|---|---|---|---|",

@@ -196,28 +196,8 @@ def _diff_pins(base: LoadedManifest, head: LoadedManifest, add: _Add) -> None:
 
 def _diff_constraints(base: LoadedManifest, head: LoadedManifest, add: _Add) -> None:
     old_c, new_c = base.manifest.constraints, head.manifest.constraints
-    line = head.line_of("constraints", "forbid_skip_markers")
-    for marker in old_c.forbid_skip_markers:
-        if marker not in new_c.forbid_skip_markers:
-            add(
-                "weakened",
-                "constraints.forbid_skip_markers",
-                marker,
-                None,
-                line,
-                f"constraint weakened: {marker!r} removed from forbid_skip_markers",
-            )
-    for marker in new_c.forbid_skip_markers:
-        if marker not in old_c.forbid_skip_markers:
-            add(
-                "added",
-                "constraints.forbid_skip_markers",
-                None,
-                marker,
-                line,
-                f"constraint tightened: {marker!r} added to forbid_skip_markers",
-                rejects=False,
-            )
+    for key in ("forbid_skip_markers", "protected_paths"):
+        _diff_entries(key, getattr(old_c, key), getattr(new_c, key), head, add)
     for flag in ("forbid_dropped_pins", "require_host_b", "strict_baseline", "forbid_live_entropy"):
         old, new = getattr(old_c, flag), getattr(new_c, flag)
         if old == new:
@@ -242,6 +222,21 @@ def _diff_constraints(base: LoadedManifest, head: LoadedManifest, add: _Add) -> 
                 f"constraint tightened: {flag} turned from false to true",
                 rejects=False,
             )
+
+
+def _diff_entries(
+    key: str, old: list[str], new: list[str], head: LoadedManifest, add: _Add
+) -> None:
+    """A list constraint: an entry removed narrows it (weakened), one added tightens it."""
+    line = head.line_of("constraints", key)
+    for entry in old:
+        if entry not in new:
+            message = f"constraint weakened: {entry!r} removed from {key}"
+            add("weakened", f"constraints.{key}", entry, None, line, message)
+    for entry in new:
+        if entry not in old:
+            message = f"constraint tightened: {entry!r} added to {key}"
+            add("added", f"constraints.{key}", None, entry, line, message, rejects=False)
 
 
 MUTATION_RANK = {"off": 0, "changed": 1, "all": 2}

@@ -14,7 +14,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, with_config
 
 from entropy_action import live_entropy
-from entropy_action.findings import Finding
+from entropy_action.findings import Finding, FindingKind
 from entropy_action.mutation.score import MutationScore
 from entropy_action.pins import PinChange
 
@@ -233,6 +233,15 @@ def counted(evidence: Evidence) -> list[Finding]:
     ]
 
 
+# A pin too: the patch changed what decides the gate's run (constraints.protected_paths).
+GATE_CONFIG: FindingKind = "gate_config_changed"
+
+
+def config_changes(evidence: Evidence) -> list[Finding]:
+    """The counted findings that changed the gate's own configuration (protected_paths)."""
+    return [f for f in counted(evidence) if f.kind == GATE_CONFIG]
+
+
 def classify(evidence: Evidence) -> Verdict:
     """The seed's table with the documented precedence; `reasons` lists every rule that fired."""
     reasons = _reasons(evidence)
@@ -257,7 +266,7 @@ def classify(evidence: Evidence) -> Verdict:
 def _decide(e: Evidence) -> Classification:
     if e.invalid or e.host_a == "missing" or (e.host_b == "missing" and e.require_host_b):
         return "invalid"
-    if not e.pins_intact:
+    if not e.pins_intact or config_changes(e):
         return "pin_mutation"
     host_b = e.host_a if e.host_b == "missing" else e.host_b
     if counted(e):
@@ -297,7 +306,14 @@ def _reasons(e: Evidence) -> list[str]:
 
 def _finding_reasons(e: Evidence) -> list[str]:
     out: list[str] = []
-    against = counted(e)
+    config = config_changes(e)
+    if config:
+        files = ", ".join(dict.fromkeys(f.path for f in config))
+        out.append(
+            f"gate configuration changed by the patch ({len(config)} file(s): {files}): "
+            "a maintainer lands such a change on its own"
+        )
+    against = [f for f in counted(e) if f.kind != GATE_CONFIG]
     if against:
         kinds = Counter(f.kind for f in against)
         listed = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))

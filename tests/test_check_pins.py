@@ -102,6 +102,28 @@ MUTATIONS = [
         ],
     ),
     (
+        "protected-narrowed",
+        SEED + '  protected_paths: [".github/workflows/", "CODEOWNERS"]\n',
+        '[".github/workflows/", "CODEOWNERS"]',
+        '[".github/workflows/"]',
+        ["entropy.yaml:17: constraint weakened: 'CODEOWNERS' removed from protected_paths"],
+    ),
+    (
+        "protected-defaults-emptied",
+        None,
+        "  require_host_b: true\n",
+        "  require_host_b: true\n  protected_paths: []\n",
+        [
+            f"entropy.yaml:17: constraint weakened: {entry!r} removed from protected_paths"
+            for entry in (
+                ".github/workflows/",
+                ".github/CODEOWNERS",
+                "CODEOWNERS",
+                "docs/CODEOWNERS",
+            )
+        ],
+    ),
+    (
         "dropped-pins-allowed",
         None,
         "forbid_dropped_pins: true",
@@ -222,6 +244,17 @@ def test_a_tightened_constraint_is_allowed(seed_repo: Repo) -> None:
     assert result.code == 0
     assert result.out == (
         "entropy.yaml:14: constraint tightened: 'slow' added to forbid_skip_markers\n"
+        "pins intact against main:entropy.yaml (1 added)\n"
+    )
+
+
+def test_a_widened_protected_set_is_a_tightening(seed_repo: Repo) -> None:
+    widened = '  protected_paths: [".github/workflows/", ".github/CODEOWNERS", "CODEOWNERS", '
+    seed_repo.write("entropy.yaml", SEED + widened + '"docs/CODEOWNERS", "conftest.py"]\n')
+    result = seed_repo.cli("check-pins", "--base-ref", "main")
+    assert result.code == 0
+    assert result.out == (
+        "entropy.yaml:17: constraint tightened: 'conftest.py' added to protected_paths\n"
         "pins intact against main:entropy.yaml (1 added)\n"
     )
 

@@ -243,6 +243,51 @@ NEGATIVE = [
         "entropy.yaml:14: constraints.forbid_skip_markers: 'skip if tz' is not a marker name",
     ),
     (
+        "protected-absolute",
+        _replace(
+            "require_host_b: true", 'require_host_b: true\n  protected_paths: ["/etc/passwd"]'
+        ),
+        "entropy.yaml:17: constraints.protected_paths: protected_paths entry "
+        + repr("/etc/passwd")
+        + " must be relative to the repository root (no leading '/')",
+    ),
+    (
+        "protected-escapes",
+        _replace(
+            "require_host_b: true", 'require_host_b: true\n  protected_paths: ["tests/../../x"]'
+        ),
+        "entropy.yaml:17: constraints.protected_paths: protected_paths entry "
+        + repr("tests/../../x")
+        + " must stay inside the repository (no '..')",
+    ),
+    (
+        "protected-backslash",
+        _replace(
+            "require_host_b: true",
+            'require_host_b: true\n  protected_paths: [".github\\\\workflows\\\\"]',
+        ),
+        "entropy.yaml:17: constraints.protected_paths: protected_paths entry "
+        + repr(".github\\workflows\\")
+        + " must use '/' as the separator, not a backslash",
+    ),
+    (
+        "protected-empty",
+        _replace("require_host_b: true", 'require_host_b: true\n  protected_paths: [""]'),
+        "entropy.yaml:17: constraints.protected_paths: protected_paths entry "
+        + repr("")
+        + " must not be empty",
+    ),
+    (
+        "protected-double-slash",
+        _replace(
+            "require_host_b: true",
+            'require_host_b: true\n  protected_paths: [".github//CODEOWNERS"]',
+        ),
+        "entropy.yaml:17: constraints.protected_paths: protected_paths entry "
+        + repr(".github//CODEOWNERS")
+        + " must be a plain path (no empty or '.' components)",
+    ),
+    (
         "constraint-not-bool",
         _replace("forbid_dropped_pins: true", 'forbid_dropped_pins: "yes"'),
         "entropy.yaml:15: constraints.forbid_dropped_pins: Input should be a valid boolean",

@@ -130,3 +130,48 @@ def test_the_laptop_shaped_row_names_the_missing_pin() -> None:
         verdict.row
         == "pass | fail | pins intact | no silencing → env-coupled behavior; do not merge"
     )
+
+
+CONFIG = Finding(
+    kind="gate_config_changed",
+    path=".github/workflows/entropy-gate.yml",
+    line=9,
+    message=".github/workflows/entropy-gate.yml is the gate's own configuration",
+)
+
+
+@pytest.mark.parametrize(
+    ("host_a", "host_b"), [(a, b) for a in ("pass", "fail") for b in ("pass", "fail")]
+)
+def test_a_changed_gate_configuration_is_a_pin_mutation_on_every_host_row(
+    host_a: HostOutcome, host_b: HostOutcome
+) -> None:
+    verdict = classify(Evidence(host_a=host_a, host_b=host_b, findings=(CONFIG,)))
+    assert verdict.classification == "pin_mutation"
+    assert verdict.merge is False
+    assert verdict.reasons[0] == (
+        "gate configuration changed by the patch (1 file(s): "
+        ".github/workflows/entropy-gate.yml): a maintainer lands such a change on its own"
+    )
+
+
+def test_a_changed_gate_configuration_beats_silencing_and_is_not_counted_as_silencing() -> None:
+    codeowners = CONFIG.model_copy(update={"path": ".github/CODEOWNERS", "line": 1})
+    verdict = classify(Evidence(host_a="pass", host_b="pass", findings=(CONFIG, codeowners, SKIP)))
+    assert verdict.classification == "pin_mutation"
+    assert verdict.reasons[:2] == [
+        "gate configuration changed by the patch (2 file(s): "
+        ".github/workflows/entropy-gate.yml, .github/CODEOWNERS): a maintainer lands such a "
+        "change on its own",
+        "entropy silenced: 1 finding(s) introduced by the patch (1 skip_marker)",
+    ]
+
+
+def test_invalid_still_comes_before_a_changed_gate_configuration() -> None:
+    evidence = Evidence(host_a="pass", host_b="pass", findings=(CONFIG,), invalid=("broken",))
+    assert classify(evidence).classification == "invalid"
+
+
+def test_a_gate_configuration_finding_that_stood_at_the_base_does_not_reject() -> None:
+    old = CONFIG.model_copy(update={"introduced": False})
+    assert classify(Evidence(host_a="pass", host_b="pass", findings=(old,))).merge is True

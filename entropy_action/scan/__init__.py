@@ -5,6 +5,8 @@ repository modules they reach and pytest's configuration — read at the head (t
 and at the base ref (with `git show`, never checked out), so that a finding that stood the
 same at the base is pre-existing (`introduced=False`): a notice, not a rejection. The
 runtime rules (`not_executed`, `assertions_skipped_at_runtime`) read both hosts' results.
+The gate's own configuration (`protected`: files under `constraints.protected_paths` the
+patch changed) is checked here too, so that every judging path sees it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
+from entropy_action import protected
 from entropy_action.baseline import PinCheck
 from entropy_action.errors import GateError
 from entropy_action.findings import Finding
@@ -60,8 +63,11 @@ def scan(check: PinCheck) -> ScanResult:
     base = analyze(CommitTree(check.root, check.base_commit), base_module, rules)
     findings = match(head.hits, base.hits, {base_module: head_manifest.module})
     findings += compare(base.counted, head.counted) if head.module_parsed else []
+    config = protected.check(check)  # introduced by definition: the base is what it protects
+    findings += config.findings
     findings.sort(key=lambda f: (f.path, f.line, f.kind))
-    return ScanResult(tuple(findings), head.tests, base.tests, errors, head.notes)
+    notes = head.notes + config.notes
+    return ScanResult(tuple(findings), head.tests, base.tests, errors, notes)
 
 
 def runtime_rule(
