@@ -107,8 +107,9 @@ def test_a_normal_run_records_what_the_channel_heard_and_reads_as_junit_says(tmp
         f"{MODULE}::test_fails": "failed",
         f"{MODULE}::test_also_ok": "passed",
     }
-    assert record["counts"]["passed"] == 2 and record["counts"]["failed"] == 1
-    assert record["begin"] and record["end"]["exitstatus"] == 1
+    assert (record["counts"]["passed"], record["counts"]["failed"]) == (2, 1)
+    assert record["begin"]
+    assert record["end"]["exitstatus"] == 1
     info = json.loads((out / HOST_JSON).read_text())
     assert info["channel"] == {
         "tests": 3,
@@ -147,7 +148,8 @@ def test_a_left_over_child_without_the_marker_is_killed_before_it_rewrites(tmp_p
     assert not flag.exists()
     info = json.loads((out / HOST_JSON).read_text())
     killed = [note for note in info["notes"] if "outlived pytest and were killed" in note]
-    assert len(killed) == 1 and "(python" in killed[0], info["notes"]
+    assert len(killed) == 1, info["notes"]
+    assert "(python" in killed[0]
     assert "test_forged" not in (out / JUNIT_XML).read_text()
     assert reports.read_host(out).outcome == "pass"
 
