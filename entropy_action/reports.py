@@ -145,16 +145,16 @@ def _cross_check(
     """junit.xml against what the gate heard: each test judged by its worst evidence; a test
     the gate never heard run, or a terminal summary that disagrees, makes the report unusable."""
     known = heard.tests
-    written: dict[str, CaseOutcome] = {}
-    for test in tests:
-        seen = written.get(test.raw_id)
-        if test.raw_id not in known:
-            _forged(dir, tests, known)
-        if seen is None or _RANK[test.outcome] > _RANK[seen]:
-            written[test.raw_id] = test.outcome
+    written: dict[str, CaseOutcome] = {test.raw_id: test.outcome for test in tests}
+    if not written.keys() <= known.keys():
+        _forged(dir, tests, known)
     _check_summary(dir, heard)
-    if len(written) == len(known) and all(known[k] == v for k, v in written.items()):
+    if len(written) == len(tests) and written == known:
         return _with_collect_errors(heard, tests, errors)  # the common case: they agree
+    if len(written) != len(tests):  # an id twice (a failure, then an error in teardown)
+        for test in tests:
+            if _RANK[test.outcome] > _RANK[written[test.raw_id]]:
+                written[test.raw_id] = test.outcome
     fixed = [_worst_of(test, known[test.raw_id], written[test.raw_id]) for test in tests]
     for raw, outcome in known.items():
         if raw not in written:
