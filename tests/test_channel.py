@@ -17,6 +17,7 @@ import pytest
 from entropy_action import channel, isolate, reports, runner
 from entropy_action.errors import GateError
 from entropy_action.host import HOST_JSON, JUNIT_XML
+from tests.test_faults import cli
 from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
 
 PROPERTY = """\
@@ -309,3 +310,29 @@ def test_junit_id_matches_the_readers_ids():
     assert reports.junit_id(f"{MODULE}::test_x[a::b.c]", MODULE) == f"{MODULE}::test_x[a::b.c]"
     assert reports.junit_id(f"{MODULE}::C::test_x", MODULE) == f"{MODULE}::C::test_x"
     assert reports.junit_id(MODULE, MODULE) == MODULE
+
+
+def test_run_does_not_say_passed_when_the_channel_heard_a_failure(tmp_path):
+    files = {MODULE: PROPERTY, "tests/properties/conftest.py": REWRITES_AT_SESSION_END}
+    repo = _repo(tmp_path, files)
+    proc = cli(repo, "run", "--host", "a", "--out", str(tmp_path / "a"))
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines()[-1] == (
+        "host a: a property failed as the gate's channel heard it, although pytest exited 0 "
+        "(its report was changed after the tests ran)"
+    )
+
+
+def test_run_says_invalid_when_its_report_names_a_test_that_never_ran(tmp_path):
+    script = "def test_ok():\n    pass\n"
+    conftest = """\
+def pytest_unconfigure(config):
+    path = config.option.xmlpath
+    text = open(path).read().replace('tests="1"', 'tests="2"')
+    forged = '<testcase classname="tests.properties.test_prop" name="test_forged" time="0"/>'
+    open(path, "w").write(text.replace("</testsuite>", forged + "</testsuite>"))
+"""
+    repo = _repo(tmp_path, {MODULE: script, "tests/properties/conftest.py": conftest})
+    proc = cli(repo, "run", "--host", "a", "--out", str(tmp_path / "a"))
+    assert proc.returncode == 2
+    assert "junit.xml holds 1 test(s) the gate's channel never saw run" in proc.stderr
