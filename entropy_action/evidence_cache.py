@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from entropy_action import __version__, reports
+from entropy_action import __version__, channel, reports
 from entropy_action.errors import GateError
 from entropy_action.host import HOST_JSON, JUNIT_XML
 
@@ -137,7 +137,9 @@ class EvidenceCache:
         scratch = Path(tempfile.mkdtemp(prefix=".new-", dir=self.root))
         try:
             (scratch / KEY_JSON).write_bytes(_canonical(key.fields))
-            for name in (HOST_JSON, JUNIT_XML):
+            for name in (HOST_JSON, JUNIT_XML, channel.OUTCOMES_JSON):
+                if name == channel.OUTCOMES_JSON and not (source / name).is_file():
+                    continue  # an older gate's report: none
                 shutil.copyfile(source / name, scratch / name, follow_symlinks=False)
             entry = self.root / key.digest
             shutil.rmtree(entry, ignore_errors=True)
@@ -166,6 +168,13 @@ class EvidenceCache:
         return notes
 
 
+_STORED = (
+    (HOST_JSON, reports.MAX_HOST_JSON),
+    (JUNIT_XML, reports.MAX_JUNIT_XML),
+    (channel.OUTCOMES_JSON, channel.MAX_OUTCOMES_JSON),
+)
+
+
 def _remove(entry: Path) -> None:
     """Remove an entry; a symlinked one is unlinked, never followed."""
     if entry.is_symlink():
@@ -187,7 +196,9 @@ def _check(entry: Path, key: CacheKey, dest: Path) -> str | None:
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
     try:
-        for name, limit in ((HOST_JSON, reports.MAX_HOST_JSON), (JUNIT_XML, reports.MAX_JUNIT_XML)):
+        for name, limit in _STORED:
+            if name == channel.OUTCOMES_JSON and not os.path.lexists(entry / name):
+                continue  # read_host says whether host.json needs it
             (dest / name).write_bytes(reports.read_capped(entry / name, limit))
         report = reports.read_host(dest)
     except GateError as exc:

@@ -78,6 +78,18 @@ class Audit(BaseModel):
     dropped: int = Field(0, ge=0, description="Records past the cap, counted only")
 
 
+class ChannelInfo(BaseModel):
+    """What the gate heard from its plugin over the channel (`channel` in host.json)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    tests: int = Field(ge=0, description="Tests the gate heard run (the ids in outcomes.json)")
+    complete: bool = Field(description="A begin and an end line arrived, nothing was cut")
+    lines: int = Field(0, ge=0)
+    malformed: int = Field(0, ge=0, description="Lines that were not the plugin's: not trusted")
+    truncated: bool = False
+
+
 class HostInfo(BaseModel):
     """The contents of host.json."""
 
@@ -143,6 +155,11 @@ class HostInfo(BaseModel):
     )
     audit: Audit | None = Field(
         None, description="Live reads from code under test (None: the audit did not run)"
+    )
+    channel: ChannelInfo | None = Field(
+        None,
+        description="The gate's own record of the run, heard from its plugin as each test "
+        "finished, is in outcomes.json beside this file (None: an older gate, no record)",
     )
 
 

@@ -157,21 +157,25 @@ class Namespaces:
     unshare: str | None
     as_root: bool
     reason: str | None
+    pid: bool = False  # a PID namespace too (nsinit is its PID 1), with its own /proc
 
     @property
     def usable(self) -> bool:
         return self.unshare is not None and self.reason is None
 
     def prefix(self, *, network: bool) -> list[str]:
-        """argv before the command: a private mount namespace, and for host B net + UTS."""
+        """argv before the command: a private mount namespace, a PID namespace where there
+        is one, and for host B net + UTS."""
         assert self.unshare is not None
         user = [] if self.as_root else ["--user", "--map-root-user"]
         extra = ["--net", "--uts"] if network else []
-        return [self.unshare, *user, "--mount", "--propagation", "private", *extra]
+        pid = list(_PID_FLAGS) if self.pid else []
+        return [self.unshare, *user, "--mount", "--propagation", "private", *extra, *pid]
 
 
 _ROOT_FLAGS = ("--mount", "--propagation", "private", "--net", "--uts")
 _USER_FLAGS = ("--user", "--map-root-user", *_ROOT_FLAGS)
+_PID_FLAGS = ("--pid", "--fork", "--mount-proc")
 
 
 @functools.cache
@@ -198,11 +202,14 @@ def namespaces(enabled: bool = True) -> Namespaces:
     if unshare is None:
         return Namespaces(None, False, "`unshare` (util-linux) is not installed")
     is_root = hasattr(os, "geteuid") and os.geteuid() == 0
-    if is_root and _unshare_fails(unshare, _ROOT_FLAGS) is None:
-        return Namespaces(unshare, True, None)
-    failed = _unshare_fails(unshare, _USER_FLAGS)
-    if failed is None:
-        return Namespaces(unshare, False, None)
+    for as_root, flags in ((True, _ROOT_FLAGS), (False, _USER_FLAGS)):
+        if as_root and not is_root:
+            continue
+        if _unshare_fails(unshare, (*flags, *_PID_FLAGS)) is None:
+            return Namespaces(unshare, as_root, None, pid=True)
+        failed = _unshare_fails(unshare, flags)
+        if failed is None:
+            return Namespaces(unshare, as_root, None)
     return Namespaces(unshare, False, f"unshare refused: {failed}")
 
 

@@ -7,7 +7,13 @@ SPEC is a JSON object:
   else `ip link set lo up`;
 - "hostname": the hostname to set in the fresh UTS namespace;
 - "bind": [PRIVATE, TARGET] — bind-mount the private directory PRIVATE over TARGET (the pinned
-  temp_root) in the fresh mount namespace, so two runs never share a temp_root.
+  temp_root) in the fresh mount namespace, so two runs never share a temp_root;
+- "result": a file — nsinit is PID 1 of a fresh PID namespace (`unshare --pid --fork
+  --mount-proc`): instead of exec'ing the command it starts it as its child, reaps every
+  orphan while it runs, and once the command exits lists every process still in the namespace
+  ("pid N (comm)"), kills them, and writes {"returncode": ..., "left": [...]} to the file
+  (PID 1 cannot die of its child's signal, so the signal is in the file as a negative code).
+  A process the tests started cannot leave the namespace, whatever its environment or session.
 
 Standard library only; the runner copies this file alone next to the plugin. A failure to bind
 the temp root stops the run (exit 125); the others are reported on stderr and left to the
@@ -16,15 +22,18 @@ plugin's report, which checks loopback and the hostname from inside the test pro
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import fcntl
 import json
 import os
 import shutil
+import signal
 import socket
 import struct
 import subprocess
 import sys
+import time
 from typing import Any
 
 SIOCGIFFLAGS = 0x8913
@@ -80,6 +89,66 @@ def bind(private: str, target: str) -> bool:
     return False
 
 
+def _others() -> dict[int, str]:
+    """Every process in this PID namespace but this one: pid -> comm."""
+    found: dict[int, str] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) != os.getpid():
+            try:
+                with open(f"/proc/{name}/comm", encoding="utf-8", errors="replace") as handle:
+                    found[int(name)] = handle.read().strip()
+            except OSError:
+                continue  # gone meanwhile
+    return found
+
+
+def _reap_all() -> None:
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+        except InterruptedError:
+            continue
+
+
+def supervise(command: list[str], result: str) -> int:
+    """Run `command` as PID 1's child; reap orphans; kill and list what it leaves."""
+    try:
+        child = subprocess.Popen(command, close_fds=False)  # the channel's fd passes on
+    except OSError as exc:
+        _say(f"cannot run {command[0]}: {exc.strerror}")
+        return FAILED
+    status = 0
+    while True:
+        try:
+            pid, waited = os.waitpid(-1, 0)
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            break
+        if pid == child.pid:
+            status = waited
+            break
+    code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.waitstatus_to_exitcode(status)
+    left: dict[int, str] = {}
+    for _ in range(100):  # a process forking meanwhile is caught on a later pass
+        found = _others()
+        if not found:
+            break
+        left.update({pid: name for pid, name in found.items() if pid not in left})
+        for pid in found:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        _reap_all()
+        time.sleep(0.001)
+    shown = [f"pid {pid} ({name})" for pid, name in sorted(left.items())]
+    with open(result + ".part", "w", encoding="utf-8") as handle:
+        json.dump({"returncode": code, "left": shown}, handle)
+    os.replace(result + ".part", result)
+    return code if code >= 0 else 128 - code
+
+
 def main(argv: list[str]) -> int:
     if len(argv) < 3 or argv[1] != "--":
         _say("usage: entropy_gate_nsinit.py SPEC -- COMMAND...")
@@ -93,6 +162,8 @@ def main(argv: list[str]) -> int:
     pair = spec.get("bind")
     if pair and not bind(str(pair[0]), str(pair[1])):
         return FAILED
+    if spec.get("result"):
+        return supervise(command, str(spec["result"]))
     try:
         os.execv(command[0], command)  # noqa: S606
     except OSError as exc:

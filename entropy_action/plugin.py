@@ -21,6 +21,13 @@ goes into the JUnit report as the properties `entropy_seed` and `entropy_rng_see
 
 Assertions executed per test are counted by assertcount.py, a plugin of its own.
 
+The channel (`channel_fd` in the config): a pipe's write end the gate passed to this process.
+Marked non-inheritable at load, so the tests' children do not get it. One JSON line goes
+down it at configure ("begin"), per test report as each phase finishes ("test": node id,
+phase, outcome, the terminal's category), per collection report that did not pass
+("collect"), and at session finish ("end", with pytest's counts). The gate assembles its own
+record of the run from these as they arrive, so a report rewritten later disagrees with it.
+
 PYTEST_DONT_REWRITE: the run imports this module before pytest could rewrite it (it has no
 assert to rewrite), and pytest is told so by this marker.
 """
@@ -55,6 +62,7 @@ _config: dict[str, Any] | None = None
 _state: dict[str, Any] = {}
 _written = False
 _subtests: dict[str, int] = {}  # node id: reports of its subtests so far
+_channel: dict[str, Any] = {}  # "fd": the channel's write end; "config": pytest's config
 
 
 def _load_config() -> dict[str, Any] | None:
@@ -174,6 +182,7 @@ def _patch_hostname(name: str) -> None:
 
 
 def _activate(config: dict[str, Any]) -> None:
+    _open_channel(config)
     for original in _originals(config):
         _copy_first(original, str(config["tree"]))
     if isinstance(config.get("rng_seed"), int):
@@ -265,7 +274,67 @@ def pytest_addoption(parser: Any) -> None:
     )
 
 
+# --- the channel to the gate -----------------------------------------------------------------
+
+
+def _open_channel(config: dict[str, Any]) -> None:
+    fd = config.get("channel_fd")
+    if not isinstance(fd, int):
+        return
+    try:
+        os.set_inheritable(fd, False)
+    except OSError:
+        return
+    _channel["fd"] = fd
+
+
+def _send(record: dict[str, Any]) -> None:
+    fd = _channel.get("fd")
+    if fd is None:
+        return
+    data = (json.dumps(record, separators=(",", ":")) + "\n").encode("utf-8", "replace")
+    try:
+        while data:
+            data = data[os.write(fd, data) :]
+    except OSError:
+        _channel.pop("fd", None)  # the gate stopped listening: it will say so
+
+
+def _category(report: Any) -> str:
+    """The terminal's category for a report ("passed", "xfailed", "" for a passing setup)."""
+    config: Any = _channel.get("config")
+    try:
+        status = config.hook.pytest_report_teststatus(report=report, config=config)
+        return str(status[0]) if isinstance(status, tuple) else ""
+    except Exception:  # another plugin's hook: never break the run
+        return "?"
+
+
+def pytest_collectreport(report: Any) -> None:
+    if report.outcome != "passed":
+        cat = "error" if report.outcome == "failed" else "skipped"
+        _send({"kind": "collect", "id": report.nodeid, "outcome": report.outcome, "cat": cat})
+
+
+def _send_test(report: Any) -> None:
+    record = {"kind": "test", "id": report.nodeid, "when": report.when}
+    record.update({"outcome": report.outcome, "cat": _category(report)})
+    _send(record)
+
+
+def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
+    with contextlib.suppress(OSError):
+        _write_report()
+    _write_imports()
+    counts = {"collected": getattr(session, "testscollected", None)}
+    counts["failed"] = getattr(session, "testsfailed", None)
+    _send({"kind": "end", "exitstatus": int(exitstatus), **counts})
+
+
 def pytest_configure(config: Any) -> None:
+    if "fd" in _channel:
+        _channel["config"] = config
+        _send({"kind": "begin", "pid": os.getpid(), "host": (_config or {}).get("host")})
     chosen = config.getoption(SEED_OPTION.lstrip("-").replace("-", "_"))
     if chosen is None and _config is not None:
         chosen = _config.get("rng_seed")
@@ -295,6 +364,8 @@ def pytest_runtest_logreport(report: Any) -> None:
     counts each in the JUnit suite's `tests` but writes no testcase for a passing one."""
     if _config is not None and type(report).__name__ == "SubtestReport":
         _subtests[report.nodeid] = _subtests.get(report.nodeid, 0) + 1
+    if "fd" in _channel:
+        _send_test(report)
 
 
 def pytest_runtest_teardown(item: Any) -> None:
@@ -505,12 +576,6 @@ def pytest_report_header() -> list[str]:
 def pytest_collection_finish() -> None:
     """Conftests and test modules are imported by now: report what they left in place."""
     _write_report()
-
-
-def pytest_sessionfinish() -> None:
-    with contextlib.suppress(OSError):
-        _write_report()
-    _write_imports()
 
 
 _START_CWD = os.getcwd()

@@ -9,6 +9,7 @@ raises GateError with one line naming the file; the contents of the file never r
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import gc
 import json
@@ -25,7 +26,7 @@ from xml.etree.ElementTree import Element
 import junitparser
 from pydantic import ValidationError
 
-from entropy_action import junit
+from entropy_action import channel, junit
 from entropy_action.errors import GateError
 from entropy_action.host import HOST_JSON, JUNIT_XML, HostInfo
 
@@ -35,7 +36,9 @@ MAX_MESSAGE = 2000  # characters kept of a test's failure or skip message
 MAX_ERROR = 4000  # characters kept of a collection error's text
 MAX_ID = 2000  # characters kept of a test id (a longer one is cut, not trusted)
 CHUNK = 1 << 16  # bytes of a report parsed at a time
-REPORT_FILES = (HOST_JSON, JUNIT_XML, "pytest.log")  # all a host run writes
+PYTEST_LOG = "pytest.log"
+REPORT_FILES = (HOST_JSON, JUNIT_XML, PYTEST_LOG, channel.OUTCOMES_JSON)  # all a host run writes
+SUMMARY_TAIL = 4096  # bytes at the end of pytest.log searched for its summary line
 # What a host job's steps leave beside the report for the judge (evidence.py)
 EVIDENCE_FILES = ("strength.json", "attribution.json")
 BASE_FOLDER = "base"  # commands.verdict.BASE_DIR
@@ -116,8 +119,103 @@ def read_host(dir: Path) -> HostReport:
     junit = dir / JUNIT_XML
     with _open_capped(junit, MAX_JUNIT_XML) as handle:
         chunks = _chunks_of(handle, junit, MAX_JUNIT_XML)
-        tests, errors = _parse(chunks, str(junit), normalizer(placeholders(info)), info.module)
+        normalize = normalizer(placeholders(info))
+        tests, errors = _parse(chunks, str(junit), normalize, info.module)
+    heard = _read_outcomes(dir, info)
+    if heard is not None:
+        tests, errors = _cross_check(dir, heard, tests, errors, normalize)
     return HostReport(dir=dir, info=info, tests=tests, errors=errors)
+
+
+def _read_outcomes(dir: Path, info: HostInfo) -> channel.Outcomes | None:
+    """The gate's record of the run (outcomes.json); None where an older gate wrote none.
+    A host.json that says the channel was used makes a missing record unusable."""
+    path = dir / channel.OUTCOMES_JSON
+    if info.channel is None and not os.path.lexists(path):
+        return None
+    loaded = read_json_object(path, channel.MAX_OUTCOMES_JSON, "the gate's record of the run")
+    return channel.parse_outcomes(path, loaded)
+
+
+def _cross_check(
+    dir: Path,
+    heard: channel.Outcomes,
+    tests: tuple[TestCase, ...],
+    errors: tuple[str, ...],
+    normalize: Callable[[str], str],
+) -> tuple[tuple[TestCase, ...], tuple[str, ...]]:
+    """junit.xml against what the gate heard: each test judged by its worst evidence; a test
+    the gate never heard run, or a terminal summary that disagrees, makes the report unusable."""
+    known = heard.tests
+    written: dict[str, CaseOutcome] = {test.raw_id: test.outcome for test in tests}
+    if not written.keys() <= known.keys():
+        _forged(dir, tests, known)
+    _check_summary(dir, heard)
+    if len(written) == len(tests) and written == known:
+        return _with_collect_errors(heard, tests, errors)  # the common case: they agree
+    if len(written) != len(tests):  # an id twice (a failure, then an error in teardown)
+        for test in tests:
+            if _RANK[test.outcome] > _RANK[written[test.raw_id]]:
+                written[test.raw_id] = test.outcome
+    fixed = [_worst_of(test, known[test.raw_id], written[test.raw_id]) for test in tests]
+    for raw, outcome in known.items():
+        if raw not in written:
+            fixed.append(_heard_only(raw, outcome, normalize))  # type: ignore[arg-type]
+    return _with_collect_errors(heard, tuple(fixed), errors)
+
+
+def _worst_of(test: TestCase, heard: str, written: CaseOutcome) -> TestCase:
+    if channel.RANK[heard] <= _RANK[written]:
+        return test
+    message = f"the gate's channel saw this test {heard}; junit.xml says {written}"
+    return dataclasses.replace(test, outcome=heard, message=message)  # type: ignore[arg-type]
+
+
+def _heard_only(raw: str, outcome: CaseOutcome, normalize: Callable[[str], str]) -> TestCase:
+    message = f"the gate's channel saw this test {outcome}; junit.xml does not hold it"
+    bad = outcome in ("failed", "error")
+    return TestCase(normalize(raw), raw, outcome, message if bad else None)
+
+
+def _with_collect_errors(
+    heard: channel.Outcomes, tests: tuple[TestCase, ...], errors: tuple[str, ...]
+) -> tuple[tuple[TestCase, ...], tuple[str, ...]]:
+    if errors or not heard.collect_errors:
+        return tests, errors
+    said = tuple(
+        f"collection failed in {_one_line(where)} (the gate's channel saw it; junit.xml does "
+        "not say so)"
+        for where in heard.collect_errors
+    )
+    return tests, said
+
+
+def _forged(dir: Path, tests: tuple[TestCase, ...], known: dict[str, str]) -> None:
+    unheard = sorted({test.raw_id for test in tests if test.raw_id not in known})
+    shown = ", ".join(_one_line(raw)[:120] for raw in unheard[:MAX_EXTRA_SHOWN])
+    more = f" and {len(unheard) - MAX_EXTRA_SHOWN} more" if len(unheard) > MAX_EXTRA_SHOWN else ""
+    raise GateError(
+        f"{dir / JUNIT_XML}: junit.xml holds {len(unheard)} test(s) the gate's channel never "
+        f"saw run ({shown}{more}): the report was rewritten after the tests ran"
+    )
+
+
+def _check_summary(dir: Path, heard: channel.Outcomes) -> None:
+    """pytest's terminal summary line, where pytest.log ends in one, against the channel."""
+    path = dir / PYTEST_LOG
+    if not heard.complete or not os.path.lexists(path):
+        return
+    with _open_regular(path) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        handle.seek(max(0, size - SUMMARY_TAIL))
+        tail = handle.read(SUMMARY_TAIL).decode("utf-8", "replace")
+    summary = channel.summary_counts(tail)
+    why = None if summary is None else channel.summary_disagrees(summary, heard.counts)
+    if why is not None:
+        raise GateError(
+            f"{path}: pytest's terminal summary disagrees with the gate's channel ({why}): "
+            "the report was rewritten after the tests ran"
+        )
 
 
 def check_folder(dir: Path) -> None:
@@ -504,6 +602,17 @@ def node_id(file: str | None, classname: str, name: str, module: str | None = No
             if classname.startswith(dotted + "."):
                 return "::".join([path, *classname[len(dotted) + 1 :].split("."), name])
     return f"{classname}::{name}"
+
+
+def junit_id(nodeid: str, module: str | None) -> str:
+    """The raw id this reader gives the testcase pytest writes for `nodeid`: pytest's
+    classname and name (junitxml's mangle_test_address), then `node_id`."""
+    path, bracket, params = nodeid.partition("[")
+    names = path.split("::")
+    if len(names) == 1:
+        return _one_line(nodeid)  # a collection report: named by its file
+    classname = ".".join([_dotted(names[0]), *names[1:-1]])
+    return node_id(names[0], _one_line(classname), _one_line(names[-1] + bracket + params), module)
 
 
 @functools.lru_cache(maxsize=256)

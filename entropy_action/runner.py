@@ -30,9 +30,18 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from entropy_action import __version__, git, isolate, observed, supervise, temproot
+from entropy_action import (
+    __version__,
+    channel,
+    git,
+    isolate,
+    observed,
+    reports,
+    supervise,
+    temproot,
+)
 from entropy_action.errors import ExitCode, GateError
-from entropy_action.host import HOST_JSON, JUNIT_XML, Audit, HostInfo, outside_reason
+from entropy_action.host import HOST_JSON, JUNIT_XML, Audit, ChannelInfo, HostInfo, outside_reason
 from entropy_action.manifest import LoadedManifest, check_temp_root
 
 PLUGIN_MODULE = "entropy_gate_plugin"
@@ -48,8 +57,13 @@ AUDIT_JSON = "audit.json"
 GATE_HOST_ENV = "ENTROPY_GATE_HOST"  # seams.GATE_HOST_ENV: the user plugin is active under us
 LOCK_ENV = "ENTROPY_GATE_LOCK"  # seams.LOCK_ENV: "1" locks the network in-process
 NSINIT_FILE = "entropy_gate_nsinit.py"
+NSINIT_RESULT = "nsinit.json"  # nsinit's exit status of pytest and what it killed
+MARKER_ONLY = (
+    "no PID namespace or cgroup here: left-over processes are found by an environment marker only"
+)
 PLUGIN_ENV = "ENTROPY_GATE_PLUGIN"  # plugin.CONFIG_ENV; the plugin may not import us
 PYTEST_LOG = "pytest.log"
+EVIDENCE_FILES = ("strength.json", "attribution.json")  # evidence.py, reports.EVIDENCE_FILES
 DEFAULT_TIMEOUT = 1800.0
 # Caller variables that would change which tests run on host A only: run options belong in
 # run.pytest_args, where they are pinned and checked.
@@ -100,6 +114,8 @@ class Launch:
     notes: list[str] = field(default_factory=list)
     scratch: Path = Path()  # the run's private directory (plugin, children's reports)
     marker: str = field(default_factory=supervise.new_marker)  # in the env of all it starts
+    channel: list[int] = field(default_factory=lambda: [-1, -1])  # (read, write); -1: handed on
+    pid_namespace: bool = False  # nsinit is PID 1 of the run's own PID namespace
 
 
 def run_host(settings: RunSettings) -> HostInfo:
@@ -114,10 +130,15 @@ def run_host(settings: RunSettings) -> HostInfo:
         ignore_cleanup_errors=True,
     ) as tmp:
         scratch = Path(tmp)
-        launch = _launch(settings, python, scratch, out)
-        _say(settings, f"running pytest on {settings.loaded.manifest.module}")
-        with temproot.claimed(launch.temp_root):
-            returncode, stopped = _execute(launch, settings, out / PYTEST_LOG)
+        pipe = list(os.pipe())  # the channel; an end handed on becomes -1
+        try:
+            launch = _launch(settings, python, scratch, out, pipe)
+            _say(settings, f"running pytest on {settings.loaded.manifest.module}")
+            with temproot.claimed(launch.temp_root):
+                returncode, stopped, heard = _execute(launch, settings, out / PYTEST_LOG)
+        finally:
+            for end in (end for end in pipe if end >= 0):
+                os.close(end)
         untrusted = stopped or (f"was killed by {_signal(returncode)}" if returncode < 0 else None)
         if untrusted:
             (out / JUNIT_XML).unlink(missing_ok=True)
@@ -129,6 +150,7 @@ def run_host(settings: RunSettings) -> HostInfo:
             launch.notes.append(CONFTEST_NOTE)
         info = _host_info(settings, launch, python, report, returncode, (started_iso, started))
         info = _with_audit(info, settings, scratch / AUDIT_JSON)
+        info = _with_channel(info, heard, out, settings.loaded.manifest.module)
     _write_host_json(out / HOST_JSON, info)
     _say(settings, f"pytest exited {returncode} ({time.time() - started:.1f} s)")
     if stopped:
@@ -222,7 +244,29 @@ def check_cassette(loaded: LoadedManifest, root: Path) -> Path | None:
 # --- preparing the launch ------------------------------------------------------------------
 
 
-def _launch(settings: RunSettings, python: str, scratch: Path, out: Path) -> Launch:
+def _with_channel(info: HostInfo, heard: channel.Heard, out: Path, module: str) -> HostInfo:
+    """outcomes.json, the gate's own record of what its plugin said, and host.json's note."""
+    data = channel.record(heard, lambda nodeid: reports.junit_id(nodeid, module))
+    channel.write(out / channel.OUTCOMES_JSON, data)
+    complete = heard.begin is not None and heard.end is not None and not heard.truncated
+    used = ChannelInfo(
+        tests=len(data["tests"]),
+        complete=complete,
+        lines=heard.lines,
+        malformed=heard.malformed,
+        truncated=heard.truncated,
+    )
+    notes = list(info.notes)
+    if heard.malformed:
+        notes.append(f"the gate's channel: {heard.malformed} line(s) not the plugin's, ignored")
+    if heard.truncated:
+        notes.append("the gate's channel: more than its cap arrived; the rest was discarded")
+    return info.model_copy(update={"channel": used, "notes": notes})
+
+
+def _launch(
+    settings: RunSettings, python: str, scratch: Path, out: Path, pipe: list[int]
+) -> Launch:
     pins = settings.loaded.manifest.pins
     home = settings.environ.get("HOME")
     places = {"checkout": settings.root, **({"home directory": Path(home)} if home else {})}
@@ -233,7 +277,10 @@ def _launch(settings: RunSettings, python: str, scratch: Path, out: Path) -> Lau
     spaces = isolate.namespaces(settings.namespaces)
     # Host A uses a namespace only to give a pinned temp_root its private stand-in, and only
     # as root: a user namespace would change the uid host A's tests see.
-    unshare = spaces.usable and (settings.isolate or (spaces.as_root and bool(pins.temp_root)))
+    # As root, host A also gets a PID namespace (no user namespace: the uid stays), so what
+    # the tests leave running is found and killed by nsinit, not by an environment marker.
+    root_a = spaces.as_root and (bool(pins.temp_root) or spaces.pid)
+    unshare = spaces.usable and (settings.isolate or root_a)
     claim = temproot.plan(pins.temp_root, scratch / "tmp" if unshare else None)
     hostb, cwd, notes = None, settings.root.absolute(), _dropped_notes(settings)
     if settings.isolate:
@@ -266,7 +313,7 @@ def _launch(settings: RunSettings, python: str, scratch: Path, out: Path) -> Lau
         paths.append(str(_install_childsite(scratch)))
         env[CHILD_ENV] = _child_config(plugin_dir, scratch, hostb, in_process=not unshare)
     env["PYTHONPATH"] = os.pathsep.join(paths)
-    env[PLUGIN_ENV] = str(_plugin_config(settings, scratch, hostb, unshare, expected))
+    env[PLUGIN_ENV] = str(_plugin_config(settings, scratch, hostb, unshare, expected, pipe[1]))
     marker = supervise.new_marker()
     env[supervise.MARKER_ENV] = marker
     env[GATE_HOST_ENV] = settings.host
@@ -276,15 +323,20 @@ def _launch(settings: RunSettings, python: str, scratch: Path, out: Path) -> Lau
         env[AUDIT_ENV] = str(_audit_config(settings, scratch, cwd, claim, expected))
     pytest = _pytest_argv(settings, python, out)
     network = hostb is not None and "network" not in settings.revert
+    pid = unshare and spaces.pid
     argv = (
-        _unshare_argv(spaces, python, plugin_dir, claim, hostb, pytest, network)
+        _unshare_argv(spaces, python, plugin_dir, claim, hostb, pytest, network, scratch)
         if unshare
         else pytest
     )
+    if not pid:
+        notes.append(MARKER_ONLY)
     umask = int(pins.umask, 8) if pins.umask else -1
     if hostb is not None and hostb.umask is not None:
         umask = hostb.umask
-    return Launch(argv, pytest[3:], env, cwd, umask, expected, claim, hostb, notes, scratch, marker)
+    launch = Launch(argv, pytest[3:], env, cwd, umask, expected, claim, hostb, notes, scratch)
+    launch.marker, launch.channel, launch.pid_namespace = marker, pipe, pid
+    return launch
 
 
 def _dropped_notes(settings: RunSettings) -> list[str]:
@@ -445,9 +497,11 @@ def _plugin_config(
     hostb: isolate.HostB | None,
     unshare: bool,
     expected: list[tuple[str, str, str]],
+    channel_fd: int,
 ) -> Path:
     in_process = hostb is not None and not unshare and "network" not in settings.revert
     config = {
+        "channel_fd": channel_fd,
         "host": settings.host,
         "report": str(scratch / "report.json"),
         "env_names": sorted({name for _, name, _ in expected} | {"TZ", "LANG", "LC_ALL"}),
@@ -501,13 +555,17 @@ def _unshare_argv(
     hostb: isolate.HostB | None,
     pytest: list[str],
     network: bool,
+    scratch: Path,
 ) -> list[str]:
-    """unshare, then nsinit (lo up, hostname, private temp root), which execs pytest."""
+    """unshare, then nsinit (lo up, hostname, private temp root), which runs pytest: as PID 1
+    of a PID namespace where there is one (it reaps and kills what pytest leaves), else by
+    exec."""
     bind = claim is not None and claim.private is not None
     spec = {
         "loopback": network,
         "hostname": hostb.hostname if hostb and network else None,
         "bind": [str(claim.private), str(claim.target)] if claim and bind else None,
+        "result": str(scratch / NSINIT_RESULT) if spaces.pid else None,
     }
     nsinit = [python, "-I", "-S", str(plugin_dir / NSINIT_FILE), json.dumps(spec), "--"]
     return [*spaces.prefix(network=network), *nsinit, *pytest]
@@ -516,9 +574,13 @@ def _unshare_argv(
 # --- running -------------------------------------------------------------------------------
 
 
-def _execute(launch: Launch, settings: RunSettings, log_path: Path) -> tuple[int, str | None]:
+def _execute(
+    launch: Launch, settings: RunSettings, log_path: Path
+) -> tuple[int, str | None, channel.Heard]:
     """Run pytest to the end, or kill its process group past the timeout or the temp root's
-    cap; then kill what the tests left running. (returncode, why it was killed or None)."""
+    cap; then kill what the tests left running, and take what the channel heard.
+    (returncode, why it was killed or None, what the plugin said)."""
+    pipe = launch.channel
     with open(log_path, "wb") as log:
         try:
             proc = subprocess.Popen(
@@ -530,21 +592,41 @@ def _execute(launch: Launch, settings: RunSettings, log_path: Path) -> tuple[int
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
                 umask=launch.umask,
+                pass_fds=(pipe[1],),
             )
         except OSError as exc:
             raise GateError(f"host {settings.host}: cannot start {launch.argv[0]}: {exc}") from None
+        os.close(pipe[1])  # only the test process holds it now: EOF once it is gone
+        pipe[1] = -1
+        listener, pipe[0] = channel.Listener(pipe[0]), -1
         try:
             returncode, stopped = supervise.wait(proc, _limits(launch, settings))
         finally:
             if proc.poll() is None:
                 supervise.kill_group(proc)
             left = supervise.reap(proc.pid, launch.marker)
+    returncode, inside = _nsinit_result(launch, returncode)
+    left = inside + left
+    heard = listener.finish()
     if left:
         shown = ", ".join(left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")
         launch.notes.append(
             f"{len(left)} process(es) the tests started outlived pytest and were killed: {shown}"
         )
-    return returncode, stopped
+    return returncode, stopped, heard
+
+
+def _nsinit_result(launch: Launch, returncode: int) -> tuple[int, list[str]]:
+    """pytest's own return code and the processes nsinit killed in the PID namespace (it
+    cannot die of pytest's signal as PID 1, so it reports the code in its file)."""
+    if not launch.pid_namespace:
+        return returncode, []
+    data = observed.read_report(launch.scratch / NSINIT_RESULT) or {}
+    code, left = data.get("returncode"), data.get("left")
+    killed = [str(item)[:200] for item in left[:10_000]] if isinstance(left, list) else []
+    if isinstance(code, int) and not isinstance(code, bool) and returncode >= 0:
+        returncode = code
+    return returncode, killed
 
 
 def _limits(launch: Launch, settings: RunSettings) -> supervise.Limits:
@@ -650,7 +732,8 @@ def _text(report: dict[str, Any] | None, key: str) -> str | None:
 def _prepare_out(out: Path) -> None:
     try:
         out.mkdir(parents=True, exist_ok=True)
-        for name in (JUNIT_XML, HOST_JSON, PYTEST_LOG):
+        # what an earlier run left here (its host steps' evidence included) is never read
+        for name in (JUNIT_XML, HOST_JSON, PYTEST_LOG, channel.OUTCOMES_JSON, *EVIDENCE_FILES):
             (out / name).unlink(missing_ok=True)
     except OSError as exc:
         raise GateError(f"--out {out}: cannot write there: {exc.strerror}") from None

@@ -154,19 +154,25 @@ import os, subprocess
 
 
 def test_leaves_processes_behind():
-    child = subprocess.Popen(["sleep", "300"])
-    daemon = subprocess.Popen(["sleep", "301"], start_new_session=True)
+    child = subprocess.Popen(["sleep", "300.4321"])
+    daemon = subprocess.Popen(["sleep", "301.4321"], start_new_session=True)
     with open(os.environ["FAULT_PIDS"], "w") as handle:
         handle.write(f"{child.pid} {daemon.pid}")
 """
 
 
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"  # a killed child nobody reaped yet is gone, too
+def alive(argument: str) -> bool:
+    """Whether a live process (anywhere on this machine: the tests' pids are those of their
+    PID namespace where they have one) has `argument` on its command line."""
+    for entry in Path("/proc").iterdir():
+        try:
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, IndexError):
+            continue
+        if argument.encode() in argv and state != "Z":  # a killed, unreaped child is gone too
+            return True
+    return False
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")
@@ -178,7 +184,7 @@ def test_processes_that_outlive_pytest_are_killed_and_reported(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     pids = [int(pid) for pid in pids_file.read_text().split()]
-    assert [alive(pid) for pid in pids] == [False, False]
+    assert [alive("300.4321"), alive("301.4321")] == [False, False]
     expected = (
         f"2 process(es) the tests started outlived pytest and were killed: pid {min(pids)} "
         f"(sleep), pid {max(pids)} (sleep)"

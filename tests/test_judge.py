@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from entropy_action import attribution, evidence
+from entropy_action import attribution, evidence, reports, runner
 from entropy_action.attribution import Trial
 from entropy_action.verdict import Evidence, TestResult, Verdict, classify
 from tests.helpers import Repo
@@ -209,3 +209,9 @@ def _coupled_verdict() -> Verdict:
             tests=(TestResult(id="t", host_a="passed", host_b="failed"),),
         )
     )
+
+
+def test_the_evidence_file_names_are_one_list_on_every_side() -> None:
+    """The runner clears them, the report reader admits them, the host steps write them."""
+    names = (evidence.STRENGTH_JSON, evidence.ATTRIBUTION_JSON)
+    assert runner.EVIDENCE_FILES == reports.EVIDENCE_FILES == names

@@ -261,7 +261,8 @@ def test_without_namespaces_host_b_degrades_with_a_note(
     )
     assert f"note: {note}" in result.err.splitlines()
     data = json.loads((repo.path / "out" / HOST_JSON).read_text())
-    assert data["notes"] == [note]
+    assert data["notes"] == [runner.MARKER_ONLY, note]
+    assert f"note: {runner.MARKER_ONLY}" in result.err.splitlines()
     assert "network: non-loopback sockets refused in-process" in data["isolation"]
     assert any(
         line.endswith("(in-process: socket.gethostname, os.uname)") for line in data["isolation"]
