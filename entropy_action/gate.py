@@ -107,8 +107,9 @@ def with_inputs(verdict: Verdict, check: baseline.PinCheck, out: Path) -> Verdic
         except GateError:
             hosts[label] = None
     base_tree = git.tree_of(check.root, check.base_commit) if check.base_commit else None
+    folders = {label: inputs.report_digest(out / f"host-{label}") for label in ("a", "b")}
     named = inputs.collect(
-        inputs.tree_digest(check.root, exclude=(out,)), base_tree, check.head.sha256, hosts
+        inputs.tree_digest(check.root, exclude=(out,)), base_tree, check.head.sha256, hosts, folders
     )
     return verdict.model_copy(update={"inputs": named, "inputs_sha256": inputs.digest(named)})
 

@@ -56,7 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from entropy_action import summary  # noqa: PLC0415 (--help imports no model)
+    from entropy_action import inputs, summary  # noqa: PLC0415 (--help imports no model)
     from entropy_action.verdict import exit_code  # noqa: PLC0415
 
     host_a, host_b = args.host_a, args.host_b
@@ -71,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
             invalid=[*absent("A", host_a), *absent("B", host_b)],
         )
     )
+    named = inputs.with_reports(verdict.inputs, host_a, host_b)  # what publish checks
+    verdict = verdict.model_copy(update={"inputs": named, "inputs_sha256": inputs.digest(named)})
     print(summary.render_text(verdict), end="")
     compare_command.write_verdict(args.json, summary.render_json(verdict))
     publish_to_workflow(verdict, args.json, args.environ)
