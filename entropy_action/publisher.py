@@ -65,8 +65,8 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Publi
     api = None
     if token:
         api = ApiSettings(
-            api_url=_api_url(environ.get("GITHUB_API_URL") or DEFAULT_API),
-            repository=_repository(environ.get("GITHUB_REPOSITORY", "")),
+            api_url=api_url(environ.get("GITHUB_API_URL") or DEFAULT_API),
+            repository=repository(environ.get("GITHUB_REPOSITORY", "")),
             token=token,
         )
     return PublishSettings(
@@ -162,18 +162,20 @@ def _event(path: Path) -> dict[str, object]:
     return loaded if isinstance(loaded, dict) else {}
 
 
-def _api_url(url: str) -> str:
+def api_url(url: str, command: str = "publish") -> str:
+    """GITHUB_API_URL, checked: http(s) with a host, no trailing slash."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise GateError(f"publish: GITHUB_API_URL must be an http(s) URL, not {url[:100]!r}")
+        raise GateError(f"{command}: GITHUB_API_URL must be an http(s) URL, not {url[:100]!r}")
     return url.rstrip("/")
 
 
-def _repository(repository: str) -> str:
-    owner, _, name = repository.partition("/")
-    if not owner or not name or "/" in name or any(c in repository for c in "?#% "):
-        raise GateError(f"publish: GITHUB_REPOSITORY must be OWNER/NAME, not {repository!r}")
-    return repository
+def repository(value: str, command: str = "publish") -> str:
+    """GITHUB_REPOSITORY, checked: OWNER/NAME and nothing a URL path would read otherwise."""
+    owner, _, name = value.partition("/")
+    if not owner or not name or "/" in name or any(c in value for c in "?#% "):
+        raise GateError(f"{command}: GITHUB_REPOSITORY must be OWNER/NAME, not {value!r}")
+    return value
 
 
 def _manifest_path(manifest: str) -> str | None:
