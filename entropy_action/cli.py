@@ -11,6 +11,7 @@ from types import ModuleType
 
 from entropy_action import __version__, workflow
 from entropy_action.commands import (
+    app_token,
     cache_key,
     check_pins,
     compare,
@@ -37,6 +38,7 @@ COMMANDS: tuple[ModuleType, ...] = (
     compare,
     verdict,
     publish,
+    app_token,
     cache_key,
     validate,
     schema,
@@ -118,9 +120,10 @@ def _internal_error(exc: Exception, debug: bool, environ: Mapping[str, str]) -> 
 
 
 def _scrub(text: str, environ: Mapping[str, str]) -> str:
-    """Text without the value of any *TOKEN* variable (a traceback must not leak one)."""
+    """Text without the value of any *TOKEN* or *PRIVATE_KEY* variable (a traceback must not
+    leak one)."""
     for name, value in environ.items():
-        if "TOKEN" in name.upper() and len(value) >= 8:
+        if ("TOKEN" in name.upper() or "PRIVATE_KEY" in name.upper()) and len(value) >= 8:
             text = text.replace(value, "***")
     return text
 

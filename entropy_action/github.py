@@ -1,4 +1,5 @@
-"""The only module that talks to GitHub's REST API: it sends a CheckRunPlan, nothing more.
+"""The only module that talks to GitHub's REST API: it sends a CheckRunPlan, and trades a
+GitHub App's JWT for an installation token (`installation_token`), nothing more.
 
 A small client over `urllib.request` rather than PyGithub: two endpoints (create and update a
 check run) do not need a client library, and PyGithub would bring requests, PyJWT, PyNaCl and
@@ -135,13 +136,15 @@ def wait_before_retry(
 
 
 class Client:
-    """Requests with retries; `call` returns the JSON of a 2xx answer or raises PublishError."""
+    """Requests with retries; `call` returns the JSON of a 2xx answer or raises PublishError.
+    `subject` names what the requests are about in its messages."""
 
-    def __init__(self, settings: ApiSettings) -> None:
+    def __init__(self, settings: ApiSettings, subject: str = "check run") -> None:
         self.settings = settings
+        self.subject = subject
         self.requests = 0
 
-    def call(self, method: str, path: str, body: Mapping[str, Any]) -> Any:
+    def call(self, method: str, path: str, body: Mapping[str, Any] | None) -> Any:
         settings = self.settings
         for attempt in range(settings.attempts):
             answer = self._once(method, path, body)
@@ -149,15 +152,16 @@ class Client:
                 return answer.body
             delay, failure = wait_before_retry(answer, attempt, settings)
             if delay is None or attempt == settings.attempts - 1:
-                raise PublishError(failure, _describe(method, answer, delay, attempt + 1))
+                what = f"{method} {self.subject}"
+                raise PublishError(failure, _describe(what, answer, delay, attempt + 1))
             settings.sleep(delay)
         raise AssertionError("unreachable: attempts >= 1")  # pragma: no cover
 
-    def _once(self, method: str, path: str, body: Mapping[str, Any]) -> Answer:
+    def _once(self, method: str, path: str, body: Mapping[str, Any] | None) -> Answer:
         self.requests += 1
         request = urllib.request.Request(  # noqa: S310 - GITHUB_API_URL, http(s) checked by publish
             self.settings.api_url + path,
-            data=json.dumps(body).encode("utf-8"),
+            data=None if body is None else json.dumps(body).encode("utf-8"),
             method=method,
             headers={
                 "Accept": "application/vnd.github+json",
@@ -179,14 +183,14 @@ class Client:
             return Answer(0, {}, None, f"connection failed ({type(reason).__name__})")
 
 
-def _describe(method: str, answer: Answer, delay: float | None, tries: int) -> str:
+def _describe(request: str, answer: Answer, delay: float | None, tries: int) -> str:
     said = _message(answer.body)
     what = answer.problem or f"HTTP {answer.status}" + (f" {said}" if said else "")
     if delay is not None:
-        return f"{method} check run: {what} after {tries} attempts"
+        return f"{request}: {what} after {tries} attempts"
     if _rate_limit_wait(answer.headers, 0.0) is not None and answer.status in (403, 429):
-        return f"{method} check run: rate limited ({what}) for longer than the job waits"
-    return f"{method} check run: {what}"
+        return f"{request}: rate limited ({what}) for longer than the job waits"
+    return f"{request}: {what}"
 
 
 def _headers(headers: Any) -> dict[str, str]:
@@ -234,3 +238,27 @@ def send(plan: CheckRunPlan, settings: ApiSettings) -> Sent:
         requests=client.requests,
         annotations=len(plan.annotations),
     )
+
+
+TOKEN_PERMISSIONS = {"checks": "write", "actions": "read", "contents": "read"}
+
+
+def installation_token(settings: ApiSettings) -> tuple[Secret, str]:
+    """The App's installation token for `settings.repository` (checks: write, actions and
+    contents: read), and when it expires; `settings.token` is the App's JWT."""
+    client = Client(settings, subject="installation")
+    found = client.call("GET", f"/repos/{settings.repository}/installation", None)
+    installation = found.get("id") if isinstance(found, dict) else None
+    if not isinstance(installation, int) or isinstance(installation, bool):
+        raise PublishError("rejected", "GET installation: the answer carried no installation id")
+    body = {
+        "repositories": [settings.repository.partition("/")[2]],
+        "permissions": TOKEN_PERMISSIONS,
+    }
+    client.subject = "installation token"
+    answer = client.call("POST", f"/app/installations/{installation}/access_tokens", body)
+    token = answer.get("token") if isinstance(answer, dict) else None
+    if not isinstance(token, str) or not token or not token.isascii() or not token.isprintable():
+        raise PublishError("rejected", "POST installation token: the answer carried no token")
+    expires = answer.get("expires_at")
+    return Secret(token), expires if isinstance(expires, str) else ""

@@ -230,7 +230,20 @@ def _with_inputs(
     except GateError as exc:  # a tree git cannot list: the verdict is not reproducible
         return _noted(verdict, f"the inputs could not be taken: {exc.message}")
     named = inputs.collect(head_tree, base_tree, loaded.sha256 if loaded else "none", hosts)
+    named.update(  # what publish checks against the folders beside the verdict
+        {"reports_a": _digest(dossier.host_a), "reports_b": _digest(dossier.host_b)}
+    )
     return verdict.model_copy(update={"inputs": named, "inputs_sha256": inputs.digest(named)})
+
+
+def _digest(source: Path | HostReport | None) -> str:
+    """The report folder's digest (inputs.report_digest); "missing" for no folder at all."""
+    if source is None:
+        return "missing"
+    try:
+        return inputs.report_digest(source.dir if isinstance(source, HostReport) else source)
+    except GateError:
+        return inputs.UNREADABLE
 
 
 def _info(report: HostReport | None, source: Path | HostReport | None) -> HostInfo | None:

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
-from entropy_action import checkrun, github, markdown, workflow
+from entropy_action import __version__, checkrun, github, inputs, markdown, workflow
 from entropy_action.checkrun import Annotation, CheckRunPlan
 from entropy_action.errors import GateError
 from entropy_action.github import ApiSettings, PublishError, Secret
@@ -56,12 +56,17 @@ class PublishSettings:
 
 def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> PublishSettings:
     verdict = read_verdict(args.verdict)
+    beside = args.verdict.parent
+    folders = {"a": args.host_a or beside / "host-a", "b": args.host_b or beside / "host-b"}
+    problem = refusal(verdict, folders)
+    if problem:
+        raise GateError(f"{args.verdict}: publish refuses it: {problem}")
     token = Secret(environ.get(args.token_env, ""))
     api = None
     if token:
         api = ApiSettings(
-            api_url=_api_url(environ.get("GITHUB_API_URL") or DEFAULT_API),
-            repository=_repository(environ.get("GITHUB_REPOSITORY", "")),
+            api_url=api_url(environ.get("GITHUB_API_URL") or DEFAULT_API),
+            repository=repository(environ.get("GITHUB_REPOSITORY", "")),
             token=token,
         )
     return PublishSettings(
@@ -85,6 +90,48 @@ def read_verdict(path: Path) -> Verdict:
     if wrong:
         raise GateError(f"{path}: not a verdict the gate wrote: {'; '.join(wrong)}")
     return verdict
+
+
+def refusal(verdict: Verdict, folders: Mapping[str, Path]) -> str | None:
+    """Why `publish` refuses a verdict that read as one, or None: the verdict must be the
+    gate's own, over the host folders beside it. `folders` maps a host's label to its
+    report folder (hashed only when the verdict is otherwise intact)."""
+    problem = provenance(verdict)
+    if problem:
+        return problem
+    found = {label: inputs.report_digest(folder) for label, folder in folders.items()}
+    return report_mismatch(verdict, found, {k: str(v) for k, v in folders.items()})
+
+
+def provenance(verdict: Verdict) -> str | None:
+    """Pure: what about the verdict alone says the gate did not write it as it stands."""
+    named = verdict.inputs
+    if not verdict.tests and not named:
+        return "it carries no tests and no inputs (a hand-written verdict, not the gate's)"
+    if verdict.inputs_sha256 != inputs.digest(named):
+        return "its inputs_sha256 is not the digest of its inputs (edited after the gate)"
+    missing = [f"reports_{label}" for label in ("a", "b") if f"reports_{label}" not in named]
+    if missing:
+        return (
+            f"its inputs carry no {' or '.join(missing)} (the digest of the host reports): "
+            f"re-run `verdict` or `gate` with entropy-gate {__version__}"
+        )
+    return None
+
+
+def report_mismatch(
+    verdict: Verdict, found: Mapping[str, str], where: Mapping[str, str]
+) -> str | None:
+    """Pure: the first host folder whose digest is not the one the verdict was judged from."""
+    for label, digest in sorted(found.items()):
+        recorded = verdict.inputs.get(f"reports_{label}")
+        if recorded != digest:
+            return (
+                f"inputs.reports_{label} ({str(recorded)[:12]}) does not match host "
+                f"{label.upper()}'s report folder {where[label]} ({digest[:12]}): the verdict "
+                f"was not judged from these reports (pass --host-{label} DIR)"
+            )
+    return None
 
 
 def head_sha(environ: Mapping[str, str]) -> str:
@@ -115,18 +162,20 @@ def _event(path: Path) -> dict[str, object]:
     return loaded if isinstance(loaded, dict) else {}
 
 
-def _api_url(url: str) -> str:
+def api_url(url: str, command: str = "publish") -> str:
+    """GITHUB_API_URL, checked: http(s) with a host, no trailing slash."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise GateError(f"publish: GITHUB_API_URL must be an http(s) URL, not {url[:100]!r}")
+        raise GateError(f"{command}: GITHUB_API_URL must be an http(s) URL, not {url[:100]!r}")
     return url.rstrip("/")
 
 
-def _repository(repository: str) -> str:
-    owner, _, name = repository.partition("/")
-    if not owner or not name or "/" in name or any(c in repository for c in "?#% "):
-        raise GateError(f"publish: GITHUB_REPOSITORY must be OWNER/NAME, not {repository!r}")
-    return repository
+def repository(value: str, command: str = "publish") -> str:
+    """GITHUB_REPOSITORY, checked: OWNER/NAME and nothing a URL path would read otherwise."""
+    owner, _, name = value.partition("/")
+    if not owner or not name or "/" in name or any(c in value for c in "?#% "):
+        raise GateError(f"{command}: GITHUB_REPOSITORY must be OWNER/NAME, not {value!r}")
+    return value
 
 
 def _manifest_path(manifest: str) -> str | None:

@@ -190,7 +190,9 @@ class Verdict(BaseModel):
         default_factory=dict,
         description="What the verdict is a function of: gate_version, head_tree (sha256 of the "
         "work tree's files), base_tree (git tree id), manifest_sha256, and per host the "
-        "interpreter and distributions (sha256 of name==version)",
+        "interpreter and distributions (sha256 of name==version) and reports_a/reports_b "
+        "(sha256 of every file in the host's report folder, or missing; publish checks them "
+        "against the folders beside the verdict)",
     )
     inputs_sha256: str | None = Field(
         None, description="sha256 of `inputs`: the same inputs give the same verdict"

@@ -17,8 +17,8 @@ from entropy_action.verdict import FAILING, TestResult
 REPLAY = "python -m pytest -p entropy_action.plugin --rootdir=. --entropy-gate-seed="
 INPUTS_DIGEST = (
     "sha256 of what the verdict is a function of (the gate's version, the head's and the base "
-    "ref's trees, entropy.yaml, each host's interpreter and distributions): two runs with the "
-    "same digest judged the same inputs"
+    "ref's trees, entropy.yaml, each host's interpreter and distributions) and of each host's "
+    "report folder: two verdicts with the same digest judged the same inputs and reports"
 )
 _HOSTS: tuple[tuple[str, Literal["a", "b"]], ...] = (("A", "a"), ("B", "b"))
 

@@ -10,6 +10,9 @@ library: whatever `entropy-gate publish` sends goes over the wire and is recorde
   invalid body gets 422 and is recorded as a violation.
 - `Authorization` must be `Bearer <token>` or `token <token>` with the expected token (401
   otherwise). Recorded headers never hold the token's value.
+- With an `App`, `GET /repos/{owner}/{repo}/installation` and
+  `POST /app/installations/{id}/access_tokens` check the App's JWT (RS256 against the public
+  key the test passes; iss, iat, exp) and answer with an installation token (see `App`).
 - Faults are scripted as a queue of `Reply`s, one per request, before normal handling: a
   status sequence (502 then 201), 403 "Resource not accessible by integration", rate limits
   (`retry-after`, or `x-ratelimit-remaining: 0` with `x-ratelimit-reset`), and delays longer
@@ -45,9 +48,11 @@ from typing import Any
 from tests.openapi import OPENAPI, VENDORED, load_schemas, violations
 
 __all__ = [
+    "APP_TOKEN",
     "FORBIDDEN_MESSAGE",
     "OPENAPI",
     "VENDORED",
+    "App",
     "GitHubAPI",
     "Reply",
     "load_schemas",
@@ -60,6 +65,10 @@ MAX_BODY = 10 * 1024 * 1024
 _CREATE = re.compile(r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/check-runs$")
 _UPDATE = re.compile(r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/check-runs/(?P<id>[0-9]+)$")
 _DOCS = "https://docs.github.com/rest/checks/runs"
+_INSTALLATION = re.compile(r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/installation$")
+_ACCESS_TOKENS = re.compile(r"^/app/installations/(?P<id>[0-9]+)/access_tokens$")
+_APP_DOCS = "https://docs.github.com/rest/apps/apps"
+APP_TOKEN = "ghs_testInstallationToken0123456789abcdef"
 
 
 @dataclass(frozen=True)
@@ -148,8 +157,10 @@ class GitHubAPI:
         schemas: Mapping[str, Any] | None = None,
         log: Path | None = None,
         persistent: Reply | None = None,
+        app: App | None = None,
     ) -> None:
         self.token = token
+        self.app = app
         self.schemas = dict(schemas) if schemas is not None else load_schemas()
         self.log = log
         self.persistent = persistent
@@ -236,6 +247,10 @@ class GitHubAPI:
             self._stopping.wait(reply.delay)
         if reply is not None and reply.status is not None:
             return reply.status, reply.body, reply.headers
+        if self.app is not None and (
+            _INSTALLATION.match(request.path) or _ACCESS_TOKENS.match(request.path)
+        ):
+            return self.app.handle(request, authorization)
         if not self._authorized(authorization):
             return 401, {"message": "Bad credentials", "documentation_url": _DOCS}, {}
         return self._route(request)
@@ -275,6 +290,110 @@ class GitHubAPI:
                 return 404, {"message": "Not Found", "documentation_url": _DOCS}, {}
             run.apply(body)
             return status, _response(run, self.url), {}
+
+
+@dataclass
+class App:
+    """A GitHub App as the two installation endpoints see it: its public key checks the
+    JWT's RS256 signature and claims (iss, iat, exp), then it answers with a token.
+
+    - `GET /repos/{owner}/{repo}/installation` answers `{"id": installation}` for a repository
+      in `installed` (404 otherwise).
+    - `POST /app/installations/{id}/access_tokens` answers 201 with `token` (`APP_TOKEN`).
+    A bad signature or a JWT that is not one is 401, as GitHub answers; claims GitHub would
+    refuse (iss, an iat in the future, an exp past 10 minutes) are 401 and violations.
+    """
+
+    app_id: str
+    public_key_pem: bytes
+    installed: frozenset[str] = frozenset({"octo/widgets"})
+    installation: int = 4242
+    token: str = APP_TOKEN
+    now: Any = None  # Callable[[], float]; None: time.time
+
+    def handle(self, request: Request, authorization: str) -> tuple[int, Any, Mapping[str, str]]:
+        scheme, _, jwt = authorization.partition(" ")
+        problem = _jwt_problem(jwt, self) if scheme.lower() == "bearer" else "not a Bearer JWT"
+        if problem is not None:
+            if problem.startswith("claim"):
+                request.violations.append(problem)
+            return 401, {"message": f"A JSON web token could not be decoded ({problem})"}, {}
+        installation = _INSTALLATION.match(request.path)
+        if request.method == "GET" and installation:
+            if f"{installation['owner']}/{installation['repo']}" not in self.installed:
+                return 404, {"message": "Not Found", "documentation_url": _APP_DOCS}, {}
+            return 200, {"id": self.installation, "app_id": self.app_id}, {}
+        tokens = _ACCESS_TOKENS.match(request.path)
+        if request.method != "POST" or not tokens or int(tokens["id"]) != self.installation:
+            return 404, {"message": "Not Found", "documentation_url": _APP_DOCS}, {}
+        request.violations.extend(_token_body_problems(request.body))
+        if request.violations:
+            return 422, {"message": "Invalid request.", "errors": request.violations}, {}
+        body = request.body
+        answer = {
+            "token": self.token,
+            "expires_at": "2030-01-01T01:00:00Z",
+            "permissions": body.get("permissions", {}),
+            "repository_selection": "selected",
+        }
+        return 201, answer, {}
+
+
+def _b64(part: str) -> bytes:
+    import base64  # noqa: PLC0415
+
+    return base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
+
+
+def _jwt_problem(jwt: str, app: App) -> str | None:
+    """Why GitHub would refuse this JWT for `app`, or None."""
+    import time  # noqa: PLC0415
+
+    from cryptography.exceptions import InvalidSignature  # noqa: PLC0415
+    from cryptography.hazmat.primitives import hashes, serialization  # noqa: PLC0415
+    from cryptography.hazmat.primitives.asymmetric import padding, rsa  # noqa: PLC0415
+
+    try:
+        header_b64, payload_b64, signature_b64 = jwt.split(".")
+        header, claims = json.loads(_b64(header_b64)), json.loads(_b64(payload_b64))
+        signature = _b64(signature_b64)
+    except ValueError:
+        return "not a JWT"
+    if not isinstance(header, dict) or header.get("alg") != "RS256":
+        return "not RS256"
+    key = serialization.load_pem_public_key(app.public_key_pem)
+    assert isinstance(key, rsa.RSAPublicKey)
+    signed = f"{header_b64}.{payload_b64}".encode("ascii")
+    try:
+        key.verify(signature, signed, padding.PKCS1v15(), hashes.SHA256())
+    except InvalidSignature:
+        return "the signature does not match the App's public key"
+    now = (app.now or time.time)()
+    iat, exp = claims.get("iat"), claims.get("exp")
+    if claims.get("iss") != app.app_id:
+        return f"claim iss is {claims.get('iss')!r}, not the App's ID {app.app_id!r}"
+    if not isinstance(iat, int) or not isinstance(exp, int):
+        return "claim iat or exp is not an integer"
+    if iat > now + 5:
+        return "claim iat is in the future"
+    if exp <= now or exp > now + 600 or exp <= iat:
+        return "claim exp is not within the next 10 minutes"
+    return None
+
+
+def _token_body_problems(body: Any) -> list[str]:
+    if not isinstance(body, dict):
+        return ["(body): not a JSON object"]
+    problems = []
+    repos = body.get("repositories")
+    if not isinstance(repos, list) or not all(isinstance(r, str) and "/" not in r for r in repos):
+        problems.append("repositories: must be a list of repository names (no owner)")
+    permissions = body.get("permissions")
+    if not isinstance(permissions, dict) or not all(
+        v in ("read", "write") for v in permissions.values()
+    ):
+        problems.append("permissions: must map permission names to read or write")
+    return problems
 
 
 def _response(run: CheckRun, base: str) -> dict[str, Any]:

@@ -60,7 +60,9 @@ def test_every_action_input_reaches_a_script_through_env_and_is_documented(name:
     ]
     assert wiring, f"input {name} is mapped to no env variable"
     for variable, step in wiring:
-        assert re.search(rf"(\$\{{?|--token-env ){variable}\b", _script_text(step)), (
+        # A secret is passed by the name of its variable, never expanded into the script.
+        by_name = r"--token-env |--private-key-env "
+        assert re.search(rf"(\$\{{?|{by_name}){variable}\b", _script_text(step)), (
             f"{variable} (input {name}) is not used by step {step.get('name')!r}"
         )
     assert f"| `{name}` |" in README, f"input {name} is not in the README's input table"

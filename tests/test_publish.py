@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action import markdown, publisher
+from entropy_action import inputs, markdown, publisher
 from entropy_action.cli import main
 from entropy_action.commands.verdict import publish_to_workflow
 from entropy_action.github import ApiSettings, Secret
@@ -41,9 +41,19 @@ def env(tmp_path: Path, github_api: GitHubAPI, monkeypatch: pytest.MonkeyPatch) 
     return summary
 
 
-def write_verdict(tmp_path: Path, verdict: Verdict) -> str:
+def stamp(tmp_path: Path, verdict: Verdict) -> Verdict:
+    """The verdict as `verdict` writes it beside host-a/ and host-b/: their digests in inputs."""
+    for label in ("a", "b"):
+        folder = tmp_path / f"host-{label}"
+        folder.mkdir(exist_ok=True)
+        (folder / "junit.xml").write_text(f"<testsuites name='{label}'/>", encoding="utf-8")
+    named = inputs.with_reports(verdict.inputs, tmp_path / "host-a", tmp_path / "host-b")
+    return verdict.model_copy(update={"inputs": named, "inputs_sha256": inputs.digest(named)})
+
+
+def write_verdict(tmp_path: Path, verdict: Verdict, *, stamped: bool = True) -> str:
     path = tmp_path / "verdict.json"
-    path.write_text(render_json(verdict), encoding="utf-8")
+    path.write_text(render_json(stamp(tmp_path, verdict) if stamped else verdict), "utf-8")
     return str(path)
 
 
@@ -337,7 +347,7 @@ def test_settings_that_cannot_work_are_exit_2(
 def test_each_classification_goes_over_the_wire_with_its_conclusion(
     tmp_path, env, github_api, capsys, classification
 ):
-    verdict = verdict_of(classification)
+    verdict = stamp(tmp_path, verdict_of(classification))
     code, _, _ = run_cli(capsys, "--verdict", write_verdict(tmp_path, verdict))
     assert code == 0
     body = github_api.requests[0].body
@@ -419,7 +429,7 @@ def _verdict_step_then_publish(
 ) -> str:
     """The Action's verdict job: `entropy-gate verdict` appends the summary, then `publish`."""
     path = write_verdict(tmp_path, verdict)
-    publish_to_workflow(verdict, Path(path), os.environ)
+    publish_to_workflow(stamp(tmp_path, verdict), Path(path), os.environ)
     code, _, _ = run_cli(capsys, "--verdict", path)
     assert code == 0
     return (tmp_path / "step_summary.md").read_text(encoding="utf-8")
@@ -430,7 +440,7 @@ def test_after_a_check_run_the_job_summary_holds_the_verdict_once_and_a_pointer(
 ):
     verdict = verdict_of("env_coupled")
     written = _verdict_step_then_publish(tmp_path, capsys, verdict)
-    assert written == markdown.render(verdict) + (
+    assert written == markdown.render(stamp(tmp_path, verdict)) + (
         "entropy-gate: the verdict is in the check run `entropy-gate` (failure): "
         "<https://github.invalid/octo/widgets/runs/1>\n"
     )

@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
+from entropy_action import inputs
 from entropy_action.judge import NO_BASE
+from tests.github_api import GitHubAPI
 from tests.helpers import Repo
 
 MANIFEST = """\
@@ -156,6 +158,11 @@ def test_a_host_that_uploaded_nothing_makes_the_verdict_invalid(
         f"host B: ../head-b {why}: the host job failed" in reason for reason in verdict["reasons"]
     ), verdict["reasons"]
     assert _outputs(outputs)["merge"] == "false"
+    recorded = verdict["inputs"]["reports_b"]
+    if state == "empty":
+        assert recorded == inputs.report_digest(host_b)
+    else:
+        assert recorded == {"missing": "missing", "symlink": "unreadable"}[state]
 
 
 def test_verdict_without_runner_files_writes_only_the_json(
@@ -193,3 +200,27 @@ def test_a_verdict_with_no_base_is_never_a_merge_candidate(
     assert (result.code, verdict["classification"], verdict["merge"]) == (2, "invalid", False)
     assert verdict["reasons"][0] == f"invalid input: {NO_BASE}"
     assert "set the base-ref input" in NO_BASE
+
+
+def test_publish_takes_the_verdict_jobs_verdict_and_refuses_it_over_other_reports(
+    squares: tuple[Repo, str], monkeypatch: pytest.MonkeyPatch, github_api: GitHubAPI
+) -> None:
+    """The workflow's verdict job: `verdict`, then `publish` over the same downloaded folders."""
+    repo, base = squares
+    _hosts(repo, base, "head")
+    _, verdict, _, _ = _verdict(repo, base, "head", monkeypatch)
+    assert verdict["inputs"]["reports_a"] == inputs.report_digest(repo.path.parent / "head-a")
+    monkeypatch.setenv("GITHUB_API_URL", github_api.url)
+    monkeypatch.setenv("GITHUB_REPOSITORY", "octo/widgets")
+    monkeypatch.setenv("GITHUB_TOKEN", github_api.token)
+    path = str(repo.path.parent / "runner-verdict" / "verdict.json")
+    folders = ("--host-a", "../head-a", "--host-b", "../head-b", "--head-sha", "a" * 40)
+    result = repo.cli("publish", "--verdict", path, *folders)
+    assert result.code == 0, result.err
+    assert [call[:2] for call in github_api.calls()] == [("POST", "/repos/octo/widgets/check-runs")]
+    (repo.path.parent / "head-b" / "pytest.log").write_text("rewritten\n", encoding="utf-8")
+    result = repo.cli("publish", "--verdict", path, *folders)
+    assert result.code == 2
+    assert result.err.count("\n") == 1
+    assert "does not match host B's report folder ../head-b" in result.err
+    assert len(github_api.calls()) == 1

@@ -3,7 +3,9 @@
 Exit 0 once the verdict is published, by check run or by the fallback (job summary plus
 workflow-command annotations) when the token cannot write checks or the API keeps failing;
 the job's pass/fail comes from the verdict step, not from here. Exit 2 for a verdict file
-that is not a verdict, or settings that cannot work (no repository, no head commit).
+that is not a verdict (hand-written: no tests and no inputs; an inputs_sha256 that is not
+the digest of its inputs; report digests that do not match the host folders beside it), or
+settings that cannot work (no repository, no head commit).
 """
 
 from __future__ import annotations
@@ -24,6 +26,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--verdict", type=Path, required=True, metavar="FILE", help="the verdict JSON to publish"
     )
+    for label in ("a", "b"):
+        parser.add_argument(
+            f"--host-{label}",
+            type=Path,
+            metavar="DIR",
+            help=f"host {label.upper()}'s report folder the verdict was judged from (default: "
+            f"host-{label}/ beside the verdict file); publish refuses a verdict whose "
+            f"inputs.reports_{label} is not this folder's digest",
+        )
     parser.add_argument(
         "--check-name",
         default="entropy-gate",
