@@ -134,3 +134,26 @@ def commit_all(root: Path, message: str) -> str:
 def tree_of(root: Path, commit: str) -> str:
     """The id of `commit`'s tree (equal trees, equal contents)."""
     return _git(["rev-parse", "--verify", f"{commit}^{{tree}}"], root).stdout.decode().strip()
+
+
+def has_commit(root: Path, sha: str) -> bool:
+    """Whether the commit `sha` is in the clone at `root` (`git cat-file -e SHA^{commit}`)."""
+    return _git(["cat-file", "-e", f"{sha}^{{commit}}"], root, check=False).returncode == 0
+
+
+def parents(root: Path, commit: str) -> list[str]:
+    """The parent commits of `commit`, in order (a merge's first parent first)."""
+    out = _git(["rev-list", "--parents", "-n", "1", commit, "--"], root).stdout.decode().split()
+    return out[1:]
+
+
+def is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:
+    """Whether `ancestor` is reachable from `descendant` (a commit is its own ancestor)."""
+    proc = _git(["merge-base", "--is-ancestor", ancestor, descendant], root, check=False)
+    return proc.returncode == 0
+
+
+def merge_base(root: Path, one: str, other: str) -> str | None:
+    """The best common ancestor of two commits, or None when they share no history."""
+    proc = _git(["merge-base", one, other], root, check=False)
+    return proc.stdout.decode().strip() or None if proc.returncode == 0 else None

