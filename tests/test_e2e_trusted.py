@@ -1,7 +1,7 @@
 """End to end under act: the trusted modes' templates, verbatim from workflow-templates/
 (only `@v1` mapped to this checkout, as e2e_kit does).
 
-Five act runs, 10-30 s each here:
+Six act runs, 10-30 s each here:
 - the ruleset's required workflow on a `merge_group` event whose head is a real merge commit
   of the fix into main (`gh-readonly-queue/main/pr-7`): the check run goes on the merge
   group's head, and the pin check, the scan and the base run use `merge_group.base_sha`;
@@ -9,7 +9,8 @@ Five act runs, 10-30 s each here:
 - the split: the hosts template on `pull_request` (no check run), a forged verdict planted
   among its stored artifacts, then the trusted template on a `workflow_run` event naming that
   run: `download-artifact` (`run-id:`) reads the artifacts through tests/github_api.py, which
-  serves what act's artifact server stored; and a `workflow_run` of `.github/workflows/evil.yml`.
+  serves what act's artifact server stored; and a `workflow_run` of `.github/workflows/evil.yml`;
+- the reusable workflow on a `workflow_dispatch` (no base): invalid, no success check run.
 
 What act cannot show: GitHub's own merge ref and a fork's head fetched by sha (the commits are
 already in act's copy of the work tree, so the fetch step is a no-op), the ruleset itself, and
@@ -36,6 +37,7 @@ from tests.e2e_kit import ActRun, ApiServer, QueueSample
 pytestmark = pytest.mark.e2e
 TEMPLATES = e2e_kit.ROOT / "workflow-templates"
 TEMPLATE_FILES = sorted(TEMPLATES.glob("*.yml"))
+NO_BASE = Path(__file__).parent / "data" / "e2e_workflows" / "nobase.yml"  # workflow_dispatch
 Run = tuple[QueueSample, ActRun, list[dict[str, Any]], Path]
 PROPERTY = "invoice_total_idempotent"
 HOSTS_WORKFLOW = ".github/workflows/entropy-gate-split-hosts.yml"
@@ -66,7 +68,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     toolcache = root / "toolcache"
     e2e_kit.tool_cache(toolcache, wheels)
     project = e2e_kit.project_copy(root / "entropy-gate")
-    sample = e2e_kit.queue_sample(root / "sample", root / "pins-tmp", TEMPLATE_FILES)
+    sample = e2e_kit.queue_sample(root / "sample", root / "pins-tmp", [*TEMPLATE_FILES, NO_BASE])
     yield World(sample, root, project, toolcache, wheels)
     if not os.environ.get("ENTROPY_GATE_E2E_KEEP"):
         shutil.rmtree(root, ignore_errors=True)
@@ -208,6 +210,28 @@ def test_a_pull_request_gets_its_check_run_on_the_prs_head(pull_request_run: Run
     """The checkout is the merge commit, as GitHub's refs/pull/N/merge is; the check run
     goes on pull_request.head.sha."""
     _passes(pull_request_run, pull_request_run[0].head)
+
+
+@pytest.fixture(scope="module")
+def no_base_run(world: World) -> Run:
+    event = world.root / "workflow_dispatch.json"
+    event.write_text(json.dumps({"inputs": {}, "ref": "refs/heads/fix"}), encoding="utf-8")
+    return _act(
+        world, "workflow_dispatch", event, checkout="fix", name="nobase", workflow=NO_BASE.name
+    )
+
+
+def test_a_run_with_no_base_posts_no_success(no_base_run: Run) -> None:
+    """A manual run gives the workflow no base: the hosts still report, the verdict is
+    invalid with the line that names the base-ref input, and no check run says success."""
+    _, run, requests, folder = no_base_run
+    assert run.code != 0
+    conclusions = [r["body"]["conclusion"] for r in requests if r["method"] == "POST"]
+    assert "success" not in conclusions, conclusions
+    assert conclusions == ["failure"], run.log[-6000:]
+    verdict = _verdict(folder)
+    assert verdict["classification"] == "invalid"
+    assert any("set the base-ref input" in reason for reason in verdict["reasons"])
 
 
 def _passes(done: Run, on: str) -> None:
