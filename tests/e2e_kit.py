@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "entropy_action" / "demo_data"
 TOKEN = "e2e-token-5c1d"
@@ -139,6 +141,22 @@ def property_id(scenario: str) -> str:
     return scenario.replace("-", "_")
 
 
+def serialize_pip(toolcache: Path) -> None:
+    """act's tool cache is one venv per Python version for every job, where GitHub gives each
+    matrix leg a machine of its own: two legs on one version (a template's defaults) would
+    `pip install -e .` into the same venv at once and trip over each other's files. Each
+    venv's `pip` becomes a wrapper that takes a lock first (flock, util-linux)."""
+    lock = toolcache / "pip.lock"
+    for bin_dir in toolcache.glob("Python/*/x64/bin"):
+        for pip in bin_dir.glob("pip*"):
+            pip.unlink()
+            pip.write_text(
+                f'#!/bin/sh\nexec flock {lock} "{bin_dir / "python"}" -m pip "$@"\n',
+                encoding="utf-8",
+            )
+            pip.chmod(0o755)
+
+
 def _fill(manifest: Path, scenario: str, pins_tmp: Path, clock: int) -> None:
     text = manifest.read_text(encoding="utf-8")
     text = text.replace("{clock_unix}", str(clock)).replace("{temp_root}", str(pins_tmp))
@@ -161,6 +179,28 @@ class Sample:
     environ: dict[str, str]  # what the developer's shell exports (the leaked-env row)
 
 
+def _base_commit(target: Path) -> tuple[list[str], str]:
+    """`target` as a repository with its files as the base commit on main (origin set), and
+    the branch `fix` checked out for the PR's head: git's argv prefix and the base commit."""
+    git = ["git", "-C", str(target), "-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid"]
+    _sh(*git, "init", "-q", "-b", "main")
+    _sh(*git, "remote", "add", "origin", f"https://github.com/{OWNER_REPO}.git")
+    _sh(*git, "add", "-A")
+    _sh(*git, "commit", "-qm", "base: the invoice example under the gate")
+    base = _sh(*git, "rev-parse", "HEAD").strip()
+    _sh(*git, "checkout", "-q", "-b", "fix")
+    return git, base
+
+
+def require_prerequisites() -> None:
+    """On a laptop without the kit an e2e test is skipped, saying why; in CI it must run."""
+    missing = missing_prerequisites()
+    if missing and os.environ.get(REQUIRE_ENV):
+        pytest.fail(f"end-to-end test cannot run: missing {'; '.join(missing)}")
+    if missing:
+        pytest.skip(f"end-to-end test needs {'; '.join(missing)}")
+
+
 def sample_repo(target: Path, pins_tmp: Path, workflows: Path) -> Sample:
     """A PR: base commit on main (the invoice example once per demo patch, each in a folder of
     its own), head on `fix` (each folder with its patch), the remote-tracking refs and the
@@ -171,13 +211,7 @@ def sample_repo(target: Path, pins_tmp: Path, workflows: Path) -> Sample:
         shutil.copytree(DEMO / "base", target / scenario)
         _fill(target / scenario / "entropy.yaml", scenario, pins_tmp / scenario, clock)
     shutil.copytree(workflows, target / ".github" / "workflows")
-    git = ["git", "-C", str(target), "-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid"]
-    _sh(*git, "init", "-q", "-b", "main")
-    _sh(*git, "remote", "add", "origin", f"https://github.com/{OWNER_REPO}.git")
-    _sh(*git, "add", "-A")
-    _sh(*git, "commit", "-qm", "base: the invoice example under the gate")
-    base = _sh(*git, "rev-parse", "HEAD").strip()
-    _sh(*git, "checkout", "-q", "-b", "fix")
+    git, base = _base_commit(target)
     environ: dict[str, str] = {}
     for patch in patches:
         scenario = patch["name"]
@@ -241,13 +275,7 @@ def queue_sample(target: Path, pins_tmp: Path, workflows: list[Path]) -> QueueSa
     (target / ".github" / "workflows").mkdir(parents=True)
     for workflow in workflows:
         shutil.copy2(workflow, target / ".github" / "workflows" / workflow.name)
-    git = ["git", "-C", str(target), "-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid"]
-    _sh(*git, "init", "-q", "-b", "main")
-    _sh(*git, "remote", "add", "origin", f"https://github.com/{OWNER_REPO}.git")
-    _sh(*git, "add", "-A")
-    _sh(*git, "commit", "-qm", "base: the invoice example under the gate")
-    base = _sh(*git, "rev-parse", "HEAD").strip()
-    _sh(*git, "checkout", "-q", "-b", "fix")
+    git, base = _base_commit(target)
     shutil.copy2(DEMO / "patches" / "honest-fix" / "invoice_lib.py", target)
     _sh(*git, "commit", "-qam", "fix the invoices")
     head = _sh(*git, "rev-parse", "HEAD").strip()

@@ -45,11 +45,7 @@ HOSTS_WORKFLOW = ".github/workflows/entropy-gate-split-hosts.yml"
 
 @pytest.fixture(scope="module", autouse=True)
 def _prerequisites() -> None:
-    missing = e2e_kit.missing_prerequisites()
-    if missing and os.environ.get(e2e_kit.REQUIRE_ENV):
-        pytest.fail(f"end-to-end test cannot run: missing {'; '.join(missing)}")
-    if missing:
-        pytest.skip(f"end-to-end test needs {'; '.join(missing)}")
+    e2e_kit.require_prerequisites()
 
 
 @dataclass(frozen=True)
@@ -67,6 +63,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     wheels = e2e_kit.wheelhouse(root / "wheelhouse")
     toolcache = root / "toolcache"
     e2e_kit.tool_cache(toolcache, wheels)
+    e2e_kit.serialize_pip(toolcache)  # both hosts of a template run on one Python here
     project = e2e_kit.project_copy(root / "entropy-gate")
     sample = e2e_kit.queue_sample(root / "sample", root / "pins-tmp", [*TEMPLATE_FILES, NO_BASE])
     yield World(sample, root, project, toolcache, wheels)

@@ -49,12 +49,7 @@ class World:
 
 @pytest.fixture(scope="module", autouse=True)
 def _prerequisites() -> None:
-    """On a laptop without the kit the test is skipped, saying why; in CI it must run."""
-    missing = e2e_kit.missing_prerequisites()
-    if missing and os.environ.get(e2e_kit.REQUIRE_ENV):
-        pytest.fail(f"end-to-end test cannot run: missing {'; '.join(missing)}")
-    if missing:
-        pytest.skip(f"end-to-end test needs {'; '.join(missing)}")
+    e2e_kit.require_prerequisites()
 
 
 @pytest.fixture(scope="module")
