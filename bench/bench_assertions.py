@@ -7,7 +7,7 @@ Writes a module of `--tests` tests, each running three asserts over a small comp
 with the JUnit report the gate asks for:
 
 - off: the gate's plugin alone (no counting: the floor);
-- counted: plus `-p entropy_action.assertcount -o enable_assertion_pass_hook=true`, as the
+- counted: plus `-p entropy_action.testproc.assertcount -o enable_assertion_pass_hook=true`, as the
   gate's host runs do (assertcount.py counts each passing assert without its explanation);
 - hook: the same plus a plugin that implements `pytest_assertion_pass`, so pytest builds the
   explanation of every passing assert as it did when the gate counted through that hook.
@@ -60,7 +60,12 @@ def _run(folder: Path, mode: str) -> tuple[float, float]:
     argv = [sys.executable, "-m", "pytest", "test_many.py", "-q", "-p", "entropy_action.plugin"]
     argv += ["-p", "no:cacheprovider", "-o", "addopts=", f"--junitxml={folder / 'junit.xml'}"]
     if mode != "off":
-        argv += ["-p", "entropy_action.assertcount", "-o", "enable_assertion_pass_hook=true"]
+        argv += [
+            "-p",
+            "entropy_action.testproc.assertcount",
+            "-o",
+            "enable_assertion_pass_hook=true",
+        ]
     if mode == "hook":
         argv += ["-p", "bench_pass_hook"]
     path = os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")]))

@@ -23,7 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from entropy_action import manifest, runner
+from entropy_action.hosts import launch
+from entropy_action.manifest import pinfile
 
 MODULE = "tests/properties/test_many.py"
 MANIFEST = f"""\
@@ -93,10 +94,10 @@ def main() -> int:
     times: dict[bool, list[tuple[float, float]]] = {True: [], False: []}
     with tempfile.TemporaryDirectory(prefix="entropy-bench-audit-") as tmp:
         root = _repo(Path(tmp), args.tests)
-        loaded = manifest.load(root / "entropy.yaml", repo_root=root)
+        loaded = pinfile.load(root / "entropy.yaml", repo_root=root)
 
         def run(audit: bool) -> tuple[float, float]:
-            settings = runner.RunSettings(
+            settings = launch.RunSettings(
                 host="a",
                 out=Path(tmp) / ("on" if audit else "off"),
                 root=root,
@@ -106,7 +107,7 @@ def main() -> int:
                 audit=audit,
             )
             cpu, start = _children_cpu(), time.perf_counter()
-            info = runner.run_host(settings)
+            info = launch.run_host(settings)
             elapsed, cpu = time.perf_counter() - start, _children_cpu() - cpu
             if info.returncode or info.pins_mismatch:
                 raise SystemExit(f"the run did not pass: {info.notes} {info.pins_mismatch}")

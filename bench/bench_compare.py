@@ -25,8 +25,9 @@ from pathlib import Path
 
 import benchlib
 
-from entropy_action import compare, reports
-from entropy_action.host import HOST_JSON, JUNIT_XML, Fingerprint, HostInfo
+from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML, Fingerprint, HostInfo
+from entropy_action.evidence import hostreport
+from entropy_action.verdict import pairing
 
 MODULE = "tests/properties/test_invoice_total.py"
 
@@ -98,7 +99,7 @@ def host_dir(base: Path, label: str, cases: int, fail_every: int, seeded: bool) 
 
 
 def _read_and_pair(a: Path, b: Path, cases: int) -> None:
-    paired = compare.pair(reports.read_host(a), reports.read_host(b))
+    paired = pairing.pair(hostreport.read_host(a), hostreport.read_host(b))
     assert len(paired) == cases, len(paired)
 
 
@@ -108,8 +109,8 @@ def _plain_parse(a: Path, b: Path) -> None:
 
 
 def _read_only(a: Path, b: Path) -> None:
-    reports.read_host(a)
-    reports.read_host(b)
+    hostreport.read_host(a)
+    hostreport.read_host(b)
 
 
 def child(kind: str, a: Path, b: Path, cases: int) -> None:

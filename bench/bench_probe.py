@@ -22,7 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from entropy_action.mutation import harness, measure
+from entropy_action.hosts import launch
+from entropy_action.strength.mutation import harness, measure
 
 
 def _median(runs: int, argv: list[str], cwd: Path, env: dict[str, str]) -> float:
@@ -86,9 +87,7 @@ def main() -> None:
         folder = Path(scratch)
         probe_dir = folder / "probe"
         probe_dir.mkdir()
-        shutil.copyfile(
-            Path(harness.__file__).with_name("probe.py"), probe_dir / f"{harness.PROBE_MODULE}.py"
-        )
+        shutil.copyfile(launch.TESTPROC / "probe.py", probe_dir / f"{harness.PROBE_MODULE}.py")
         config = folder / "probe.json"
         config.write_text(
             json.dumps({"report": str(folder / "out.json"), "root": str(root), "watch": watch})

@@ -40,7 +40,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from entropy_action import demo, gate, git
+from entropy_action.core import git
+from entropy_action.gate import demo, local
 
 OFF = '  mutation: "off"\n'
 REEXEC = "BENCH_STRENGTH_UNDER_PYTHON"
@@ -130,11 +131,11 @@ def _time(repo: Path, base: str, folder: Path, expected: str | None) -> tuple[fl
     environ = {**os.environ, "XDG_CACHE_HOME": str(cache)}
     if (repo / "src").is_dir():  # a src layout: each run imports its own copy's code (relative)
         environ["PYTHONPATH"] = os.pathsep.join(["src", *filter(None, [os.getenv("PYTHONPATH")])])
-    settings = gate.GateSettings(
+    settings = local.GateSettings(
         manifest=repo / "entropy.yaml", base_ref=base, environ=environ, out=folder / "out"
     )
     start = time.perf_counter()
-    verdict = gate.run_gate(settings).verdict
+    verdict = local.run_gate(settings).verdict
     elapsed = time.perf_counter() - start
     shutil.rmtree(cache, ignore_errors=True)
     assert expected is None or verdict.classification == expected, verdict.reasons

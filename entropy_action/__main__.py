@@ -1,3 +1,3 @@
-from entropy_action.cli import main
+from entropy_action.cli.main import main
 
 raise SystemExit(main())

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # demo-repo.sh DIR PATCH: the bundled invoice example as a git repository in DIR (base commit
-# on main, then PATCH from entropy_action/demo_data/patches as the head), for the self-test
+# on main, then PATCH from entropy_action/gate/demo_data/patches as the head), for the self-test
 # workflow. Prints `base=<sha>` and `head=<sha>` (step-output lines).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dir=${1:?usage: demo-repo.sh DIR PATCH}
 patch=${2:?usage: demo-repo.sh DIR PATCH}
-data="$here/entropy_action/demo_data"
+data="$here/entropy_action/gate/demo_data"
 [ -d "$data/patches/$patch" ] || { echo "no demo patch named $patch" >&2; exit 2; }
 clock=$(( $(date +%s) / 86400 * 86400 ))
 fill() { sed -i -e "s|{clock_unix}|$clock|" -e "s|{temp_root}|$dir.tmp|" "$dir/entropy.yaml"; }

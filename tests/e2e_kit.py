@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DEMO = ROOT / "entropy_action" / "demo_data"
+DEMO = ROOT / "entropy_action" / "gate" / "demo_data"
 TOKEN = "e2e-token-5c1d"
 OWNER_REPO = "acme/invoices"
 ACTION_REPO = "entropy-gate/entropy-gate@v1"

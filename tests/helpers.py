@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action.cli import main
+from entropy_action.cli.main import main
 
 SEED_MANIFEST = Path(__file__).parent / "data" / "seed_entropy.yaml"
 

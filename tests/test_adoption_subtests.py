@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from entropy_action import junit
-from entropy_action.errors import GateError
+from entropy_action.core.errors import GateError
+from entropy_action.evidence import junitstream
 from tests.helpers import Repo
 
 PROPERTIES = """\
@@ -89,7 +89,7 @@ def _suite(tests: int, failures: int, cases: str) -> bytes:
 
 def _case(name: str, subtests: int = 0, failures: int = 0) -> str:
     noted = (
-        f'<properties><property name="{junit.SUBTESTS}" value="{subtests}"/></properties>'
+        f'<properties><property name="{junitstream.SUBTESTS}" value="{subtests}"/></properties>'
         if subtests
         else ""
     )
@@ -97,7 +97,7 @@ def _case(name: str, subtests: int = 0, failures: int = 0) -> str:
 
 
 def _names(document: bytes) -> list[str]:
-    return junit.read_cases([document], "x.xml", lambda elem: elem.get("name", ""))
+    return junitstream.read_cases([document], "x.xml", lambda elem: elem.get("name", ""))
 
 
 def test_the_counts_of_noted_subtests_and_each_failure_element_are_accepted() -> None:
@@ -115,7 +115,7 @@ def test_testcases_removed_beyond_the_noted_subtests_are_still_refused() -> None
 
 def test_a_subtests_property_that_is_no_count_counts_nothing() -> None:
     cases = _case("a").replace("></testcase>", ">") + (
-        f'<properties><property name="{junit.SUBTESTS}" value="-3"/></properties></testcase>'
+        f'<properties><property name="{junitstream.SUBTESTS}" value="-3"/></properties></testcase>'
     )
     with pytest.raises(GateError, match="says tests=4 but holds 1 such testcases"):
         _names(_suite(4, 0, cases))

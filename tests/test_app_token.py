@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action import apptoken
-from entropy_action.cli import main
-from entropy_action.errors import GateError
+from entropy_action.cli.main import main
+from entropy_action.core.errors import GateError
+from entropy_action.github import apptoken
 from tests.github_api import APP_TOKEN, App, GitHubAPI, Reply, serving
 
 APP_ID = "123456"

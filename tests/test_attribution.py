@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action import attribution, demo, gate
-from entropy_action.findings import Finding
-from entropy_action.verdict import TEST_RESULT, Evidence, Verdict, classify
+from entropy_action.core.findings import Finding
+from entropy_action.gate import attribution, demo, local
+from entropy_action.verdict.model import TEST_RESULT, Evidence, Verdict, classify
 from tests.test_run_host_a import make_repo
 
 TEST = "tests/properties/test_p.py::test_p"
@@ -219,8 +219,8 @@ def test_a_property_that_needs_the_network_is_coupled_to_it(
             "tests/properties/test_rates.py": RATES_PROPERTY,
         },
     )
-    result = gate.run_gate(
-        gate.GateSettings(
+    result = local.run_gate(
+        local.GateSettings(
             manifest=root / "entropy.yaml",
             base_ref="HEAD",
             environ={"PATH": "/usr/bin:/bin"},

@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
-from entropy_action import reports, runner
-from entropy_action.errors import GateError
-from entropy_action.host import HOST_JSON, JUNIT_XML
+from entropy_action.core.errors import GateError
+from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML
+from entropy_action.evidence import hostreport
+from entropy_action.hosts import launch
 from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
 from tests.test_run_python import venv312  # noqa: F401 - a fixture
 
@@ -117,11 +118,11 @@ def _run(tmp_path: Path, name: str, **options: Any) -> dict[str, Any]:
     root = _repo(tmp_path / name)
     out = tmp_path / name / "out"
     environ = {**os.environ, "BILLING_REGION": SECRET}
-    runner.run_host(settings(root, out, environ, **options))
-    text = "".join((out / f).read_text() for f in (HOST_JSON, JUNIT_XML, runner.PYTEST_LOG))
+    launch.run_host(settings(root, out, environ, **options))
+    text = "".join((out / f).read_text() for f in (HOST_JSON, JUNIT_XML, launch.PYTEST_LOG))
     assert SECRET not in text  # a variable's value never leaves the test process
     data: dict[str, Any] = json.loads((out / HOST_JSON).read_text())
-    assert data["returncode"] == 0, (out / runner.PYTEST_LOG).read_text()
+    assert data["returncode"] == 0, (out / launch.PYTEST_LOG).read_text()
     return data
 
 
@@ -155,7 +156,7 @@ def test_without_the_audit_host_json_says_it_did_not_run(tmp_path: Path) -> None
     data = _run(tmp_path, "off", audit=False)
     assert data["audit"] is None
     assert "entropy_gate_audit" not in data["pytest_args"]
-    assert runner.AUDIT_MODULE not in runner.plugin_modules(audit=False, count=True)
+    assert launch.AUDIT_MODULE not in launch.plugin_modules(audit=False, count=True)
 
 
 def _host_json_with(tmp_path: Path, audit: object) -> Path:
@@ -186,7 +187,7 @@ def test_an_audit_record_in_host_json_is_untrusted_and_validated(
 ) -> None:
     path = _host_json_with(tmp_path, {"mechanism": "m", "records": [record], "dropped": 0})
     with pytest.raises(GateError) as caught:
-        reports.read_info(path)
+        hostreport.read_info(path)
     assert caught.value.message.startswith(f"{path}: ")
     assert repr(field) in caught.value.message
     assert SECRET not in caught.value.message
@@ -195,27 +196,27 @@ def test_an_audit_record_in_host_json_is_untrusted_and_validated(
 def test_more_audit_records_than_the_cap_are_refused(tmp_path: Path) -> None:
     path = _host_json_with(tmp_path, {"mechanism": "m", "records": [RECORD] * 1001})
     with pytest.raises(GateError, match=r"field 'audit\.records'"):
-        reports.read_info(path)
+        hostreport.read_info(path)
 
 
 def test_an_audit_report_the_test_process_spoiled_becomes_a_note(tmp_path: Path) -> None:
     root = _repo(tmp_path)
     out = tmp_path / "out"
-    info = runner.run_host(settings(root, out))
+    info = launch.run_host(settings(root, out))
     spoiled = tmp_path / "audit.json"
     spoiled.write_text(json.dumps({"mechanism": "m", "records": [{**RECORD, "count": -5}]}))
     bare = info.model_copy(update={"audit": None})
-    again = runner._with_audit(bare, settings(root, out), spoiled)
+    again = launch._with_audit(bare, settings(root, out), spoiled)
     assert again.audit is None
     assert again.notes[-1] == (
         "live-entropy audit: report refused "
         "(field 'records.0.count': Input should be greater than or equal to 1)"
     )
-    missing = runner._with_audit(bare, settings(root, out), tmp_path / "none.json")
+    missing = launch._with_audit(bare, settings(root, out), tmp_path / "none.json")
     assert missing.notes[-1] == "live-entropy audit: the test process wrote no usable report"
 
 
-AUDIT = Path(runner.__file__).parent / "audit.py"
+AUDIT = launch.TESTPROC / "audit.py"
 
 
 def _import_audit(tmp_path: Path, config: dict[str, Any] | None, script: str) -> None:
@@ -225,7 +226,7 @@ def _import_audit(tmp_path: Path, config: dict[str, Any] | None, script: str) ->
     env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(folder)}
     if config is not None:
         (tmp_path / "config.json").write_text(json.dumps(config))
-        env[runner.AUDIT_ENV] = str(tmp_path / "config.json")
+        env[launch.AUDIT_ENV] = str(tmp_path / "config.json")
     proc = subprocess.run(
         [sys.executable, "-c", script],
         env=env,

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action import channel, isolate, reports, runner
-from entropy_action.errors import GateError
-from entropy_action.host import HOST_JSON, JUNIT_XML
+from entropy_action.core.errors import GateError
+from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML
+from entropy_action.evidence import hostreport
+from entropy_action.hosts import channel, isolate, launch
 from tests.test_faults import cli
 from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
 
@@ -91,7 +92,7 @@ def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
 def _run(tmp_path: Path, files: dict[str, str], **options: object) -> Path:
     repo = _repo(tmp_path, files)
     out = tmp_path / "out"
-    runner.run_host(settings(repo, out, **options))  # type: ignore[arg-type]
+    launch.run_host(settings(repo, out, **options))  # type: ignore[arg-type]
     return out
 
 
@@ -119,7 +120,7 @@ def test_a_normal_run_records_what_the_channel_heard_and_reads_as_junit_says(tmp
         "malformed": 0,
         "truncated": False,
     }
-    report = reports.read_host(out)
+    report = hostreport.read_host(out)
     assert {t.raw_id: t.outcome for t in report.tests} == record["tests"]
     assert all(t.message is None or "channel" not in t.message for t in report.tests)
 
@@ -131,7 +132,7 @@ def test_a_session_finish_hook_that_rewrites_junit_fails_by_the_channels_evidenc
         tmp_path, {MODULE: PROPERTY, "tests/properties/conftest.py": REWRITES_AT_SESSION_END}
     )
     assert "<failure" not in (out / JUNIT_XML).read_text()  # the rewrite happened
-    report = reports.read_host(out)
+    report = hostreport.read_host(out)
     assert report.info.returncode == 0  # the hook changed pytest's exit status, too
     failed = [t for t in report.tests if t.outcome == "failed"]
     assert [t.raw_id for t in failed] == [f"{MODULE}::test_fails"]
@@ -152,24 +153,24 @@ def test_a_left_over_child_without_the_marker_is_killed_before_it_rewrites(tmp_p
     assert len(killed) == 1, info["notes"]
     assert "(python" in killed[0]
     assert "test_forged" not in (out / JUNIT_XML).read_text()
-    assert reports.read_host(out).outcome == "pass"
+    assert hostreport.read_host(out).outcome == "pass"
 
 
 def test_without_namespaces_the_note_says_processes_are_found_by_a_marker_only(tmp_path):
     out = _run(tmp_path, {MODULE: PROPERTY}, namespaces=False)
     notes = json.loads((out / HOST_JSON).read_text())["notes"]
-    assert runner.MARKER_ONLY in notes
-    assert runner.MARKER_ONLY == (
+    assert launch.MARKER_ONLY in notes
+    assert launch.MARKER_ONLY == (
         "no PID namespace or cgroup here: left-over processes are found by an environment "
         "marker only"
     )
-    assert reports.read_host(out).outcome == "fail"
+    assert hostreport.read_host(out).outcome == "fail"
 
 
 @pytest.mark.skipif(not _pid_namespaces(), reason="needs a PID namespace as root")
 def test_with_a_pid_namespace_there_is_no_marker_note(tmp_path):
     out = _run(tmp_path, {MODULE: PROPERTY})
-    assert runner.MARKER_ONLY not in json.loads((out / HOST_JSON).read_text())["notes"]
+    assert launch.MARKER_ONLY not in json.loads((out / HOST_JSON).read_text())["notes"]
 
 
 @pytest.fixture(scope="module")
@@ -186,7 +187,7 @@ def _copy(source: Path, dest: Path) -> Path:
 
 def _reason(folder: Path) -> str:
     with pytest.raises(GateError) as caught:
-        reports.read_host(folder)
+        hostreport.read_host(folder)
     assert "\n" not in str(caught.value)
     return str(caught.value)
 
@@ -223,7 +224,7 @@ def test_an_older_report_without_a_record_reads_as_before(honest, tmp_path):
     info = json.loads((folder / HOST_JSON).read_text())
     del info["channel"]
     (folder / HOST_JSON).write_text(json.dumps(info))
-    assert len(reports.read_host(folder).tests) == 3
+    assert len(hostreport.read_host(folder).tests) == 3
 
 
 def test_a_record_without_host_jsons_word_for_it_is_still_checked(honest, tmp_path):
@@ -258,7 +259,7 @@ def test_a_test_junit_lost_that_the_channel_saw_fail_fails(honest, tmp_path):
     end = text.index("</testcase>", start) + len("</testcase>")
     text = (text[:start] + text[end:]).replace('tests="3"', 'tests="2"')
     junit.write_text(text.replace('failures="1"', 'failures="0"'))
-    report = reports.read_host(folder)
+    report = hostreport.read_host(folder)
     lost = [t for t in report.tests if t.raw_id == f"{MODULE}::test_fails"]
     assert [(t.outcome, t.message) for t in lost] == [
         ("failed", "the gate's channel saw this test failed; junit.xml does not hold it")
@@ -307,9 +308,9 @@ def test_the_listener_drains_past_its_cap_and_says_it_was_truncated(monkeypatch)
 
 
 def test_junit_id_matches_the_readers_ids():
-    assert reports.junit_id(f"{MODULE}::test_x[a::b.c]", MODULE) == f"{MODULE}::test_x[a::b.c]"
-    assert reports.junit_id(f"{MODULE}::C::test_x", MODULE) == f"{MODULE}::C::test_x"
-    assert reports.junit_id(MODULE, MODULE) == MODULE
+    assert hostreport.junit_id(f"{MODULE}::test_x[a::b.c]", MODULE) == f"{MODULE}::test_x[a::b.c]"
+    assert hostreport.junit_id(f"{MODULE}::C::test_x", MODULE) == f"{MODULE}::C::test_x"
+    assert hostreport.junit_id(MODULE, MODULE) == MODULE
 
 
 def test_run_does_not_say_passed_when_the_channel_heard_a_failure(tmp_path):

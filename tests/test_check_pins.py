@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from entropy_action import baseline
-from entropy_action.cli import main
+from entropy_action.cli.main import main
+from entropy_action.manifest import baseline
 from tests.helpers import SEED_MANIFEST, Repo
 
 SEED = SEED_MANIFEST.read_text(encoding="utf-8")

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from entropy_action import checkrun, markdown
-from entropy_action.checkrun import MAX_SUMMARY, plan
-from entropy_action.findings import Finding
-from entropy_action.mutation.score import MutationScore, Survivor
-from entropy_action.verdict import Evidence, TestSeed, classify
-from entropy_action.wording import REPLAY
+from entropy_action.core.findings import Finding
+from entropy_action.core.score import MutationScore, Survivor
+from entropy_action.render import checkrun, markdown
+from entropy_action.render.checkrun import MAX_SUMMARY, plan
+from entropy_action.render.phrases import REPLAY
+from entropy_action.verdict.model import Evidence, TestSeed, classify
 from tests.github_api import load_schemas, violations
 from tests.verdict_samples import (
     EVIDENCE,

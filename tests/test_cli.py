@@ -7,22 +7,23 @@ import re
 
 import pytest
 
-from entropy_action import __version__, cli
-from entropy_action.commands import validate
+from entropy_action import __version__
+from entropy_action.cli import main
+from entropy_action.cli.commands import validate
 
-NAMES = [command.NAME for command in cli.COMMANDS]
+NAMES = [command.NAME for command in main.COMMANDS]
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_command_has_working_help(name, capsys):
-    assert cli.main([name, "--help"]) == 0
+    assert main.main([name, "--help"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"usage: entropy-gate {name}")
     assert "exit codes:" in out
 
 
 def test_the_top_level_help_lists_every_command(capsys):
-    assert cli.main(["--help"]) == 0
+    assert main.main(["--help"]) == 0
     out = capsys.readouterr().out
     assert all(name in out for name in NAMES)
 
@@ -40,7 +41,7 @@ def crashing(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_an_internal_error_is_one_line_and_exit_3(crashing, monkeypatch, capsys):
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    assert cli.main(["validate"]) == 3
+    assert main.main(["validate"]) == 3
     out, err = capsys.readouterr()
     assert out == ""
     assert err == (
@@ -51,7 +52,7 @@ def test_an_internal_error_is_one_line_and_exit_3(crashing, monkeypatch, capsys)
 
 def test_debug_shows_the_traceback(crashing, monkeypatch, capsys):
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    assert cli.main(["--debug", "validate"]) == 3
+    assert main.main(["--debug", "validate"]) == 3
     err = capsys.readouterr().err
     assert err.startswith("Traceback (most recent call last):")
     assert 'raise RuntimeError("boom' in err
@@ -59,7 +60,7 @@ def test_debug_shows_the_traceback(crashing, monkeypatch, capsys):
 
 def test_in_github_actions_an_internal_error_reports_itself(crashing, monkeypatch, capsys):
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    assert cli.main(["validate"]) == 3
+    assert main.main(["validate"]) == 3
     out, err = capsys.readouterr()
     lines = out.splitlines()
     assert lines[0] == f"::group::entropy-gate {__version__}: internal error (traceback)"
@@ -81,10 +82,10 @@ def test_keyboard_interrupt_is_exit_130(monkeypatch, capsys):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(validate, "run", interrupted)
-    assert cli.main(["validate"]) == 130
+    assert main.main(["validate"]) == 130
     assert capsys.readouterr().err == "entropy-gate: interrupted\n"
 
 
 def test_a_usage_error_is_exit_2(capsys):
-    assert cli.main(["publish"]) == 2
+    assert main.main(["publish"]) == 2
     assert "the following arguments are required: --verdict" in capsys.readouterr().err

@@ -17,13 +17,16 @@ from typing import Any
 
 import pytest
 
-from entropy_action import compare, evidence, git, manifest, reports
-from entropy_action.cli import main
-from entropy_action.findings import Finding
-from entropy_action.host import HOST_JSON, JUNIT_XML, HostInfo
-from entropy_action.pins import PinDiff
-from entropy_action.reports import CaseOutcome, HostReport, TestCase
-from entropy_action.verdict import TEST_RESULT
+from entropy_action.cli.main import main
+from entropy_action.core import git
+from entropy_action.core.findings import Finding
+from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML, HostInfo
+from entropy_action.evidence import hostreport, stepfiles
+from entropy_action.evidence.hostreport import CaseOutcome, HostReport, TestCase
+from entropy_action.manifest import pinfile
+from entropy_action.manifest.pindiff import PinDiff
+from entropy_action.verdict import pairing
+from entropy_action.verdict.model import TEST_RESULT
 from tests.helpers import SEED_MANIFEST, Repo
 from tests.test_reports import (
     MODULE,
@@ -99,7 +102,7 @@ def manifest_names(repo: Repo) -> dict[str, str]:
     path = repo.path / "entropy.yaml"
     if not path.exists():
         return {}
-    loaded = manifest.load(path)
+    loaded = pinfile.load(path)
     return {"property_id": loaded.manifest.property_id, "module": loaded.manifest.module}
 
 
@@ -135,7 +138,7 @@ def test_two_hosts_that_pass_from_different_paths_are_a_merge_candidate(seed_rep
         for run in (runs.a, runs.b_pass)
     ]
     assert (by_id[PATH_TEST]["host_a"], by_id[PATH_TEST]["host_b"]) == ("passed", "passed")
-    assert compare.NO_PIN_CHECK in verdict["reasons"]
+    assert pairing.NO_PIN_CHECK in verdict["reasons"]
     assert out.startswith("entropy-gate verdict: merge_candidate (merge candidate)\n")
     assert "tests: 2; 2 passed on both hosts\n" in out
     assert err == ""
@@ -343,7 +346,7 @@ def test_with_a_base_ref_a_changed_pin_is_a_pin_mutation_even_when_green(shapes_
     assert (code, verdict["classification"], verdict["pins_intact"]) == (1, "pin_mutation", False)
     assert verdict["pin_changes"]["changed"] == ["pins.rng_seed"]
     assert "pin changes:\n  entropy.yaml:7: pin rng_seed changed: 9173 → 1\n" in out
-    assert compare.NO_PIN_CHECK not in verdict["reasons"]
+    assert pairing.NO_PIN_CHECK not in verdict["reasons"]
 
 
 def test_with_a_base_ref_intact_pins_and_no_silencing_green_hosts_merge(shapes_repo, runs):
@@ -383,15 +386,15 @@ def test_a_changed_property_module_without_host_as_strength_report_is_invalid(sh
 
 def clean_strength_step(folder: Path, repo: Repo) -> None:
     """What host A's strength step writes when it found nothing (hoststeps.strength_step)."""
-    info = reports.read_info(folder / HOST_JSON)
-    report = evidence.StrengthReport(
+    info = hostreport.read_info(folder / HOST_JSON)
+    report = stepfiles.StrengthReport(
         property_id=info.property_id,
         manifest_sha256=info.manifest_sha256,
         commit=info.commit,
         base_commit=git.resolve_ref(repo.path, "main"),
         measured=True,
     )
-    evidence.write(folder, evidence.STRENGTH_JSON, report)
+    stepfiles.write(folder, stepfiles.STRENGTH_JSON, report)
 
 
 def test_with_a_base_ref_a_skip_that_stood_at_the_base_is_only_a_notice(shapes_repo, runs):
@@ -431,7 +434,7 @@ def case(test_id: str, outcome: CaseOutcome = "passed", raw: str | None = None) 
 def test_pairing_keeps_host_a_order_then_host_b_extras_and_marks_missing():
     a = report("a", "/a", case("t.py::x"), case("t.py::only_a", "failed"), case("t.py::y"))
     b = report("b", "/b", case("t.py::y", "skipped"), case("t.py::only_b"), case("t.py::x"))
-    paired = [(r.id, r.host_a, r.host_b) for r in compare.pair(a, b)]
+    paired = [(r.id, r.host_a, r.host_b) for r in pairing.pair(a, b)]
     assert paired == [
         ("t.py::x", "passed", "passed"),
         ("t.py::only_a", "failed", "missing"),
@@ -443,7 +446,7 @@ def test_pairing_keeps_host_a_order_then_host_b_extras_and_marks_missing():
 def test_pairing_keeps_each_hosts_raw_id_once():
     a = report("a", "/a", case("t.py::p[<root>]", raw="t.py::p[/a]"), case("t.py::q"))
     b = report("b", "/b", case("t.py::p[<root>]", raw="t.py::p[/b]"), case("t.py::q"))
-    assert [r.raw_ids for r in compare.pair(a, b)] == [["t.py::p[/a]", "t.py::p[/b]"], ["t.py::q"]]
+    assert [r.raw_ids for r in pairing.pair(a, b)] == [["t.py::p[/a]", "t.py::p[/b]"], ["t.py::q"]]
 
 
 def test_paired_results_equal_validated_ones_field_and_json_alike():
@@ -452,15 +455,15 @@ def test_paired_results_equal_validated_ones_field_and_json_alike():
     a = report("a", "/a", case("t.py::x"), seeded, case("t.py::only_a", "skipped"))
     b = report("b", "/b", case("t.py::x", "failed", raw="t.py::x[b]"), seeded, case("t.py::o"))
     base = report("a", "/a", case("t.py::x"), case("t.py::s", "failed"))
-    for built in (compare.pair(a, b), compare.with_baseline(compare.pair(a, b), base, None)):
+    for built in (pairing.pair(a, b), pairing.with_baseline(pairing.pair(a, b), base, None)):
         for result in built:
             validated = TEST_RESULT.validate_python(TEST_RESULT.dump_python(result))
             assert result == validated
             assert TEST_RESULT.dump_json(result) == TEST_RESULT.dump_json(validated)
             assert type(result.seed_a) is type(validated.seed_a)
-    copied = dataclasses.replace(compare.pair(a, b)[0], base_a="failed")
-    assert (copied.base_a, compare.pair(a, b)[0].base_a) == ("failed", None)
-    marked = compare.with_baseline(compare.pair(a, b), base, None)
+    copied = dataclasses.replace(pairing.pair(a, b)[0], base_a="failed")
+    assert (copied.base_a, pairing.pair(a, b)[0].base_a) == ("failed", None)
+    marked = pairing.with_baseline(pairing.pair(a, b), base, None)
     assert [(r.base_a, r.failed_at_base) for r in marked] == [
         ("passed", False),
         ("failed", True),
@@ -473,10 +476,10 @@ def test_evaluate_reads_nothing_but_the_directories_given(tmp_path, runs):
     a = write_report(tmp_path / "a", host_info("a", runs.a.root), runs.a.junit)
     b = write_report(tmp_path / "b", host_info("b", runs.b_fail.root), runs.b_fail.junit)
     diff = PinDiff(baseline="main:entropy.yaml", baseline_found=True)
-    verdict = compare.evaluate(a, b, loaded=None, pin_diff=diff, notes=["a note"])
+    verdict = pairing.evaluate(a, b, loaded=None, pin_diff=diff, notes=["a note"])
     assert verdict.classification == "env_coupled"
     assert verdict.reasons[-1] == "a note"
-    assert compare.NO_PIN_CHECK not in verdict.reasons
+    assert pairing.NO_PIN_CHECK not in verdict.reasons
 
 
 def test_runtime_findings_see_the_paired_tests(tmp_path, runs):
@@ -490,7 +493,7 @@ def test_runtime_findings_see_the_paired_tests(tmp_path, runs):
         broken.extend(broken_hosts)
         return [Finding(kind="not_executed", path="t.py", line=1, message="gone")]
 
-    verdict = compare.evaluate(a, b, loaded=None, pin_diff=None, runtime_findings=runtime)
+    verdict = pairing.evaluate(a, b, loaded=None, pin_diff=None, runtime_findings=runtime)
     assert seen == [PATH_TEST, ENV_TEST]
     assert broken == []  # neither host failed to collect
     assert verdict.classification == "entropy_silenced"
@@ -498,7 +501,7 @@ def test_runtime_findings_see_the_paired_tests(tmp_path, runs):
 
 def test_caller_reasons_for_invalid_input_come_first(tmp_path, runs):
     a = write_report(tmp_path / "a", host_info("a", runs.a.root), runs.a.junit)
-    verdict = compare.evaluate(a, None, loaded=None, pin_diff=None, invalid=["host B: crashed"])
+    verdict = pairing.evaluate(a, None, loaded=None, pin_diff=None, invalid=["host B: crashed"])
     assert verdict.classification == "invalid"
     assert verdict.reasons[0] == "invalid input: host B: crashed"
 
@@ -531,7 +534,7 @@ def write_case_report(dir: Path, label: str, *cases: tuple[str, str]) -> Path:
 def test_a_case_host_b_lacks_makes_the_verdict_invalid_and_names_it(tmp_path):
     a = write_case_report(tmp_path / "a", "a", ("test_x", "passed"), ("test_y", "passed"))
     b = write_case_report(tmp_path / "b", "b", ("test_x", "passed"))
-    verdict = compare.evaluate(a, b, loaded=None, pin_diff=None)
+    verdict = pairing.evaluate(a, b, loaded=None, pin_diff=None)
     assert (verdict.classification, verdict.host_a, verdict.host_b) == ("invalid", "pass", "fail")
     assert verdict.reasons[0] == (
         f"invalid input: host B did not run 1 of the tests host A ran: {MODULE}::test_y (absent)"
@@ -542,7 +545,7 @@ def test_a_case_host_b_lacks_makes_the_verdict_invalid_and_names_it(tmp_path):
 def test_a_case_host_b_skipped_that_host_a_ran_is_never_a_merge_candidate(tmp_path):
     a = write_case_report(tmp_path / "a", "a", ("test_x", "passed"), ("test_y", "passed"))
     b = write_case_report(tmp_path / "b", "b", ("test_x", "passed"), ("test_y", "skipped"))
-    verdict = compare.evaluate(a, b, loaded=None, pin_diff=None)
+    verdict = pairing.evaluate(a, b, loaded=None, pin_diff=None)
     assert (verdict.classification, verdict.host_b, verdict.merge) == ("invalid", "fail", False)
     assert verdict.reasons[0] == (
         f"invalid input: host B did not run 1 of the tests host A ran: {MODULE}::test_y (skipped)"
@@ -555,7 +558,7 @@ def test_a_case_only_host_b_ran_fails_host_a_and_many_are_cut(tmp_path):
     b = write_case_report(
         tmp_path / "b", "b", ("test_x", "passed"), *((n, "passed") for n in names)
     )
-    verdict = compare.evaluate(a, b, loaded=None, pin_diff=None)
+    verdict = pairing.evaluate(a, b, loaded=None, pin_diff=None)
     assert (verdict.classification, verdict.host_a, verdict.host_b) == ("invalid", "fail", "pass")
     listed = ", ".join(f"{MODULE}::{n} (absent)" for n in names[:5])
     assert verdict.reasons[0] == (
@@ -568,7 +571,7 @@ def test_with_a_base_run_the_runtime_rule_decides_a_one_sided_test(tmp_path):
     b = write_case_report(tmp_path / "b", "b", ("test_x", "passed"))
     base = write_case_report(tmp_path / "base", "a", ("test_x", "passed"), ("test_y", "passed"))
     gone = Finding(kind="not_executed", path=MODULE, line=3, message="test_y: absent on B")
-    verdict = compare.evaluate(
+    verdict = pairing.evaluate(
         a, b, loaded=None, pin_diff=None, runtime_findings=lambda tests, broken: [gone], base_a=base
     )
     assert (verdict.classification, verdict.host_b) == ("entropy_silenced", "fail")
@@ -578,7 +581,7 @@ def test_with_a_base_run_the_runtime_rule_decides_a_one_sided_test(tmp_path):
 def test_two_reports_with_the_same_cases_pair_cleanly(tmp_path):
     a = write_case_report(tmp_path / "a", "a", ("test_x", "passed"), ("test_y", "skipped"))
     b = write_case_report(tmp_path / "b", "b", ("test_x", "passed"), ("test_y", "skipped"))
-    verdict = compare.evaluate(a, b, loaded=None, pin_diff=None)
+    verdict = pairing.evaluate(a, b, loaded=None, pin_diff=None)
     assert (verdict.classification, verdict.host_a, verdict.host_b) == (
         "merge_candidate",
         "pass",
@@ -600,7 +603,7 @@ def test_a_failure_that_stood_at_the_base_fails_the_host_strict_or_not(tmp_path,
     a = write_case_report(tmp_path / "a", "a", ("test_x", "failed"), ("test_y", "passed"))
     b = write_case_report(tmp_path / "b", "b", ("test_x", "failed"), ("test_y", "passed"))
     base = write_case_report(tmp_path / "base", "a", ("test_x", "failed"), ("test_y", "passed"))
-    verdict = compare.evaluate(
+    verdict = pairing.evaluate(
         a, b, loaded=None, pin_diff=None, base_a=base, base_b=base, strict_baseline=strict
     )
     assert (verdict.classification, verdict.host_a, verdict.host_b) == (

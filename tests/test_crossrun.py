@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from entropy_action.crossrun import judge
-from entropy_action.reports import TestCase
+from entropy_action.evidence.hostreport import TestCase
 from entropy_action.scan.runtime import DefinedTest
+from entropy_action.strength.base_on_head import judge
 from tests.helpers import Repo
 
 MODULE = "tests/test_fees.py"

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action import evidence_cache, reports
-from entropy_action.evidence_cache import KEY_JSON, CacheKey, EvidenceCache
-from entropy_action.host import HOST_JSON, JUNIT_XML
+from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML
+from entropy_action.evidence import basecache, hostreport
+from entropy_action.evidence.basecache import KEY_JSON, CacheKey, EvidenceCache
 from tests.helpers import Repo
 from tests.test_gate_baseline import COUPLED_AT_BASE, MANIFEST
 from tests.test_reports import PASSING, SHA, host_info, write_host
@@ -31,16 +31,16 @@ def report(tmp_path: Path) -> Path:
 
 
 def entry(cache: Path, k: CacheKey) -> Path:
-    return cache / evidence_cache.ENTRIES / k.digest
+    return cache / basecache.ENTRIES / k.digest
 
 
 def test_a_stored_run_comes_back_as_the_same_report(tmp_path, report):
     cache = EvidenceCache(tmp_path / "cache")
     assert cache.store(key(), report) == []
     assert cache.restore(key(), tmp_path / "back") == (True, [])
-    back = reports.read_host(tmp_path / "back")
-    assert back.tests == reports.read_host(report).tests
-    assert back.info == reports.read_host(report).info
+    back = hostreport.read_host(tmp_path / "back")
+    assert back.tests == hostreport.read_host(report).tests
+    assert back.info == hostreport.read_host(report).info
 
 
 def test_another_key_is_a_miss_without_a_note(tmp_path, report):
@@ -136,7 +136,7 @@ def test_an_unreadable_run_is_not_stored(tmp_path):
     cache = EvidenceCache(tmp_path / "cache")
     (note,) = cache.store(key(), broken)
     assert note.startswith("the base run was not cached: ")
-    assert not (tmp_path / "cache" / evidence_cache.ENTRIES / key().digest).exists()
+    assert not (tmp_path / "cache" / basecache.ENTRIES / key().digest).exists()
 
 
 def test_the_least_recently_used_entries_go_when_the_cache_is_over_its_cap(tmp_path, report):
@@ -149,19 +149,19 @@ def test_the_least_recently_used_entries_go_when_the_cache_is_over_its_cap(tmp_p
     cache.restore(keys[0], tmp_path / "used")  # the older one was used recently
     (note,) = cache.store(keys[2], report)
     assert note.startswith(f"cache entry {keys[1].digest[:12]} evicted")
-    left = {p.name for p in (tmp_path / "cache" / evidence_cache.ENTRIES).iterdir()}
+    left = {p.name for p in (tmp_path / "cache" / basecache.ENTRIES).iterdir()}
     assert left == {keys[0].digest, keys[2].digest}
 
 
 def test_the_key_names_the_commit_manifest_host_interpreter_and_distributions():
-    first = evidence_cache.base_run_key(base_commit="abc", manifest_sha256=SHA, host="a")
-    again = evidence_cache.base_run_key(base_commit="abc", manifest_sha256=SHA, host="a")
+    first = basecache.base_run_key(base_commit="abc", manifest_sha256=SHA, host="a")
+    again = basecache.base_run_key(base_commit="abc", manifest_sha256=SHA, host="a")
     assert first == again
     assert first.fields["executable"] == sys.executable
     assert len(first.fields["distributions_sha256"]) == 64
     assert set(first.fields) >= {"base_commit", "manifest_sha256", "host", "python", "platform"}
-    other_commit = evidence_cache.base_run_key(base_commit="abd", manifest_sha256=SHA, host="a")
-    other_host = evidence_cache.base_run_key(base_commit="abc", manifest_sha256=SHA, host="b")
+    other_commit = basecache.base_run_key(base_commit="abd", manifest_sha256=SHA, host="a")
+    other_host = basecache.base_run_key(base_commit="abc", manifest_sha256=SHA, host="b")
     assert len({first.digest, other_commit.digest, other_host.digest}) == 3
 
 

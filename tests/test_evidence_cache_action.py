@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from entropy_action import evidence_cache
-from entropy_action.commands.cache_key import PREFIX
-from entropy_action.evidence_cache import KEY_JSON
-from entropy_action.host import JUNIT_XML
+from entropy_action.cli.commands.cache_key import PREFIX
+from entropy_action.core.hostinfo import JUNIT_XML
+from entropy_action.evidence import basecache
+from entropy_action.evidence.basecache import KEY_JSON
 from tests.helpers import Repo
 from tests.test_verdict_command import BASE, MANIFEST, SKIP_TWO
 
@@ -51,7 +51,7 @@ def _run_a(repo: Repo, base: str, out: Path, cache: Path) -> str:
 
 
 def _entry(cache: Path, key: str) -> Path:
-    return cache / evidence_cache.ENTRIES / key.removeprefix(PREFIX)
+    return cache / basecache.ENTRIES / key.removeprefix(PREFIX)
 
 
 def _verdict(repo: Repo, base: str, host_a: Path, host_b: Path, job: str) -> dict[str, Any]:
@@ -83,7 +83,7 @@ def test_cache_key_names_the_entry_the_run_files_and_the_next_run_reuses(
     cache = tmp_path / "restored"
     first = _run_a(repo, base, tmp_path / "first", cache)
     assert "reused from the cache" not in first
-    assert sorted(p.name for p in (cache / evidence_cache.ENTRIES).iterdir()) == [
+    assert sorted(p.name for p in (cache / basecache.ENTRIES).iterdir()) == [
         key.removeprefix(PREFIX)
     ]
     second = _run_a(repo, base, tmp_path / "second", cache)

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from entropy_action import supervise
-from entropy_action.host import HOST_JSON, JUNIT_XML
+from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML
+from entropy_action.hosts import supervise
 from tests.test_run_host_a import MODULE, make_repo, manifest_yaml
 
 LIMIT = 240  # seconds a whole CLI call may take here (gate runs three pytest processes)

@@ -21,9 +21,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from entropy_action import lenient, manifest, reports
-from entropy_action.errors import GateError
-from entropy_action.host import HostInfo
+from entropy_action.core.errors import GateError
+from entropy_action.core.hostinfo import HostInfo
+from entropy_action.evidence import hostreport
+from entropy_action.manifest import pinfile, salvage
 from tests.helpers import SEED_MANIFEST
 from tests.hostile.build import FAILING_JUNIT, VALID_JUNIT, host_json
 
@@ -173,21 +174,21 @@ def generated_junit(draw: st.DrawFn) -> bytes:
 @FUZZ
 @given(raw=st.one_of(st.binary(max_size=2000), mutated_lines(SEED_BYTES)))
 def test_the_manifest_loader_raises_nothing_but_gate_error(raw: bytes) -> None:
-    only_gate_errors(lambda: manifest.parse(raw, NAME), NAME)
+    only_gate_errors(lambda: pinfile.parse(raw, NAME), NAME)
 
 
 @FUZZ
 @given(raw=st.one_of(st.binary(max_size=2000), mutated_lines(SEED_BYTES)))
 def test_the_lenient_manifest_reader_raises_nothing_but_gate_error(raw: bytes) -> None:
-    base = manifest.parse(SEED_BYTES, "base")
-    only_gate_errors(lambda: lenient.parse_lenient(raw, NAME, None, base.manifest), NAME)
+    base = pinfile.parse(SEED_BYTES, "base")
+    only_gate_errors(lambda: salvage.parse_lenient(raw, NAME, None, base.manifest), NAME)
 
 
 @FUZZ
 @given(raw=st.one_of(st.binary(max_size=3000), mutated_junit(), generated_junit()))
 def test_the_junit_reader_raises_nothing_but_gate_error(raw: bytes) -> None:
-    normalize = reports.normalizer([("/home/dev/project", reports.ROOT_PLACEHOLDER)])
-    only_gate_errors(lambda: reports.parse_junit(raw, "junit.xml", normalize, None), "junit.xml")
+    normalize = hostreport.normalizer([("/home/dev/project", hostreport.ROOT_PLACEHOLDER)])
+    only_gate_errors(lambda: hostreport.parse_junit(raw, "junit.xml", normalize, None), "junit.xml")
 
 
 @pytest.fixture(scope="module")
@@ -200,15 +201,15 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_host_json_reader_raises_nothing_but_gate_error(folder: Path, raw: bytes) -> None:
     path = folder / "host.json"
     path.write_bytes(raw)
-    only_gate_errors(lambda: reports.read_info(path), str(path))
+    only_gate_errors(lambda: hostreport.read_info(path), str(path))
 
 
 def test_the_mutations_reach_past_the_first_error() -> None:
     """The structured strategies are worth their cost only if they make inputs that parse:
     the unmutated seeds do, so a mutation that keeps them is a valid example."""
-    assert manifest.parse(SEED_BYTES, NAME).manifest.pins.rng_seed == 9173
+    assert pinfile.parse(SEED_BYTES, NAME).manifest.pins.rng_seed == 9173
     for junit in JUNIT_BYTES:
-        assert len(reports.parse_junit(junit, "junit.xml")[0]) == 1
+        assert len(hostreport.parse_junit(junit, "junit.xml")[0]) == 1
     assert HostInfo.model_validate(HOST).host == "a"
 
 
@@ -225,7 +226,7 @@ def test_the_normalizer_replaces_exactly_what_the_pattern_replaces(
     pairs = [
         (root.rstrip("/"), name)
         for root, name in zip(
-            roots, (reports.ROOT_PLACEHOLDER, reports.TMP_PLACEHOLDER), strict=False
+            roots, (hostreport.ROOT_PLACEHOLDER, hostreport.TMP_PLACEHOLDER), strict=False
         )
         if root.rstrip("/")
     ]
@@ -238,4 +239,4 @@ def test_the_normalizer_replaces_exactly_what_the_pattern_replaces(
     either = "|".join(re.escape(path) for path, _ in pairs)
     pattern = re.compile(f"(?:{either})" + r"(?![\w.\-])")
     expected = pattern.sub(lambda m: found[m.group(0)], text)
-    assert reports.normalizer(pairs)(text) == expected
+    assert hostreport.normalizer(pairs)(text) == expected

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from entropy_action import demo
-from entropy_action.cli import main
+from entropy_action.cli.main import main
+from entropy_action.gate import demo
 from tests.helpers import Repo
 
 PATCHES = {patch.name: patch for patch in demo.patches()}

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from entropy_action import basecall, reports
-from entropy_action.host import Audit, AuditRecord, HostInfo
+from entropy_action.core.hostinfo import Audit, AuditRecord, HostInfo
+from entropy_action.evidence import hostreport
+from entropy_action.verdict import basepolicy
 from tests.helpers import Repo
 
 MANIFEST = """\
@@ -104,12 +105,12 @@ def test_a_docs_only_patch_over_a_skip_still_runs_the_base(cases: tuple[Repo, st
     ],
 )
 def test_docs_only(changed: list[str], expected: bool) -> None:
-    assert basecall.docs_only(changed) is expected
+    assert basepolicy.docs_only(changed) is expected
 
 
 def _report(
     tmp_path: Path, host: str, outcomes: dict[str, str], *, reads: int = 0
-) -> reports.HostReport:
+) -> hostreport.HostReport:
     record = AuditRecord(api="time.time()", path="m.py", line=1, test="t::x", count=1)
     failed = any(outcome in ("failed", "error") for outcome in outcomes.values())
     fields: dict[str, Any] = {  # only what `settled` reads
@@ -119,10 +120,10 @@ def _report(
     }
     info = HostInfo.model_construct(**fields)
     tests = tuple(
-        reports.TestCase(id=test_id, raw_id=test_id, outcome=outcome)  # type: ignore[arg-type]
+        hostreport.TestCase(id=test_id, raw_id=test_id, outcome=outcome)  # type: ignore[arg-type]
         for test_id, outcome in outcomes.items()
     )
-    return reports.HostReport(tmp_path / host, info, tests, ())
+    return hostreport.HostReport(tmp_path / host, info, tests, ())
 
 
 @pytest.mark.parametrize(
@@ -141,9 +142,9 @@ def test_settled(
 ) -> None:
     host_a = _report(tmp_path, "a", a, reads=reads)
     host_b = _report(tmp_path, "b", b)
-    assert basecall.settled(host_a, host_b) == why
+    assert basepolicy.settled(host_a, host_b) == why
 
 
 def test_an_unusable_report_needs_the_base(tmp_path: Path) -> None:
     host_a = _report(tmp_path, "a", {"t::x": "passed"})
-    assert basecall.settled(host_a, None) == "a host report is unusable"
+    assert basepolicy.settled(host_a, None) == "a host report is unusable"

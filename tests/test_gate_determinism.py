@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from entropy_action import inputs as verdict_inputs
+from entropy_action.evidence import inputs as verdict_inputs
 from tests.helpers import Repo
 
 pytest.importorskip("hypothesis")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action import demo
+from entropy_action.gate import demo
 from tests.helpers import Repo
 from tests.test_protected import CALLER, CODEOWNERS
 

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from entropy_action.github import Answer, ApiSettings, Secret, backoff_schedule, wait_before_retry
+from entropy_action.github.api import (
+    Answer,
+    ApiSettings,
+    Secret,
+    backoff_schedule,
+    wait_before_retry,
+)
 
 SETTINGS = ApiSettings(
     api_url="http://127.0.0.1:9",

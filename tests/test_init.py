@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action import manifest
+from entropy_action.manifest import pinfile
 from tests.helpers import Repo
 
 GOLDEN = Path(__file__).parent / "data" / "init"
@@ -99,7 +99,7 @@ def test_init_drafts_the_pins_the_module_reads_and_lists_the_seams(repo: Repo, n
     drafted = (repo.path / "entropy.yaml").read_text(encoding="utf-8")
     _golden(name, "entropy.yaml", drafted)
     _golden(name, "out", result.out)
-    loaded = manifest.load(repo.path / "entropy.yaml", repo_root=repo.path)  # the draft validates
+    loaded = pinfile.load(repo.path / "entropy.yaml", repo_root=repo.path)  # the draft validates
     assert loaded.manifest.module.startswith("tests/properties/")
 
 

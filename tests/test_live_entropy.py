@@ -10,11 +10,14 @@ from typing import Any
 
 import pytest
 
-from entropy_action import compare, demo, live_entropy, manifest, pins, summary
-from entropy_action.findings import Finding
-from entropy_action.host import HOST_JSON, Audit, AuditRecord
-from entropy_action.manifest import Pins
-from entropy_action.verdict import Evidence, classify
+from entropy_action.core.findings import Finding
+from entropy_action.core.hostinfo import HOST_JSON, Audit, AuditRecord
+from entropy_action.gate import demo
+from entropy_action.manifest import pindiff, pinfile
+from entropy_action.manifest.pinfile import Pins
+from entropy_action.render import summary
+from entropy_action.verdict import live_entropy, pairing
+from entropy_action.verdict.model import Evidence, classify
 
 PINNED = Pins(clock_unix=1768003200, rng_seed=9173, temp_root="/tmp/pinned")
 BARE = Pins(tz="UTC")
@@ -142,9 +145,9 @@ def test_turning_forbid_live_entropy_off_is_a_weakened_constraint(tmp_path: Path
     text = "version: 1\nproperty_id: p\nmodule: t.py\npins:\n  tz: UTC\nconstraints:\n"
     (tmp_path / "base.yaml").write_text(text + "  forbid_live_entropy: true\n")
     (tmp_path / "head.yaml").write_text(text + "  forbid_live_entropy: false\n")
-    base = manifest.load(tmp_path / "base.yaml", name="entropy.yaml")
-    head = manifest.load(tmp_path / "head.yaml", name="entropy.yaml")
-    changes = pins.diff(base, head, "entropy.yaml", "main").changes
+    base = pinfile.load(tmp_path / "base.yaml", name="entropy.yaml")
+    head = pinfile.load(tmp_path / "head.yaml", name="entropy.yaml")
+    changes = pindiff.diff(base, head, "entropy.yaml", "main").changes
     assert [(c.kind, c.key, c.line, c.rejects) for c in changes] == [
         ("weakened", "constraints.forbid_live_entropy", 7, True)
     ]
@@ -185,8 +188,8 @@ def test_forbid_live_entropy_rejects_and_needs_an_audit_on_each_host(
 ) -> None:
     workdir, _ = live_clock
     reports = workdir / "live-clock-reports"
-    loaded = manifest.load(workdir / "live-clock" / "entropy.yaml", name="entropy.yaml")
-    judged = compare.evaluate(
+    loaded = pinfile.load(workdir / "live-clock" / "entropy.yaml", name="entropy.yaml")
+    judged = pairing.evaluate(
         reports / "host-a",
         reports / "host-b",
         loaded=loaded,
@@ -197,7 +200,7 @@ def test_forbid_live_entropy_rejects_and_needs_an_audit_on_each_host(
     assert judged.classification == "entropy_silenced"
     assert [f.level for f in judged.findings if f.kind == "live_entropy"] == ["error"]
     _rewrite(reports / "host-b" / HOST_JSON, audit=None)
-    judged = compare.evaluate(
+    judged = pairing.evaluate(
         reports / "host-a", reports / "host-b", loaded=loaded, pin_diff=None,
         forbid_live_entropy=True,
     )  # fmt: skip

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from entropy_action import manifest, run_options
-from entropy_action.commands.schema import manifest_schema
+from entropy_action.cli.commands.schema import manifest_schema
+from entropy_action.manifest import pinfile, run_options
 from tests.helpers import SEED_MANIFEST, Repo
 
 SEED = SEED_MANIFEST.read_text(encoding="utf-8")
@@ -30,7 +30,7 @@ def test_the_seed_manifest_validates_byte_for_byte(seed_repo: Repo) -> None:
 
 
 def test_the_seed_manifest_parses_to_the_seed_values() -> None:
-    loaded = manifest.parse(SEED_MANIFEST.read_bytes(), "entropy.yaml")
+    loaded = pinfile.parse(SEED_MANIFEST.read_bytes(), "entropy.yaml")
     m = loaded.manifest
     assert m.pins.flat() == {
         "clock_unix": 1768003200,
@@ -51,7 +51,7 @@ def test_the_seed_manifest_parses_to_the_seed_values() -> None:
 
 def test_constraints_default_to_the_seeds_values() -> None:
     text = "version: 1\nproperty_id: p\nmodule: t.py\npins:\n  rng_seed: 1\n"
-    constraints = manifest.parse(text.encode(), "entropy.yaml").manifest.constraints
+    constraints = pinfile.parse(text.encode(), "entropy.yaml").manifest.constraints
     assert constraints.forbid_skip_markers == ["network", "flaky", "skipif_tz"]
     assert (constraints.forbid_dropped_pins, constraints.require_host_b) == (True, True)
 

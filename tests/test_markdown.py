@@ -9,9 +9,9 @@ import pytest
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from entropy_action import markdown
-from entropy_action.findings import Finding
-from entropy_action.verdict import Evidence, classify
+from entropy_action.core.findings import Finding
+from entropy_action.render import markdown
+from entropy_action.verdict.model import Evidence, classify
 from tests.verdict_samples import EVIDENCE, FAILING_B, GREEN, MODULE, result, verdict_of
 
 # GitHub-flavoured enough: tables and strikethrough on, raw HTML allowed (GitHub passes it

@@ -6,10 +6,10 @@ from __future__ import annotations
 import dataclasses
 import textwrap
 
-from entropy_action import markdown, summary, wording
-from entropy_action.findings import Finding
-from entropy_action.mutation.score import MutationScore, Survivor
-from entropy_action.verdict import Evidence, TestResult, TestSeed, Verdict, classify
+from entropy_action.core.findings import Finding
+from entropy_action.core.score import MutationScore, Survivor
+from entropy_action.render import markdown, phrases, summary
+from entropy_action.verdict.model import Evidence, TestResult, TestSeed, Verdict, classify
 from tests.test_markdown import GFM, HOSTILE_ID, table_rows, tokens
 from tests.verdict_samples import GREEN, MODULE, result
 
@@ -87,7 +87,7 @@ def test_a_failing_test_gets_its_replay_command_in_a_code_block():
         Each command replays a failing test under the seed it ran with, from the repository root:
 
         ```sh
-        {wording.REPLAY}9173 {MODULE}::test_total
+        {phrases.REPLAY}9173 {MODULE}::test_total
         ```
         """
     )
@@ -106,8 +106,8 @@ def test_hosts_with_different_seeds_get_a_command_each():
     assert [(f.info, f.content) for f in fences] == [
         (
             "sh",
-            f"# host A\n{wording.REPLAY}1 {MODULE}::test_other\n"
-            f"# host B\n{wording.REPLAY}1843 {MODULE}::test_other\n",
+            f"# host A\n{phrases.REPLAY}1 {MODULE}::test_other\n"
+            f"# host B\n{phrases.REPLAY}1843 {MODULE}::test_other\n",
         )
     ]
 
@@ -158,9 +158,9 @@ def test_a_stronger_property_says_so():
 
 def test_the_inputs_digest_is_the_last_line():
     text = markdown.render(coupled(FAILING, inputs_sha256=DIGEST))
-    assert text.endswith(f"Inputs digest `{DIGEST}`: {wording.INPUTS_DIGEST}.\n")
+    assert text.endswith(f"Inputs digest `{DIGEST}`: {phrases.INPUTS_DIGEST}.\n")
     assert summary.render_text(coupled(FAILING, inputs_sha256=DIGEST)).endswith(
-        f"inputs digest {DIGEST}: {wording.INPUTS_DIGEST}\n"
+        f"inputs digest {DIGEST}: {phrases.INPUTS_DIGEST}\n"
     )
     assert "digest" not in markdown.render(coupled(FAILING))
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action import strength
+from entropy_action.strength import assess
 from tests.test_run_editable import install_editable
 from tests.test_run_host_a import GIT_ENV, MODULE, manifest_yaml
 
@@ -66,15 +66,15 @@ def installed(tmp_path: Path) -> tuple[Path, str]:
     return root, python
 
 
-def measure(root: Path, python: str, out: Path) -> strength.Strength:
-    settings = strength.StrengthSettings(
+def measure(root: Path, python: str, out: Path) -> assess.Strength:
+    settings = assess.StrengthSettings(
         manifest=root / "entropy.yaml",
         base_ref="HEAD~1",
         environ=dict(os.environ),
         out=out,
         python=python,
     )
-    return strength.run_strength(settings)[0]
+    return assess.run_strength(settings)[0]
 
 
 def test_the_mutants_of_an_editable_src_layout_run_from_the_copy(installed, tmp_path):

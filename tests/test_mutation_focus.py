@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action import manifest
-from entropy_action.mutation import changes, harness, measure
-from entropy_action.mutation.harness import Spec
+from entropy_action.manifest import pinfile
+from entropy_action.strength.mutation import changes, harness, measure
+from entropy_action.strength.mutation.harness import Spec
 from tests.helpers import Repo
 
 MANIFEST = """\
@@ -130,7 +130,7 @@ def measure_fees(repo: Repo, tmp: Path, base: str, head: str, mode: str) -> meas
     repo.write("fees.py", FEES)
     repo.write("tests/test_fees.py", head)
     repo.commit("head")
-    loaded = manifest.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
+    loaded = pinfile.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
     inputs = measure.Inputs(
         root=repo.path,
         base_module=base.encode(),
@@ -201,7 +201,7 @@ def test_the_time_budget_stops_a_session_and_leaves_the_rest_unrun(
     repo.write("fees.py", FEES)
     repo.write("tests/test_fees.py", SLOW)
     repo.commit("base")
-    loaded = manifest.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
+    loaded = pinfile.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
     space = harness.workspace(repo.path, loaded, SLOW.encode(), dict(os.environ), tmp_path / "w")
     mutated = FEES.replace("amount // 10", "amount // 11")
     node = "tests/test_fees.py::test_slow"
@@ -217,7 +217,7 @@ def test_a_confirming_run_stops_at_the_first_kill(repo: Repo, tmp_path: Path) ->
     repo.write("fees.py", FEES)
     repo.write("tests/test_fees.py", BASE)
     repo.commit("base")
-    loaded = manifest.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
+    loaded = pinfile.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
     space = harness.workspace(repo.path, loaded, BASE.encode(), dict(os.environ), tmp_path / "w")
     mutated = FEES.replace("days_late > 30", "days_late >= 30")
     nodes = ["tests/test_fees.py::test_due_day", "tests/test_fees.py::test_grace"]

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action import manifest
-from entropy_action.mutation import cache, harness, measure
-from entropy_action.mutation.harness import Outcome, Spec
+from entropy_action.manifest import pinfile
+from entropy_action.strength.mutation import cache, harness, measure
+from entropy_action.strength.mutation.harness import Outcome, Spec
 from tests.helpers import Repo
 from tests.test_mutation_focus import BASE, FEES, MANIFEST, REDUNDANT, measure_fees
 
@@ -64,7 +64,7 @@ def space_for(repo: Repo, tmp_path: Path, module: str) -> harness.Workspace:
     repo.write("fees.py", FEES)
     repo.write("tests/test_fees.py", module)
     repo.commit("base")
-    loaded = manifest.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
+    loaded = pinfile.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
     return harness.workspace(repo.path, loaded, module.encode(), dict(os.environ), tmp_path / "w")
 
 
@@ -174,7 +174,7 @@ def test_a_mutant_the_fork_cannot_swap_is_confirmed_in_a_second_pass(
     repo.write("fees.py", PROPERTY_FEES)
     repo.write("tests/test_fees.py", PROPERTY_HEAD)
     repo.commit("head")
-    loaded = manifest.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
+    loaded = pinfile.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
 
     def run(folder: Path) -> measure.Measured:
         inputs = measure.Inputs(

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from entropy_action import demo
-from entropy_action.findings import Finding
-from entropy_action.verdict import Evidence, classify
+from entropy_action.core.findings import Finding
+from entropy_action.gate import demo
+from entropy_action.verdict.model import Evidence, classify
 from tests.helpers import Repo
 
 MODULE = "tests/test_fees.py"

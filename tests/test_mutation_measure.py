@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action import manifest
-from entropy_action.mutation import harness, measure, operators
+from entropy_action.manifest import pinfile
+from entropy_action.strength.mutation import harness, measure, operators
 from tests.helpers import Repo
 
 PROD = """\
@@ -78,16 +78,16 @@ pins:
 
 
 @pytest.fixture
-def tree(repo: Repo) -> tuple[Repo, manifest.LoadedManifest]:
+def tree(repo: Repo) -> tuple[Repo, pinfile.LoadedManifest]:
     repo.write("entropy.yaml", MANIFEST)
     repo.write("prod.py", PROD)
     repo.write("tests/test_prod.py", PROPERTY)
     repo.commit("base")
-    loaded = manifest.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
+    loaded = pinfile.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
     return repo, loaded
 
 
-def run(repo: Repo, loaded: manifest.LoadedManifest, tmp: Path, **budget: int) -> measure.Measured:
+def run(repo: Repo, loaded: pinfile.LoadedManifest, tmp: Path, **budget: int) -> measure.Measured:
     module = PROPERTY.encode()
     inputs = measure.Inputs(
         root=repo.path,
@@ -106,7 +106,7 @@ def run(repo: Repo, loaded: manifest.LoadedManifest, tmp: Path, **budget: int) -
 
 
 def test_every_kind_of_function_is_mutated_in_place_and_a_hanging_mutant_is_left_out(
-    tree: tuple[Repo, manifest.LoadedManifest], tmp_path: Path
+    tree: tuple[Repo, pinfile.LoadedManifest], tmp_path: Path
 ) -> None:
     repo, loaded = tree
     measured = run(repo, loaded, tmp_path / "one")
@@ -129,7 +129,7 @@ def test_every_kind_of_function_is_mutated_in_place_and_a_hanging_mutant_is_left
 
 
 def test_the_budget_limits_the_mutants(
-    tree: tuple[Repo, manifest.LoadedManifest], tmp_path: Path
+    tree: tuple[Repo, pinfile.LoadedManifest], tmp_path: Path
 ) -> None:
     repo, loaded = tree
     measured = run(repo, loaded, tmp_path / "few", max_mutants=3)
@@ -146,7 +146,7 @@ def test_a_test_that_calls_too_often_stops_being_traced_and_may_reach_anything(
     busy += "def test_quiet():\n    assert double(1) == 2\n"
     repo.write("tests/test_prod.py", busy)
     repo.commit("base")
-    loaded = manifest.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
+    loaded = pinfile.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
     space = harness.workspace(repo.path, loaded, busy.encode(), dict(os.environ), tmp_path / "w")
     outcome = space.run([space.head_module], 120, ["prod.py"])
     reached = outcome.reached
@@ -180,7 +180,7 @@ def test_both_modules_run_under_the_per_test_seeds_of_the_host_runs(
     repo.write("prod.py", PROD)
     repo.write("tests/test_prod.py", SEEDED)
     repo.commit("base")
-    loaded = manifest.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
+    loaded = pinfile.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
     space = harness.workspace(repo.path, loaded, SEEDED.encode(), dict(os.environ), tmp_path / "w")
     assert space.base_module == "tests/test_prod_entropy_base.py"
     outcome = space.run([space.head_module, space.base_module], 120)
@@ -224,7 +224,7 @@ def test_an_overloaded_method_that_calls_super_is_swapped_in_the_fork(
     repo.write("prod.py", OVERLOADED)
     repo.write("tests/test_prod.py", prop)
     repo.commit("base")
-    loaded = manifest.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
+    loaded = pinfile.parse(MANIFEST.encode(), "entropy.yaml", repo.path)
     assert operators.functions(OVERLOADED)[-1] == (16, 16, 17, "Box.size")
     found = operators.mutants(
         {"prod.py": OVERLOADED}, [operators.Target("prod.py", 16, "Box.size")], 5, 40

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from entropy_action.mutation.operators import Target, functions, mutants
+from entropy_action.strength.mutation.operators import Target, functions, mutants
 
 FEES = textwrap.dedent(
     """\

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action.mutation import harness
-from entropy_action.mutation.harness import Outcome
+from entropy_action.strength.mutation import harness
+from entropy_action.strength.mutation.harness import Outcome
 
 
 @pytest.mark.parametrize(

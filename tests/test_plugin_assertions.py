@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action import reports, runner
+from entropy_action.evidence import hostreport
+from entropy_action.hosts import launch
 
 pytest_plugins = ["pytester"]
 
@@ -78,7 +79,12 @@ def counts(junit: Path) -> dict[str, tuple[str | None, str | None]]:
 def run(pytester: pytest.Pytester, *extra: str) -> tuple[pytest.RunResult, Path]:
     junit = pytester.path / "junit.xml"
     result = pytester.runpytest_subprocess(
-        "-p", "entropy_action.assertcount", "-p", "no:cacheprovider", f"--junitxml={junit}", *extra
+        "-p",
+        "entropy_action.testproc.assertcount",
+        "-p",
+        "no:cacheprovider",
+        f"--junitxml={junit}",
+        *extra,
     )
     return result, junit
 
@@ -150,7 +156,7 @@ def test_the_reader_takes_the_counts_from_the_report(pytester: pytest.Pytester) 
     pytester.makepyfile(test_counted=COUNTED)
     pytester.makeconftest(CONFTEST)
     _, junit = run(pytester, *HOOK_ON, "-o", "junit_family=xunit1")
-    tests, errors = reports.parse_junit(junit.read_bytes(), "junit.xml")
+    tests, errors = hostreport.parse_junit(junit.read_bytes(), "junit.xml")
     assert errors == ()
     by_id = {test.id: (test.assertions, test.assertion_sites) for test in tests}
     assert by_id["test_counted.py::test_loop"] == (5, 1)
@@ -165,7 +171,7 @@ def test_the_reader_ignores_counts_that_are_not_small_integers(value: str) -> No
         '<property name="entropy_assertion_sites" value="1"/></properties>'
         "</testcase></testsuite>"
     ).encode()
-    (test,), _ = reports.parse_junit(xml, "junit.xml")
+    (test,), _ = hostreport.parse_junit(xml, "junit.xml")
     assert test.assertions is None
     assert test.assertion_sites == 1
 
@@ -184,7 +190,7 @@ def test_a_stale_rewrite_without_the_hook_is_dropped_before_a_run(
     assert [name.split(".")[0] for name in cached] == ["conftest", "test_counted"]
     _, junit = run(pytester, *HOOK_ON)
     assert counts(junit)["test_three"] == ("0", "0")  # the stale rewrite fires no hook
-    runner.drop_rewritten_pycs(pytester.path, "test_counted.py")
+    launch.drop_rewritten_pycs(pytester.path, "test_counted.py")
     assert list((pytester.path / "__pycache__").glob("*-pytest-*.pyc")) == []
     _, junit = run(pytester, *HOOK_ON)
     assert counts(junit)["test_three"] == ("3", "3")

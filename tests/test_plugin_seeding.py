@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from entropy_action import plugin
+from entropy_action.testproc import plugin
 
 pytest_plugins = ["pytester"]
 

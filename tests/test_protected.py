@@ -11,9 +11,13 @@ from typing import Any
 
 import pytest
 
-from entropy_action import baseline, checkrun, demo, markdown, protected, scan, summary
-from entropy_action.manifest import DEFAULT_PROTECTED_PATHS
-from entropy_action.verdict import Evidence, classify
+from entropy_action import scan
+from entropy_action.gate import demo
+from entropy_action.manifest import baseline
+from entropy_action.manifest.pinfile import DEFAULT_PROTECTED_PATHS
+from entropy_action.render import checkrun, markdown, summary
+from entropy_action.scan import protected
+from entropy_action.verdict.model import Evidence, classify
 from tests.helpers import Repo
 
 CALLER = """\

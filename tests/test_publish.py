@@ -9,13 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action import inputs, markdown, publisher
-from entropy_action.cli import main
-from entropy_action.commands.verdict import publish_to_workflow
-from entropy_action.github import ApiSettings, Secret
-from entropy_action.publisher import FORK_HINT, pointer
-from entropy_action.summary import render_json
-from entropy_action.verdict import Evidence, Verdict, classify
+from entropy_action.cli.commands.verdict import publish_to_workflow
+from entropy_action.cli.main import main
+from entropy_action.evidence import inputs
+from entropy_action.github import publish
+from entropy_action.github.api import ApiSettings, Secret
+from entropy_action.github.publish import FORK_HINT, pointer
+from entropy_action.render import markdown
+from entropy_action.render.summary import render_json
+from entropy_action.verdict.model import Evidence, Verdict, classify
 from tests.github_api import FORBIDDEN_MESSAGE, GitHubAPI, Reply
 from tests.verdict_samples import EVIDENCE, FAILING_B, verdict_of, with_findings
 
@@ -73,9 +75,9 @@ def settings(
     attempts: int = 5,
     timeout: float = 5.0,
     environ: dict[str, str] | None = None,
-) -> publisher.PublishSettings:
+) -> publish.PublishSettings:
     """Settings as `publish` builds them, with the sleep and the clock injected."""
-    return publisher.PublishSettings(
+    return publish.PublishSettings(
         verdict=verdict,
         head_sha=HEAD,
         check_name="entropy-gate",
@@ -152,7 +154,7 @@ def test_head_sha_falls_back_to_github_sha_outside_a_pull_request(
 def test_a_502_then_success_is_two_posts_after_one_backoff(github_api):
     github_api.script(502)
     sleeps: list[float] = []
-    assert publisher.publish(settings(github_api, verdict_of("env_coupled"), sleeps)) == 0
+    assert publish.publish(settings(github_api, verdict_of("env_coupled"), sleeps)) == 0
     assert github_api.calls() == [("POST", CHECKS, 502), ("POST", CHECKS, 201)]
     assert sleeps == [1.0]
     assert len(github_api.check_runs) == 1
@@ -166,7 +168,7 @@ def test_repeated_5xx_are_retried_a_bounded_number_of_times_then_fall_back(
     summary = tmp_path / "summary.md"
     environ = {"GITHUB_STEP_SUMMARY": str(summary)}
     s = settings(github_api, verdict_of("env_coupled"), sleeps, attempts=4, environ=environ)
-    assert publisher.publish(s) == 0
+    assert publish.publish(s) == 0
     assert [c[2] for c in github_api.calls()] == [503, 503, 503, 503]
     assert sleeps == [1.0, 2.0, 4.0]
     out, err = capsys.readouterr()
@@ -181,7 +183,7 @@ def test_a_timeout_is_retried(github_api, capsys):
     s = settings(
         github_api, verdict_of("env_coupled"), sleeps, timeout=2.0
     )  # the retry must get its answer in time, even on a busy machine
-    assert publisher.publish(s) == 0
+    assert publish.publish(s) == 0
     assert [c[2] for c in github_api.calls()][-1] == 201
     assert sleeps == [1.0]
     assert len(github_api.check_runs) == 1
@@ -190,7 +192,7 @@ def test_a_timeout_is_retried(github_api, capsys):
 def test_a_timeout_every_time_falls_back_and_says_so(github_api, capsys):
     github_api.persistent = Reply.slow(30)
     s = settings(github_api, verdict_of("env_coupled"), [], timeout=0.2, attempts=2)
-    assert publisher.publish(s) == 0
+    assert publish.publish(s) == 0
     _, err = capsys.readouterr()
     assert "POST check run: no answer within 0.2 s after 2 attempts" in err
 
@@ -198,7 +200,7 @@ def test_a_timeout_every_time_falls_back_and_says_so(github_api, capsys):
 def test_a_secondary_rate_limit_waits_as_told_by_retry_after(github_api):
     github_api.script(Reply.retry_after(7))
     sleeps: list[float] = []
-    assert publisher.publish(settings(github_api, verdict_of("env_coupled"), sleeps)) == 0
+    assert publish.publish(settings(github_api, verdict_of("env_coupled"), sleeps)) == 0
     assert sleeps == [7.0]
     assert [c[2] for c in github_api.calls()] == [403, 201]
 
@@ -206,14 +208,14 @@ def test_a_secondary_rate_limit_waits_as_told_by_retry_after(github_api):
 def test_an_exhausted_rate_limit_waits_until_its_reset(github_api):
     github_api.script(Reply.rate_limit_reset(1_000_030, status=429))
     sleeps: list[float] = []
-    assert publisher.publish(settings(github_api, verdict_of("env_coupled"), sleeps)) == 0
+    assert publish.publish(settings(github_api, verdict_of("env_coupled"), sleeps)) == 0
     assert sleeps == [31.0]  # until the reset, plus a second
 
 
 def test_a_far_rate_limit_reset_does_not_hang_the_job(github_api, capsys):
     github_api.script(Reply.rate_limit_reset(1_000_000 + 3600))
     sleeps: list[float] = []
-    assert publisher.publish(settings(github_api, verdict_of("env_coupled"), sleeps)) == 0
+    assert publish.publish(settings(github_api, verdict_of("env_coupled"), sleeps)) == 0
     assert sleeps == []
     assert len(github_api.requests) == 1
     err = capsys.readouterr().err
@@ -224,7 +226,7 @@ def test_rate_limits_that_persist_end_after_the_bounded_attempts(github_api, cap
     github_api.persistent = Reply.retry_after(2, status=429)
     sleeps: list[float] = []
     s = settings(github_api, verdict_of("env_coupled"), sleeps, attempts=3)
-    assert publisher.publish(s) == 0
+    assert publish.publish(s) == 0
     assert sleeps == [2.0, 2.0]
     assert "HTTP 429 'You have exceeded a secondary rate limit.' after 3 attempts" in (
         capsys.readouterr().err
@@ -359,7 +361,7 @@ def test_each_classification_goes_over_the_wire_with_its_conclusion(
 def test_a_patch_that_fails_after_the_post_falls_back_and_names_the_check_run(github_api, capsys):
     github_api.script(201, Reply.forbidden())
     s = settings(github_api, with_findings(60), [])
-    assert publisher.publish(s) == 0
+    assert publish.publish(s) == 0
     assert github_api.calls() == [("POST", CHECKS, 201), ("PATCH", f"{CHECKS}/1", 403)]
     err = capsys.readouterr().err
     assert "(check run 1 was created; its later annotations are missing)" in err
@@ -367,7 +369,7 @@ def test_a_patch_that_fails_after_the_post_falls_back_and_names_the_check_run(gi
 
 def test_an_answer_without_an_id_falls_back(github_api, capsys):
     github_api.script(Reply(201, {"message": "created?"}))
-    assert publisher.publish(settings(github_api, with_findings(60), [])) == 0
+    assert publish.publish(settings(github_api, with_findings(60), [])) == 0
     assert len(github_api.requests) == 1
     assert "the answer carried no check run id" in capsys.readouterr().err
 

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action import inputs, publisher
-from entropy_action.cli import main
-from entropy_action.errors import GateError
-from entropy_action.summary import render_json
-from entropy_action.verdict import Verdict
+from entropy_action.cli.main import main
+from entropy_action.core.errors import GateError
+from entropy_action.evidence import inputs
+from entropy_action.github import publish
+from entropy_action.render.summary import render_json
+from entropy_action.verdict.model import Verdict
 from tests.github_api import GitHubAPI
 from tests.verdict_samples import verdict_of
 
@@ -81,18 +82,18 @@ def _publish(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, 
 
 def test_a_verdict_with_no_tests_and_no_inputs_is_hand_written():
     verdict = Verdict.model_validate_json(HAND_WRITTEN)
-    assert publisher.provenance(verdict) == (
+    assert publish.provenance(verdict) == (
         "it carries no tests and no inputs (a hand-written verdict, not the gate's)"
     )
 
 
 def test_inputs_sha256_must_be_the_digest_of_the_inputs(tmp_path):
     good = _stamped(verdict_of("merge_candidate"), _hosts(tmp_path))
-    assert publisher.provenance(good) is None
+    assert publish.provenance(good) is None
     edited = good.model_copy(update={"inputs": {**good.inputs, "head_tree": "0" * 64}})
-    assert "inputs_sha256 is not the digest of its inputs" in str(publisher.provenance(edited))
+    assert "inputs_sha256 is not the digest of its inputs" in str(publish.provenance(edited))
     unset = good.model_copy(update={"inputs_sha256": None})
-    assert "inputs_sha256 is not the digest" in str(publisher.provenance(unset))
+    assert "inputs_sha256 is not the digest" in str(publish.provenance(unset))
 
 
 @pytest.mark.parametrize(
@@ -103,7 +104,7 @@ def test_inputs_without_the_report_digests_say_to_re_run(tmp_path, drop, named):
     good = _stamped(verdict_of("env_coupled"), _hosts(tmp_path))
     kept = {k: v for k, v in good.inputs.items() if k not in drop}
     old = good.model_copy(update={"inputs": kept, "inputs_sha256": inputs.digest(kept)})
-    problem = str(publisher.provenance(old))
+    problem = str(publish.provenance(old))
     assert problem.startswith(f"its inputs carry no {named} ")
     assert "re-run `verdict` or `gate` with entropy-gate" in problem
 
@@ -112,7 +113,7 @@ def test_an_old_verdict_with_tests_but_no_inputs_is_refused_too():
     verdict = verdict_of("merge_candidate")
     assert verdict.tests
     assert not verdict.inputs
-    assert "inputs_sha256 is not the digest" in str(publisher.provenance(verdict))
+    assert "inputs_sha256 is not the digest" in str(publish.provenance(verdict))
 
 
 def test_report_digests_must_match_the_folders(tmp_path):
@@ -120,8 +121,8 @@ def test_report_digests_must_match_the_folders(tmp_path):
     good = _stamped(verdict_of("merge_candidate"), folders)
     found = {label: inputs.report_digest(folder) for label, folder in folders.items()}
     where = {label: str(folder) for label, folder in folders.items()}
-    assert publisher.report_mismatch(good, found, where) is None
-    problem = publisher.report_mismatch(good, {**found, "b": "f" * 64}, where)
+    assert publish.report_mismatch(good, found, where) is None
+    problem = publish.report_mismatch(good, {**found, "b": "f" * 64}, where)
     assert problem is not None
     assert problem.startswith(f"inputs.reports_b ({good.inputs['reports_b'][:12]}) does not")
     assert f"host B's report folder {folders['b']} (ffffffffffff)" in problem

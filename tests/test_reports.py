@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action import reports
-from entropy_action.errors import GateError
-from entropy_action.host import HOST_JSON, JUNIT_XML, Fingerprint, HostInfo
+from entropy_action.core.errors import GateError
+from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML, Fingerprint, HostInfo
+from entropy_action.evidence import hostreport
 
 MODULE = "tests/properties/test_shapes.py"
 SHA = hashlib.sha256(b"version: 1\n").hexdigest()
@@ -170,21 +170,21 @@ MIXED = """\
 
 
 @pytest.fixture(scope="module")
-def mixed(tmp_path_factory: pytest.TempPathFactory) -> reports.HostReport:
+def mixed(tmp_path_factory: pytest.TempPathFactory) -> hostreport.HostReport:
     root = make_tree(tmp_path_factory.mktemp("mixed") / "checkout", MIXED)
     out = root.parent / "out"
     out.mkdir()
     code = run_pytest(root, out / JUNIT_XML)
     write_host(out, host_info("a", root, returncode=code), None)
-    return reports.read_host(out)
+    return hostreport.read_host(out)
 
 
-def outcomes(report: reports.HostReport) -> dict[str, str]:
+def outcomes(report: hostreport.HostReport) -> dict[str, str]:
     return {test.id: test.outcome for test in report.tests}
 
 
 def test_a_real_pytest_report_gives_one_case_per_test_with_its_outcome(mixed):
-    merged = {k: v.outcome for k, v in reports.merge(mixed.tests).items()}
+    merged = {k: v.outcome for k, v in hostreport.merge(mixed.tests).items()}
     assert merged == {
         f"{MODULE}::test_pass": "passed",
         f"{MODULE}::test_fail": "failed",
@@ -204,7 +204,7 @@ def test_a_real_pytest_report_gives_one_case_per_test_with_its_outcome(mixed):
 def test_a_test_that_fails_and_errors_in_teardown_is_reported_twice_and_kept_as_failed(mixed):
     twice = [t for t in mixed.tests if t.id.endswith("::test_fail_then_teardown")]
     assert [t.outcome for t in twice] == ["failed", "error"]
-    assert reports.merge(twice)[twice[0].id].message == "assert False"
+    assert hostreport.merge(twice)[twice[0].id].message == "assert False"
 
 
 def test_messages_lines_and_raw_ids_are_kept(mixed):
@@ -221,7 +221,7 @@ def test_messages_lines_and_raw_ids_are_kept(mixed):
 def test_a_module_that_fails_to_import_is_a_failed_host_with_the_error_text(tmp_path):
     root = make_tree(tmp_path / "checkout", "import not_a_module_zz\n\ndef test_x():\n    pass\n")
     code = run_pytest(root, tmp_path / "out" / JUNIT_XML)
-    report = reports.read_host(
+    report = hostreport.read_host(
         write_host(tmp_path / "out", host_info("a", root, returncode=code), None)
     )
     assert report.tests == ()
@@ -234,7 +234,9 @@ def test_a_module_that_fails_to_import_is_a_failed_host_with_the_error_text(tmp_
 
 def test_zero_tests_is_a_failed_host(tmp_path):
     junit = b'<testsuites><testsuite name="pytest" tests="0"/></testsuites>'
-    report = reports.read_host(write_host(tmp_path, host_info("a", tmp_path, returncode=5), junit))
+    report = hostreport.read_host(
+        write_host(tmp_path, host_info("a", tmp_path, returncode=5), junit)
+    )
     assert report.outcome == "fail"
     assert report.failure_notes() == [f"no tests were collected from {MODULE}"]
 
@@ -246,13 +248,13 @@ PASSING = (
 
 
 def test_a_passing_run_is_a_passing_host(tmp_path):
-    report = reports.read_host(write_host(tmp_path, host_info("a", tmp_path), PASSING))
+    report = hostreport.read_host(write_host(tmp_path, host_info("a", tmp_path), PASSING))
     assert report.outcome == "pass"
     assert report.failure_notes() == []
 
 
 def test_a_nonzero_pytest_exit_fails_the_host_even_when_every_test_passed(tmp_path):
-    report = reports.read_host(
+    report = hostreport.read_host(
         write_host(tmp_path, host_info("a", tmp_path, returncode=1), PASSING)
     )
     assert report.outcome == "fail"
@@ -267,7 +269,7 @@ def test_a_nonzero_pytest_exit_fails_the_host_even_when_every_test_passed(tmp_pa
 
 def message_of(dir: Path) -> str:
     with pytest.raises(GateError) as caught:
-        reports.read_host(dir)
+        hostreport.read_host(dir)
     message = caught.value.message
     assert "\n" not in message
     return message
@@ -311,14 +313,14 @@ def test_a_directory_in_place_of_host_json_is_refused(tmp_path):
 def test_a_junit_xml_over_the_size_cap_is_refused_unread(tmp_path):
     write_host(tmp_path, host_info("a", tmp_path), None)
     with (tmp_path / JUNIT_XML).open("wb") as handle:
-        handle.truncate(reports.MAX_JUNIT_XML + 1)  # sparse: costs no disk
+        handle.truncate(hostreport.MAX_JUNIT_XML + 1)  # sparse: costs no disk
     assert message_of(tmp_path) == (
         f"{tmp_path}/junit.xml: larger than the limit of 67108864 bytes; refusing to read it"
     )
 
 
 def test_a_host_json_over_the_size_cap_is_refused(tmp_path):
-    write_host(tmp_path, " " * (reports.MAX_HOST_JSON + 1), PASSING)
+    write_host(tmp_path, " " * (hostreport.MAX_HOST_JSON + 1), PASSING)
     assert message_of(tmp_path) == (
         f"{tmp_path}/host.json: larger than the limit of 1048576 bytes; refusing to read it"
     )
@@ -431,7 +433,7 @@ def test_control_characters_in_a_report_are_escaped_not_printed(tmp_path):
         '<testsuites><testsuite><testcase classname="m" name="t\u009b2J\u202egnp.exe"'
         ' file="m.py"><failure message="a\u0085b&#10;c"/></testcase></testsuite></testsuites>'
     )
-    report = reports.read_host(write_host(tmp_path, host_info("a", tmp_path), junit.encode()))
+    report = hostreport.read_host(write_host(tmp_path, host_info("a", tmp_path), junit.encode()))
     (test,) = report.tests
     assert test.raw_id == "m.py::t\\x9b2J\\u202egnp.exe"
     assert test.message == "a\\x85b\nc"
@@ -453,11 +455,11 @@ def test_control_characters_in_a_report_are_escaped_not_printed(tmp_path):
     ],
 )
 def test_node_ids_are_rebuilt_from_xunit1_attributes(file, classname, name, expected):
-    assert reports.node_id(file, classname, name) == expected
+    assert hostreport.node_id(file, classname, name) == expected
 
 
 def pairs_for(root: str, temp_root: str | None) -> list[tuple[str, str]]:
-    return reports.placeholders(host_info("a", root, temp_root=temp_root))
+    return hostreport.placeholders(host_info("a", root, temp_root=temp_root))
 
 
 @pytest.mark.parametrize(
@@ -476,4 +478,4 @@ def pairs_for(root: str, temp_root: str | None) -> list[tuple[str, str]]:
     ],
 )
 def test_the_checkout_and_temp_roots_are_replaced_by_placeholders(root, temp_root, text, expected):
-    assert reports.normalizer(pairs_for(root, temp_root))(text) == expected
+    assert hostreport.normalizer(pairs_for(root, temp_root))(text) == expected

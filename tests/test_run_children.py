@@ -9,8 +9,8 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from entropy_action import isolate, runner
-from entropy_action.host import JUNIT_XML, HostInfo
+from entropy_action.core.hostinfo import JUNIT_XML, HostInfo
+from entropy_action.hosts import isolate, launch
 from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
 
 CHILD_PROPERTY = """\
@@ -56,7 +56,7 @@ def _run(tmp: Path, *, isolated: bool, namespaces: bool = True) -> tuple[dict[st
     )
     out = tmp / "out"
     options = {"isolate": isolated, "namespaces": namespaces}
-    info = runner.run_host(settings(root, out, dict(os.environ), **options))
+    info = launch.run_host(settings(root, out, dict(os.environ), **options))
     return props(out / JUNIT_XML), info
 
 
@@ -89,7 +89,7 @@ def test_a_sitecustomize_the_childsite_shadows_still_runs(tmp_path: Path) -> Non
     (other / "sitecustomize.py").write_text("import os\nos.environ['SHADOWED_RAN'] = '1'\n")
     ours = tmp_path / "ours"
     ours.mkdir()
-    source = Path(runner.__file__).with_name("childsite.py")
+    source = launch.TESTPROC / "childsite.py"
     (ours / "sitecustomize.py").write_text(source.read_text())
     env = {**os.environ, "PYTHONPATH": f"{ours}{os.pathsep}{other}"}
     env.pop("ENTROPY_GATE_CHILD", None)

@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action import compare, gate, runner
-from entropy_action.host import JUNIT_XML, HostInfo
+from entropy_action.core.hostinfo import JUNIT_XML, HostInfo
+from entropy_action.gate import local
+from entropy_action.hosts import launch
+from entropy_action.verdict import pairing
 from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
 
 PACKAGE = {
@@ -101,8 +103,8 @@ def test_the_editable_install_points_at_the_original_checkout(editable, tmp_path
 def test_host_b_imports_the_package_from_its_copy(editable, tmp_path):
     root, python = editable
     out_a, out_b = tmp_path / "a", tmp_path / "b"
-    info_a = runner.run_host(settings(root, out_a, dict(os.environ), python=python))
-    info_b = runner.run_host(settings(root, out_b, dict(os.environ), python=python, isolate=True))
+    info_a = launch.run_host(settings(root, out_a, dict(os.environ), python=python))
+    info_b = launch.run_host(settings(root, out_b, dict(os.environ), python=python, isolate=True))
     seen_a, seen_b = props(out_a / JUNIT_XML), props(out_b / JUNIT_XML)
     assert seen_a["where"] == "original"
     assert seen_b["where"] == "copy"  # the planted difference: host B ran the copy's files
@@ -111,7 +113,7 @@ def test_host_b_imports_the_package_from_its_copy(editable, tmp_path):
     assert info_b.imported_from["gatepkg"] == str((copy / "src" / "gatepkg").resolve())
     assert seen_b["file"] == str(copy / "src" / "gatepkg" / "__init__.py")
     assert info_b.imported_outside == []
-    assert runner.outcome(info_b)[0] == 0
+    assert launch.outcome(info_b)[0] == 0
 
 
 def test_a_run_of_the_base_module_imports_the_base_code_not_the_heads(editable, tmp_path):
@@ -122,12 +124,12 @@ def test_a_run_of_the_base_module_imports_the_base_code_not_the_heads(editable, 
     base = tmp_path / "base-tree"
     subprocess.run(["git", "worktree", "add", "-q", "--detach", str(base)], cwd=root, check=True)
     try:
-        unaware = runner.run_host(settings(base, tmp_path / "unaware", python=python))
+        unaware = launch.run_host(settings(base, tmp_path / "unaware", python=python))
         assert props(tmp_path / "unaware" / JUNIT_XML)["where"] == "original"
         assert unaware.imported_from.get("gatepkg") is None  # not from its own tree
         for host, isolate in (("a", False), ("b", True)):
             out = tmp_path / f"base-{host}"
-            info = runner.run_host(
+            info = launch.run_host(
                 settings(base, out, python=python, isolate=isolate, checkout=root)
             )
             seen = props(out / JUNIT_XML)
@@ -136,7 +138,7 @@ def test_a_run_of_the_base_module_imports_the_base_code_not_the_heads(editable, 
             assert seen["file"] == str(tree / "src" / "gatepkg" / "__init__.py")
             assert info.imported_from["gatepkg"] == str((tree / "src" / "gatepkg").resolve())
             assert info.imported_outside == []
-            assert runner.outcome(info)[0] == 0
+            assert launch.outcome(info)[0] == 0
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=root, check=True)
 
@@ -155,15 +157,15 @@ def test_a_host_b_run_that_imported_from_the_original_tree_is_invalid(editable, 
     )
     subprocess.run(["git", "commit", "-qam", "load by path"], cwd=root, check=True)
     out_a, out_b = tmp_path / "a", tmp_path / "b"
-    runner.run_host(settings(root, out_a, dict(os.environ), python=python))
-    info_b = runner.run_host(settings(root, out_b, dict(os.environ), python=python, isolate=True))
+    launch.run_host(settings(root, out_a, dict(os.environ), python=python))
+    info_b = launch.run_host(settings(root, out_b, dict(os.environ), python=python, isolate=True))
     assert info_b.imported_outside == [str(planted.resolve())]
-    code, why = runner.outcome(info_b)
+    code, why = launch.outcome(info_b)
     assert (code, why) == (
         2,
         f"host b: the code under test was imported from outside its own tree: {planted.resolve()}",
     )
-    verdict = compare.evaluate(out_a, out_b, loaded=None, pin_diff=None)
+    verdict = pairing.evaluate(out_a, out_b, loaded=None, pin_diff=None)
     assert verdict.classification == "invalid"
     assert verdict.reasons[0] == (
         f"invalid input: host B: the code under test was imported from outside its own tree: "
@@ -206,15 +208,15 @@ def test_code_imported_before_the_plugin_loaded_is_named_with_what_to_do(
 ):
     root, python = imported_at_startup
     out_a, out_b = tmp_path / "a", tmp_path / "b"
-    runner.run_host(settings(root, out_a, dict(os.environ), python=python))
-    info_b = runner.run_host(settings(root, out_b, dict(os.environ), python=python, isolate=True))
+    launch.run_host(settings(root, out_a, dict(os.environ), python=python))
+    info_b = launch.run_host(settings(root, out_b, dict(os.environ), python=python, isolate=True))
     init = str((root / "src" / "gatepkg" / "__init__.py").resolve())
     assert init in info_b.imported_outside
     assert info_b.imported_before_plugin == ["gatepkg"]
-    code, why = runner.outcome(info_b)
+    code, why = launch.outcome(info_b)
     assert code == 2
     assert why == EARLY_REASON.format(file=info_b.imported_outside[0]).replace("host B:", "host b:")
-    verdict = compare.evaluate(out_a, out_b, loaded=None, pin_diff=None)
+    verdict = pairing.evaluate(out_a, out_b, loaded=None, pin_diff=None)
     assert verdict.classification == "invalid"
     assert [r for r in verdict.reasons if r.startswith("invalid input")] == [
         "invalid input: " + EARLY_REASON.format(file=info_b.imported_outside[0])
@@ -227,8 +229,8 @@ def test_the_gate_gives_that_reason_once_and_skips_the_base_run(imported_at_star
     subprocess.run(["git", "add", "-A"], cwd=root, check=True)
     subprocess.run(["git", "commit", "-qm", "patch"], cwd=root, check=True)
     lines: list[str] = []
-    result = gate.run_gate(
-        gate.GateSettings(
+    result = local.run_gate(
+        local.GateSettings(
             manifest=root / "entropy.yaml",
             base_ref="HEAD~1",
             environ=dict(os.environ),
@@ -243,5 +245,5 @@ def test_the_gate_gives_that_reason_once_and_skips_the_base_run(imported_at_star
     assert [r for r in result.verdict.reasons if r.startswith("invalid input")] == [
         "invalid input: " + EARLY_REASON.format(file=info_b.imported_outside[0])
     ]
-    assert f"base run skipped: {gate.SKIPPED_INVALID}" in result.notes
+    assert f"base run skipped: {local.SKIPPED_INVALID}" in result.notes
     assert not (tmp_path / "out" / "base-a" / JUNIT_XML).exists()  # not run, or killed

@@ -20,9 +20,11 @@ from typing import Any, Literal
 
 import pytest
 
-from entropy_action import manifest, plugin, runner
-from entropy_action.errors import GateError
-from entropy_action.host import HOST_JSON, JUNIT_XML
+from entropy_action.core.errors import GateError
+from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML
+from entropy_action.hosts import launch
+from entropy_action.manifest import pinfile
+from entropy_action.testproc import plugin
 from tests.helpers import Repo
 
 pytest_plugins = ["pytester"]
@@ -82,10 +84,10 @@ def make_repo(path: Path, files: Mapping[str, str]) -> Path:
 
 def settings(
     root: Path, out: Path, environ: Mapping[str, str] | None = None, **options: Any
-) -> runner.RunSettings:
-    loaded = manifest.load(root / "entropy.yaml", repo_root=root)
+) -> launch.RunSettings:
+    loaded = pinfile.load(root / "entropy.yaml", repo_root=root)
     host: Literal["a", "b"] = "b" if options.get("isolate") else "a"
-    return runner.RunSettings(
+    return launch.RunSettings(
         host=host,
         out=out,
         root=root,
@@ -168,14 +170,14 @@ def test_host_a_runs_under_the_pins_and_reports_them(tmp_path: Path) -> None:
         "ImageOS": "ubuntu24",
     }
     out = tmp_path / "out"
-    info = runner.run_host(settings(root, out, caller))
+    info = launch.run_host(settings(root, out, caller))
     assert outcomes(out / JUNIT_XML) == {
         "test_tmpdir_is_the_temp_root_and_starts_empty": "passed",
         "test_named_pins_are_in_the_environment": "passed",
         "test_umask_is_pinned": "passed",
         "test_host_a_inherits_the_callers_environment": "passed",
     }
-    assert runner.outcome(info) == (0, "host a: properties passed")
+    assert launch.outcome(info) == (0, "host a: properties passed")
     data = host_json(out)
     assert data == json.loads(info.model_dump_json())
     assert data["pins_applied"] == {
@@ -233,7 +235,7 @@ def test_host_a_runs_under_the_pins_and_reports_them(tmp_path: Path) -> None:
 
 
 def test_the_runner_and_the_plugin_agree_on_the_variable_name() -> None:
-    assert runner.PLUGIN_ENV == plugin.CONFIG_ENV
+    assert launch.PLUGIN_ENV == plugin.CONFIG_ENV
 
 
 def test_junit_records_file_and_line_for_each_test(tmp_path: Path) -> None:
@@ -241,7 +243,7 @@ def test_junit_records_file_and_line_for_each_test(tmp_path: Path) -> None:
         tmp_path / "repo",
         {"entropy.yaml": manifest_yaml(None), MODULE: "def test_one():\n    pass\n"},
     )
-    runner.run_host(settings(root, tmp_path / "out"))
+    launch.run_host(settings(root, tmp_path / "out"))
     case = next(ET.parse(tmp_path / "out" / JUNIT_XML).getroot().iter("testcase"))
     assert (case.get("file"), case.get("line")) == (MODULE, "0")
 
@@ -311,7 +313,7 @@ def test_run_pytest_args_neutralize_addopts_and_our_junitxml_wins(tmp_path: Path
         tmp_path / "plain",
         {"entropy.yaml": manifest_yaml(None), "pytest.ini": ini, MODULE: WARNS},
     )
-    info = runner.run_host(settings(plain, tmp_path / "out-plain"))
+    info = launch.run_host(settings(plain, tmp_path / "out-plain"))
     assert info.returncode == 1  # the project's addopts turned the warning into a failure
     assert outcomes(tmp_path / "out-plain" / JUNIT_XML) == {"test_warns": "failed"}
     assert not (plain / "theirs.xml").exists()
@@ -323,7 +325,7 @@ def test_run_pytest_args_neutralize_addopts_and_our_junitxml_wins(tmp_path: Path
             MODULE: WARNS,
         },
     )
-    info = runner.run_host(settings(neutral, tmp_path / "out-neutral"))
+    info = launch.run_host(settings(neutral, tmp_path / "out-neutral"))
     assert info.returncode == 0
     assert outcomes(tmp_path / "out-neutral" / JUNIT_XML) == {"test_warns": "passed"}
     assert info.pytest_args[:3] == [MODULE, "-o", "addopts="]
@@ -452,7 +454,7 @@ def test_a_hanging_property_is_killed_at_the_timeout(tmp_path: Path) -> None:
         },
     )
     with pytest.raises(GateError, match=r"did not finish within 2 s and was killed"):
-        runner.run_host(settings(root, tmp_path / "out", timeout=2.0))
+        launch.run_host(settings(root, tmp_path / "out", timeout=2.0))
 
 
 def test_a_conftest_that_fails_to_import_is_a_failed_host(repo: Repo) -> None:
@@ -462,7 +464,7 @@ def test_a_conftest_that_fails_to_import_is_a_failed_host(repo: Repo) -> None:
     repo.commit()
     result = repo.cli("run", "--host", "a", "--out", "out")
     assert result.code == 1
-    assert result.err.splitlines()[-1] == f"host a: {runner.CONFTEST_NOTE}"
+    assert result.err.splitlines()[-1] == f"host a: {launch.CONFTEST_NOTE}"
     assert outcomes(repo.path / "out" / JUNIT_XML) == {"conftest": "error"}
     error = next(ET.parse(repo.path / "out" / JUNIT_XML).getroot().iter("error"))
     assert error.get("message", "").startswith("ImportError while loading conftest")
@@ -514,9 +516,9 @@ def test_a_pinned_locale_this_machine_lacks_is_a_pin_that_did_not_take(repo: Rep
 def test_the_plugin_copies_bring_the_gates_bytecode(tmp_path: Path) -> None:
     """The test process loads the copied modules from the gate's compiled bytecode instead of
     compiling them again in every run."""
-    source = Path(runner.__file__).with_name("audit.py")
+    source = launch.TESTPROC / "audit.py"
     py_compile.compile(str(source), doraise=True)  # what an install does
-    runner.copy_module(source, tmp_path, "copied_audit")
+    launch.copy_module(source, tmp_path, "copied_audit")
     env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(tmp_path)}
     done = subprocess.run(
         [sys.executable, "-v", "-c", "import copied_audit"],
@@ -534,7 +536,7 @@ def test_a_copy_without_the_gates_bytecode_is_compiled_as_usual(tmp_path: Path) 
     source = tmp_path / "src" / "lonely.py"
     source.parent.mkdir()
     source.write_text("VALUE = 3\n")
-    runner.copy_module(source, tmp_path, "copied")
+    launch.copy_module(source, tmp_path, "copied")
     assert not (tmp_path / "__pycache__").exists()
     env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(tmp_path)}
     done = subprocess.run(
@@ -555,13 +557,13 @@ def test_the_runs_plugins_load_as_plain_modules_without_a_warning(
     is still registered by its own `-p`, which undoes a block in the project's addopts."""
     folder = pytester.path / "plugins"
     folder.mkdir()
-    here = Path(runner.__file__).parent
+    here = launch.TESTPROC
     for source, name in (("plugin.py", "entropy_gate_plugin"), ("audit.py", "entropy_gate_audit")):
-        runner.copy_module(here / source, folder, name)
-    runner.copy_module(here / "assertcount.py", folder, "entropy_gate_assertcount")
-    modules = runner.plugin_modules(audit=True, count=True)
+        launch.copy_module(here / source, folder, name)
+    launch.copy_module(here / "assertcount.py", folder, "entropy_gate_assertcount")
+    modules = launch.plugin_modules(audit=True, count=True)
     assert modules == ["entropy_gate_plugin", "entropy_gate_audit", "entropy_gate_assertcount"]
-    runner.write_boot(folder, modules)
+    launch.write_boot(folder, modules)
     pytester.makepyfile(test_one="def test_one():\n    assert 1 == 1\n")
     monkeypatch.setenv("PYTHONPATH", str(folder))
     junit = pytester.path / "junit.xml"
@@ -576,4 +578,4 @@ def test_the_runs_plugins_load_as_plain_modules_without_a_warning(
     text = junit.read_text()
     assert '<property name="entropy_assertions" value="1"' in text  # assertcount ran
     assert '<property name="entropy_rng_seed" value="5"' in text  # and the plugin
-    assert runner.plugin_modules(audit=False, count=False) == ["entropy_gate_plugin"]
+    assert launch.plugin_modules(audit=False, count=False) == ["entropy_gate_plugin"]

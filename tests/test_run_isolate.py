@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from entropy_action import isolate, runner
-from entropy_action.errors import GateError
-from entropy_action.host import HOST_JSON, JUNIT_XML
+from entropy_action.core.errors import GateError
+from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML
+from entropy_action.hosts import isolate, launch
 from tests.helpers import Repo
 from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, outcomes, settings
 
@@ -145,7 +145,7 @@ def _run(tmp: Path, *, isolated: bool, namespaces: bool = True) -> tuple[dict[st
     caller = {**os.environ, "CALLER_ONLY": "laptop", "HOME": str(home)}
     out = tmp / "out"
     options: dict[str, Any] = {"isolate": isolated, "namespaces": namespaces}
-    info = runner.run_host(settings(root, out, caller, **options))
+    info = launch.run_host(settings(root, out, caller, **options))
     return outcomes(out / JUNIT_XML), info
 
 
@@ -261,8 +261,8 @@ def test_without_namespaces_host_b_degrades_with_a_note(
     )
     assert f"note: {note}" in result.err.splitlines()
     data = json.loads((repo.path / "out" / HOST_JSON).read_text())
-    assert data["notes"] == [runner.MARKER_ONLY, note]
-    assert f"note: {runner.MARKER_ONLY}" in result.err.splitlines()
+    assert data["notes"] == [launch.MARKER_ONLY, note]
+    assert f"note: {launch.MARKER_ONLY}" in result.err.splitlines()
     assert "network: non-loopback sockets refused in-process" in data["isolation"]
     assert any(
         line.endswith("(in-process: socket.gethostname, os.uname)") for line in data["isolation"]
@@ -291,7 +291,7 @@ def test_unpinned_sources_get_host_b_values(tmp_path: Path) -> None:
     """
     root = make_repo(tmp_path / "repo", {"entropy.yaml": text, MODULE: prop})
     caller = {**os.environ, "TZ": "UTC", "CALLER_HOME": os.environ["HOME"]}
-    info = runner.run_host(settings(root, tmp_path / "out", caller, isolate=True))
+    info = launch.run_host(settings(root, tmp_path / "out", caller, isolate=True))
     assert outcomes(tmp_path / "out" / JUNIT_XML) == {"test_unpinned_values": "passed"}
     assert "TZ unpinned: Pacific/Chatham" in info.isolation
     assert "umask unpinned: 0077" in info.isolation
@@ -341,7 +341,7 @@ def test_a_property_module_git_ignores_cannot_run_on_host_b(tmp_path: Path) -> N
     (root / MODULE).parent.mkdir(parents=True)
     (root / MODULE).write_text("def test_ok():\n    pass\n")
     with pytest.raises(GateError) as caught:
-        runner.run_host(settings(root, tmp_path / "out", isolate=True))
+        launch.run_host(settings(root, tmp_path / "out", isolate=True))
     assert str(caught.value) == (
         f"{MODULE}: git ignores it, so host B's copy of the tree lacks it; commit it or stop "
         "ignoring it"

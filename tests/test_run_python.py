@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action import isolate, runner
-from entropy_action.host import JUNIT_XML
+from entropy_action.core.hostinfo import JUNIT_XML
+from entropy_action.hosts import isolate, launch
 from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, outcomes, settings
 
 PYENV = Path("/root/.pyenv/versions")
-PLUGIN = Path(runner.__file__).parent / "plugin.py"
+PLUGIN = launch.TESTPROC / "plugin.py"
 
 
 def _other_python(version: str) -> Path:
@@ -154,7 +154,7 @@ def test_another_interpreter_runs_pytest(tmp_path: Path, venv312: Path, isolated
         {"entropy.yaml": manifest_yaml(tmp_path / "tmp"), MODULE: VERSION_PROPERTY},
     )
     out = tmp_path / "out"
-    info = runner.run_host(settings(root, out, python=str(venv312), isolate=isolated))
+    info = launch.run_host(settings(root, out, python=str(venv312), isolate=isolated))
     assert outcomes(out / JUNIT_XML) == {
         "test_runs_on_python_3_12_without_the_gates_packages": "passed"
     }

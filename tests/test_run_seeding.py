@@ -10,9 +10,11 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from entropy_action import isolate, plugin, reports, runner
-from entropy_action.host import JUNIT_XML, HostInfo
-from entropy_action.summary import REPLAY
+from entropy_action.core.hostinfo import JUNIT_XML, HostInfo
+from entropy_action.evidence import hostreport
+from entropy_action.hosts import isolate, launch
+from entropy_action.render.summary import REPLAY
+from entropy_action.testproc import plugin
 from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
 
 RANDOM_PROPERTY = """\
@@ -41,7 +43,7 @@ def _repo(tmp: Path, manifest: str) -> Path:
 
 
 def _host(root: Path, out: Path, *, isolated: bool) -> tuple[dict[str, dict[str, str]], HostInfo]:
-    info = runner.run_host(settings(root, out, dict(os.environ), isolate=isolated))
+    info = launch.run_host(settings(root, out, dict(os.environ), isolate=isolated))
     return values(out / JUNIT_XML), info
 
 
@@ -56,7 +58,7 @@ def test_random_is_the_same_per_test_on_both_hosts_and_across_runs(tmp_path: Pat
         seed = plugin.test_seed(9173, f"{MODULE}::{name}")
         assert (a1[name]["entropy_seed"], a1[name]["entropy_rng_seed"]) == (str(seed), "9173")
     assert info_a.rng_seed == info_b.rng_seed == 9173
-    report = reports.read_host(tmp_path / "b")
+    report = hostreport.read_host(tmp_path / "b")
     assert {(t.seed, t.rng_seed) for t in report.tests} == {
         (plugin.test_seed(9173, f"{MODULE}::{n}"), 9173) for n in ("test_one", "test_two")
     }
@@ -107,7 +109,7 @@ def test_a_run_counts_assertions_unless_told_not_to(tmp_path: Path) -> None:
     root = _repo(tmp_path, manifest_yaml(tmp_path / "entropy-tmp"))
     counted, _ = _host(root, tmp_path / "a", isolated=False)
     assert {props["entropy_assertions"] for props in counted.values()} != set()
-    runner.run_host(settings(root, tmp_path / "quiet", dict(os.environ), count_assertions=False))
+    launch.run_host(settings(root, tmp_path / "quiet", dict(os.environ), count_assertions=False))
     quiet = values(tmp_path / "quiet" / JUNIT_XML)
     assert set(quiet) == set(counted)
     assert all("entropy_assertions" not in props for props in quiet.values())

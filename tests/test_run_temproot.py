@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action import runner, temproot
-from entropy_action.errors import GateError
-from entropy_action.host import HostInfo
+from entropy_action.core.errors import GateError
+from entropy_action.core.hostinfo import HostInfo
+from entropy_action.hosts import launch, temproot
 from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
 
 PRIVATE_PROPERTY = """\
@@ -45,7 +45,7 @@ def test_two_concurrent_runs_on_one_temp_root_see_only_their_own_files(
     def run(name: str) -> None:
         environ = {**os.environ, "RUN_NAME": name}
         try:
-            results[name] = runner.run_host(
+            results[name] = launch.run_host(
                 settings(root, tmp_path / name, environ, namespaces=namespaces)
             )
         except BaseException as exc:  # reported below
@@ -73,7 +73,7 @@ def test_a_non_empty_temp_root_the_gate_did_not_create_is_refused(tmp_path: Path
         {"entropy.yaml": manifest_yaml(temp_root), MODULE: "def test_ok():\n    pass\n"},
     )
     with pytest.raises(GateError) as caught:
-        runner.run_host(settings(root, tmp_path / "out", namespaces=False))
+        launch.run_host(settings(root, tmp_path / "out", namespaces=False))
     assert str(caught.value) == (
         f"temp_root {temp_root}: exists, is not empty and was not created by entropy-gate; "
         "empty or remove it yourself, or pin another temp_root"

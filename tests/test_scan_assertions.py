@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from entropy_action.scan.assertions import assertions_skipped, skipped
-from entropy_action.verdict import TEST_RESULT, Assertions, TestResult
+from entropy_action.verdict.model import TEST_RESULT, Assertions, TestResult
 
 
 def counts(executed: int, sites: int) -> Assertions:

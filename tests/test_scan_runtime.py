@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from entropy_action import verdict
-from entropy_action.findings import Finding
+from entropy_action.core.findings import Finding
 from entropy_action.scan import DefinedTest, not_executed
+from entropy_action.verdict import model
 
 P = "tests/properties/test_x.py"
 TOTAL = DefinedTest("test_total", P, 4)
@@ -12,9 +12,9 @@ METHOD = DefinedTest("TestA::test_b", P, 10)
 PARAM = DefinedTest("test_param", P, 15)
 
 
-def result(test_id: str, a: str, b: str) -> verdict.TestResult:
+def result(test_id: str, a: str, b: str) -> model.TestResult:
     fields = {"id": test_id, "raw_ids": [test_id], "host_a": a, "host_b": b}
-    return verdict.TEST_RESULT.validate_python(fields)
+    return model.TEST_RESULT.validate_python(fields)
 
 
 RESULTS = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from entropy_action import baseline
+from entropy_action.manifest import baseline
 from entropy_action.scan import DefinedTest
 from entropy_action.scan import scan as run_scan
 from tests.helpers import Repo

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action import gate, seams
-from entropy_action.seams import test_seed
+from entropy_action.gate import local
+from entropy_action.testproc import seams
+from entropy_action.testproc.seams import test_seed
 from tests.test_run_host_a import make_repo
 
 pytest_plugins = ["pytester"]
@@ -284,7 +285,7 @@ def test_rates_cassette_is_pinned():
 """
 
 
-def _cassette_gate(tmp_path: Path, stored: str | None, digest: str) -> gate.GateResult:
+def _cassette_gate(tmp_path: Path, stored: str | None, digest: str) -> local.GateResult:
     files = {
         "entropy.yaml": GATED.replace("{digest}", digest),
         "tests/properties/test_rates.py": GATED_PROPERTY,
@@ -292,8 +293,8 @@ def _cassette_gate(tmp_path: Path, stored: str | None, digest: str) -> gate.Gate
     if stored is not None:
         files["tests/rates.yaml"] = stored
     root = make_repo(tmp_path / "repo", files)
-    return gate.run_gate(
-        gate.GateSettings(
+    return local.run_gate(
+        local.GateSettings(
             manifest=root / "entropy.yaml",
             base_ref="HEAD",
             environ={"PATH": "/usr/bin:/bin"},

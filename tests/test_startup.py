@@ -11,14 +11,14 @@ import sys
 
 import pytest
 
-from entropy_action import cli, manifest
-from entropy_action.commands import options
+from entropy_action.cli import main, options
+from entropy_action.manifest import pinfile
 
 HEAVY = ("pydantic", "yaml", "junitparser", "defusedxml", "platformdirs")
 PROBE = """\
 import sys
-from entropy_action import cli
-cli.build_parser()
+from entropy_action.cli import main
+main.build_parser()
 print(" ".join(sorted({m.split(".")[0] for m in sys.modules} & set(sys.argv[1:]))))
 """
 
@@ -31,10 +31,10 @@ def test_building_the_parser_imports_no_heavy_library():
 
 
 def test_the_manifest_name_spelled_for_the_parser_is_the_manifests():
-    assert options.MANIFEST_NAME == manifest.MANIFEST_NAME
+    assert options.MANIFEST_NAME == pinfile.MANIFEST_NAME
 
 
-@pytest.mark.parametrize("command", [c.NAME for c in cli.COMMANDS])
+@pytest.mark.parametrize("command", [c.NAME for c in main.COMMANDS])
 def test_each_commands_help_prints_and_exits_zero(command, capsys):
-    assert cli.main([command, "--help"]) == 0
+    assert main.main([command, "--help"]) == 0
     assert f"usage: entropy-gate {command}" in capsys.readouterr().out

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action import summary
-from entropy_action import verdict as verdicts
-from entropy_action.commands.schema import manifest_schema, verdict_schema
-from entropy_action.findings import Finding
-from entropy_action.pins import PinChange, PinDiff
-from entropy_action.verdict import Evidence, Verdict, classify
+from entropy_action.cli.commands.schema import manifest_schema, verdict_schema
+from entropy_action.core.findings import Finding
+from entropy_action.manifest.pindiff import PinChange, PinDiff
+from entropy_action.render import summary
+from entropy_action.verdict import model as verdicts
+from entropy_action.verdict.model import Evidence, Verdict, classify
 from tests.helpers import Repo
 
 SCHEMA = Path(__file__).parent.parent / "schema" / "verdict.schema.json"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from entropy_action.findings import Finding
-from entropy_action.verdict import Evidence, HostOutcome, classify
+from entropy_action.core.findings import Finding
+from entropy_action.verdict.model import Evidence, HostOutcome, classify
 
 SKIP = Finding(
     kind="skip_marker",

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from entropy_action import inputs
-from entropy_action.judge import NO_BASE
+from entropy_action.evidence import inputs
+from entropy_action.gate.judge import NO_BASE
 from tests.github_api import GitHubAPI
 from tests.helpers import Repo
 

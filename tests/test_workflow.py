@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action import workflow
+from entropy_action.github import workflow
 from tests.helpers import Repo
 from tests.test_run_host_a import MODULE, manifest_yaml
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from entropy_action.findings import Finding
-from entropy_action.pins import PinChange
-from entropy_action.verdict import (
+from entropy_action.core.findings import Finding
+from entropy_action.manifest.pindiff import PinChange
+from entropy_action.verdict.model import (
     TEST_RESULT,
     Classification,
     Evidence,

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from entropy_action import protected
-from entropy_action.baseline import PinCheck
-from entropy_action.errors import GateError
-from entropy_action.findings import Finding
+from entropy_action.core.errors import GateError
+from entropy_action.core.findings import Finding
+from entropy_action.manifest.baseline import PinCheck
+from entropy_action.scan import protected
 from entropy_action.scan.assertions import assertions_skipped
 from entropy_action.scan.engine import analyze, match
 from entropy_action.scan.model import Rules
@@ -29,7 +29,7 @@ from entropy_action.scan.runtime import (
 )
 from entropy_action.scan.source import CommitTree, WorkTree
 from entropy_action.scan.weakening import compare
-from entropy_action.verdict import TestResult
+from entropy_action.verdict.model import TestResult
 
 __all__ = ["DefinedTest", "ScanResult", "not_executed", "runtime_rule", "scan"]
 

@@ -27,9 +27,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from entropy_action.findings import Finding
+from entropy_action.core.findings import Finding
 from entropy_action.scan.runtime import bare_id
-from entropy_action.verdict import Assertions, TestResult
+from entropy_action.verdict.model import Assertions, TestResult
 
 Host = Literal["a", "b"]
 HOSTS: tuple[Host, ...] = ("a", "b")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from entropy_action.findings import Finding
+from entropy_action.core.findings import Finding
 from entropy_action.scan import (
     config,
     hollow,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from entropy_action.findings import FindingKind
+from entropy_action.core.findings import FindingKind
 from entropy_action.scan.collect import PropertyTest, flatten_marks
 from entropy_action.scan.model import Context, Hit, attribution, hit
 from entropy_action.scan.names import ModuleIndex, const_str, keyword, short

@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from entropy_action.findings import Finding, FindingKind
-from entropy_action.manifest import Manifest
-from entropy_action.run_options import REPORTING_PLUGINS
+from entropy_action.core.findings import Finding, FindingKind
+from entropy_action.manifest.pinfile import Manifest
+from entropy_action.manifest.run_options import REPORTING_PLUGINS
 from entropy_action.scan.collect import Collector, Func, Key, PropertyTest
 from entropy_action.scan.names import ModuleIndex
 from entropy_action.scan.reach import Reach

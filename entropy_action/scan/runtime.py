@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from entropy_action.findings import Finding
-from entropy_action.verdict import TestResult
+from entropy_action.core.findings import Finding
+from entropy_action.verdict.model import TestResult
 
 EXECUTED = frozenset({"passed", "failed", "error"})
 # Static findings that can keep a test from running; a pre-existing one explains a skip.

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
-from entropy_action import git
+from entropy_action.core import git
 
 MAX_BYTES = 2 * 1024 * 1024  # a source file larger than this is not read
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from pathlib import PurePosixPath
 
-from entropy_action.findings import FindingKind
+from entropy_action.core.findings import FindingKind
 from entropy_action.scan import markers, patching, selection
 from entropy_action.scan.model import Context, Hit, hit
 from entropy_action.scan.names import ModuleIndex, const_str, short

@@ -7,7 +7,7 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from entropy_action.findings import Finding
+from entropy_action.core.findings import Finding
 from entropy_action.scan.collect import Func, PropertyTest
 from entropy_action.scan.model import Context, Hit, Unit, hit, units
 from entropy_action.scan.names import short

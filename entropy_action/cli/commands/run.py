@@ -1,0 +1,218 @@
+"""`entropy-gate run`: the property module under the pins on one host (B: `--isolate`)."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from entropy_action.cli import options
+from entropy_action.cli.commands.verdict import BASE_DIR
+from entropy_action.core.errors import ExitCode, GateError
+
+if TYPE_CHECKING:
+    from entropy_action.core.hostinfo import HostInfo
+    from entropy_action.hosts import launch
+    from entropy_action.manifest import baseline, pinfile
+
+NAME = "run"
+HELP = (
+    "run the manifest's property module under the pins on one host; writes DIR/junit.xml, "
+    "DIR/host.json and DIR/pytest.log; exit 0 passed, 1 failed or nothing collected, "
+    "2 invalid (pins that did not take)"
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", choices=("a", "b"), required=True, help="the host's label")
+    parser.add_argument(
+        "--out", type=Path, required=True, metavar="DIR", help="where the reports go"
+    )
+    options.add_manifest(parser)
+    parser.add_argument(
+        "--isolate",
+        action="store_true",
+        help="the local host B: scrubbed env, fresh HOME, shifted live clock, no network, "
+        "another hostname and a copy of the tree elsewhere",
+    )
+    parser.add_argument(
+        "--python", metavar="PATH", help="the interpreter that runs pytest (default: this one)"
+    )
+    options.add_timeout(parser)
+    parser.add_argument(
+        "--base-ref",
+        metavar="REF",
+        help="also run the base ref's property module (a temporary git worktree, the base's "
+        "manifest) into DIR/base: on host A always, on host B only when the head did not pass; "
+        "`verdict` then tells failures and skips that stood at the base from new ones",
+    )
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        metavar="DIR",
+        help="with --base-ref: reuse the base run from this evidence cache when a sound entry "
+        "matches (`entropy-gate cache-key` prints its key), else keep it there",
+    )
+    parser.epilog = (
+        f"{options.NO_NAMESPACES_ENV}=1 keeps the run out of Linux namespaces; the degraded "
+        "isolation is noted in host.json.\n\n" + (parser.epilog or "")
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from entropy_action.hosts import launch  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.manifest import pinfile  # noqa: PLC0415 (--help imports no model)
+
+    path: Path = args.manifest
+    root = repo_root(path)
+    loaded = pinfile.load(path, repo_root=root, name=str(path))
+    for warning in loaded.warnings:
+        print(warning, file=sys.stderr)
+    settings = launch.RunSettings(
+        host=args.host,
+        out=args.out,
+        root=root,
+        loaded=loaded,
+        environ=args.environ,
+        isolate=args.isolate,
+        python=args.python,
+        progress=lambda message: print(message, file=sys.stderr, flush=True),
+        namespaces=options.namespaces_allowed(args.environ),
+        timeout=args.timeout,
+    )
+    info = launch.run_host(settings)
+    _show_log(args.out / launch.PYTEST_LOG, fence=args.environ.get("GITHUB_ACTIONS") == "true")
+    for line in info.isolation:
+        print(f"isolation: {line}", file=sys.stderr)
+    for note in info.notes:
+        print(f"note: {note}", file=sys.stderr)
+    code, message = launch.outcome(info)
+    if code == ExitCode.OK:
+        code, message = _as_read(args.out, info.host, code, message)
+    print(message, file=sys.stderr)
+    if code == ExitCode.INVALID:
+        return int(code)  # an unusable run: nothing beside it could be judged
+    if args.host == "b" and code != ExitCode.OK:
+        _attribution(settings, loaded)
+    if args.base_ref is not None and (args.host == "a" or code != ExitCode.OK):
+        check = _run_base(args, path)
+        if args.host == "a" and check is not None:
+            _strength(args, check, info)
+    return int(code)
+
+
+def _as_read(out: Path, host: str, code: ExitCode, message: str) -> tuple[ExitCode, str]:
+    """A run that passed by pytest's word, as the verdict will read it: against the gate's
+    channel (a report rewritten at session end fails there, or is unusable)."""
+    from entropy_action.evidence import hostreport  # noqa: PLC0415 (--help imports no model)
+
+    try:
+        report = hostreport.read_host(out)
+    except GateError as exc:
+        return ExitCode.INVALID, f"host {host}: {exc.message}"
+    if report.outcome == "fail":
+        return ExitCode.REJECTED, (
+            f"host {host}: a property failed as the gate's channel heard it, although pytest "
+            "exited 0 (its report was changed after the tests ran)"
+        )
+    return code, message
+
+
+def _attribution(settings: launch.RunSettings, loaded: pinfile.LoadedManifest) -> None:
+    """Host B failed tests: its attribution re-runs, beside the report (attribution.json).
+    The interpreter is not one of the perturbations here: host A's runs on another runner."""
+    from entropy_action.gate import attribution, hoststeps  # noqa: PLC0415 (--help imports no model)
+
+    dims = [d for d in attribution.dimensions(None) if d != "python"]
+    pinned = list(loaded.manifest.pins.env or {})
+    found = hoststeps.attribution_step(settings, settings.environ, pinned, dims)
+    if found is not None:
+        print(
+            f"attribution: {len(found.trials)} re-run(s) of {len(found.tests)} test(s)",
+            file=sys.stderr,
+        )
+
+
+def _strength(args: argparse.Namespace, check: baseline.PinCheck, info: HostInfo) -> None:
+    """Host A's strength step (the base's module on the head's code, mutation) into
+    DIR/strength.json, which `verdict` requires where the patch changed the property module."""
+    from entropy_action.gate import hoststeps  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.strength import base_on_head  # noqa: PLC0415 (--help imports no model)
+
+    host = base_on_head.HostSettings(
+        args.environ,
+        options.namespaces_allowed(args.environ),
+        lambda message: print(f"strength: {message}", file=sys.stderr, flush=True),
+        args.python,
+    )
+    report = hoststeps.strength_step(check, host, args.out, info)
+    if report.measured:
+        kinds = ", ".join(sorted({f.kind for f in report.findings})) or "no finding"
+        print(f"strength: {kinds}; {len(report.notes)} note(s)", file=sys.stderr)
+
+
+def _run_base(args: argparse.Namespace, path: Path) -> baseline.PinCheck | None:
+    """The base ref's module on this host into DIR/base; a failure there is only a note.
+    The pin check it read the base with (None: no base manifest to compare with)."""
+    from entropy_action.gate import local  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.manifest import baseline  # noqa: PLC0415 (--help imports no model)
+
+    try:
+        check = baseline.check(path, args.base_ref, None)
+    except GateError as exc:
+        print(f"note: no base run: {exc.message}", file=sys.stderr)
+        return None
+    if check.base is None or check.base_commit is None or check.head is None:
+        print(f"note: no base run: {args.base_ref} has no readable manifest", file=sys.stderr)
+        return None
+    settings = local.GateSettings(
+        manifest=path,
+        base_ref=args.base_ref,
+        environ=args.environ,
+        python=args.python,
+        python_a=args.python,
+        namespaces=options.namespaces_allowed(args.environ),
+        progress=lambda message: print(message, file=sys.stderr, flush=True),
+        cache_dir=args.cache_dir,
+    )
+    target = args.out / BASE_DIR
+    shutil.rmtree(target, ignore_errors=True)
+    try:
+        done = local.run_base(settings, check, args.out, args.host)
+    except GateError as exc:
+        print(
+            f"note: the base run failed ({exc.message}); skips are attributed statically",
+            file=sys.stderr,
+        )
+        return check
+    done.rename(target)
+    print(f"base run ({args.base_ref}) on host {args.host.upper()}: {target}", file=sys.stderr)
+    return check
+
+
+def repo_root(path: Path) -> Path:
+    """The git work tree holding the manifest, else the manifest's folder."""
+    from entropy_action.core import git  # noqa: PLC0415 (--help imports no model)
+
+    folder = path.parent if path.parent.parts else Path.cwd()
+    try:
+        return git.toplevel(folder)
+    except GateError:
+        return folder.resolve()
+
+
+def _show_log(path: Path, *, fence: bool) -> None:
+    """Echo pytest's log. It is PR code's output: in GitHub Actions it is fenced with
+    stop-commands so a line a test prints cannot act as a workflow command."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return
+    if fence and text:
+        from entropy_action.github import workflow  # noqa: PLC0415 (--help imports no model)
+
+        text = "\n".join(workflow.fenced_log(text))
+    sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+    sys.stdout.flush()

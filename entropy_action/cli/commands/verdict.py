@@ -1,0 +1,125 @@
+"""`entropy-gate verdict`: the workflow's last job; two downloaded host folders in, a verdict out.
+
+The host folders are artifacts that PR code produced on other runners: untrusted data, read
+only through `compare` (size-capped, no DTDs, no symlinks, never executed or used as a path
+outside its folder). The checkout is data too: the pin check and the scan read files, nothing
+from the PR runs. A host folder that is missing or empty (the host job failed, was cancelled
+or uploaded nothing) makes the verdict `invalid`, never a pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from entropy_action.cli.commands import compare as compare_command
+from entropy_action.cli.options import MANIFEST_NAME
+from entropy_action.core.errors import GateError
+from entropy_action.github import workflow
+
+if TYPE_CHECKING:
+    from entropy_action.verdict.model import Verdict
+
+NAME = "verdict"
+HELP = (
+    "judge the report folders that host A and host B uploaded (each may hold base/, the base "
+    "ref's run on that host): verdict JSON, job summary, step outputs; exit 0 only for a "
+    "merge candidate, 1 rejected, 2 invalid (a host that reported nothing is invalid)"
+)
+BASE_DIR = "base"  # `entropy-gate run --base-ref` puts the base ref's run here
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host-a", type=Path, required=True, metavar="DIR", help="host A's folder")
+    parser.add_argument("--host-b", type=Path, required=True, metavar="DIR", help="host B's folder")
+    parser.add_argument(
+        "--base-ref",
+        metavar="REF",
+        help="git ref of the PR's base: the pin check and the silencing scan run against it; "
+        "without one (or empty) the verdict is invalid, never a pass",
+    )
+    parser.add_argument(
+        "--manifest",
+        type=Path,
+        metavar="PATH",
+        help=f"the pin file the hosts must have run (default: {MANIFEST_NAME} when it exists)",
+    )
+    parser.add_argument(
+        "--json", type=Path, required=True, metavar="FILE", help="write the verdict JSON here"
+    )
+    parser.epilog = (
+        "Under GitHub Actions it appends the summary to $GITHUB_STEP_SUMMARY and sets the step "
+        "outputs classification, merge (true/false) and verdict-path via $GITHUB_OUTPUT.\n\n"
+        + (parser.epilog or "")
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from entropy_action.render import summary  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.verdict.model import exit_code  # noqa: PLC0415 (--help imports no model)
+
+    host_a, host_b = args.host_a, args.host_b
+    verdict = compare_command.judge_reports(
+        compare_command.Inputs(
+            host_a=host_a,
+            host_b=host_b,
+            manifest=args.manifest,
+            base_ref=args.base_ref or None,
+            base_a=base_run(host_a),
+            base_b=base_run(host_b),
+            invalid=[*absent("A", host_a), *absent("B", host_b)],
+            require_base=True,
+        )
+    )
+    print(summary.render_text(verdict), end="")
+    compare_command.write_verdict(args.json, summary.render_json(verdict))
+    publish_to_workflow(verdict, args.json, args.environ)
+    return exit_code(verdict)
+
+
+def absent(label: str, folder: Path) -> list[str]:
+    """Why a host folder cannot be a report at all, in words (empty when it may be one)."""
+    why = _unusable(folder)
+    if not why:
+        return []
+    return [
+        f"host {label}: {folder} {why}: the host job failed, was cancelled or uploaded nothing, "
+        "so nothing can be judged"
+    ]
+
+
+def _unusable(folder: Path) -> str:
+    if folder.is_symlink():
+        return "is a symlink"
+    if not folder.exists():
+        return "does not exist"
+    if not folder.is_dir():
+        return "is not a folder"
+    return "" if any(folder.iterdir()) else "is empty"
+
+
+def base_run(folder: Path) -> Path | None:
+    """FOLDER/base when it is a real folder inside FOLDER (never through a symlink)."""
+    candidate = folder / BASE_DIR
+    if folder.is_symlink() or candidate.is_symlink() or not candidate.is_dir():
+        return None
+    return candidate
+
+
+def publish_to_workflow(verdict: Verdict, json_path: Path, environ: Mapping[str, str]) -> None:
+    """The job summary and the step outputs, when the runner asked for them."""
+    from entropy_action.render import markdown  # noqa: PLC0415 (--help imports no model)
+
+    outputs = {
+        "classification": verdict.classification,
+        "merge": "true" if verdict.classification == "merge_candidate" else "false",
+        "verdict-path": str(json_path.resolve()),
+    }
+    try:
+        workflow.append_summary(markdown.render(verdict), environ)
+        for name, value in outputs.items():
+            workflow.set_output(name, value, environ)
+    except OSError as exc:
+        raise GateError(f"{exc.filename}: cannot append: {exc.strerror}") from None

@@ -1,0 +1,76 @@
+"""Arguments that several subcommands share, spelled the same everywhere."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from pathlib import Path
+
+from entropy_action.core.errors import GateError
+from entropy_action.github import workflow
+
+# manifest.MANIFEST_NAME, spelled here so that building the parser imports no model
+# (tests/test_startup.py checks they agree)
+MANIFEST_NAME = "entropy.yaml"
+
+# Set to 1 to keep runs out of Linux namespaces (host B then blocks the network in-process).
+NO_NAMESPACES_ENV = "ENTROPY_GATE_NO_NAMESPACES"
+
+
+def namespaces_allowed(environ: Mapping[str, str]) -> bool:
+    return environ.get(NO_NAMESPACES_ENV, "") in ("", "0")
+
+
+def add_manifest(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--manifest",
+        type=Path,
+        default=Path(MANIFEST_NAME),
+        metavar="PATH",
+        help=f"the pin file (default: {MANIFEST_NAME})",
+    )
+
+
+def add_base(parser: argparse.ArgumentParser, *, required: bool) -> None:
+    group = parser.add_mutually_exclusive_group(required=required)
+    group.add_argument(
+        "--base-ref",
+        metavar="REF",
+        help="git ref of the PR's base; the baseline manifest is read from it",
+    )
+    group.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="FILE",
+        help="a baseline manifest file, for use without git",
+    )
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= 86400:
+        raise argparse.ArgumentTypeError(f"{text!r}: give between 0 and 86400 seconds")
+    return value
+
+
+def add_timeout(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="kill a host run's process group after this long; the verdict is then invalid "
+        "(default: run.timeout_seconds in entropy.yaml, else 1800)",
+    )
+
+
+def set_output(environ: Mapping[str, str], name: str, value: str) -> None:
+    """Set a step output (`--github-output`); outside a workflow step that is a usage error."""
+    try:
+        done = workflow.set_output(name, value, environ)
+    except OSError as exc:
+        raise GateError(f"{exc.filename}: cannot append the step output: {exc.strerror}") from None
+    if not done:
+        raise GateError("--github-output: $GITHUB_OUTPUT is not set (not in a workflow step?)")

@@ -1,0 +1,159 @@
+"""Every git call the gate makes: explicit argument lists, never a shell."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path, PurePosixPath
+
+from entropy_action.core.errors import GateError
+
+_SHALLOW_HINT = (
+    "in a shallow clone fetch the base first (actions/checkout: fetch-depth: 0, "
+    "or git fetch origin BRANCH)"
+)
+
+
+def _git(args: list[str], cwd: Path, *, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+    executable = shutil.which("git")
+    if executable is None:
+        raise GateError("git: not found on PATH; the gate reads the base ref with git")
+    try:
+        proc = subprocess.run(
+            [executable, *args], cwd=cwd, capture_output=True, check=False, timeout=300
+        )
+    except subprocess.TimeoutExpired:
+        raise GateError(f"git {' '.join(args)}: no answer after 300 s") from None
+    except OSError as exc:
+        raise GateError(f"git {' '.join(args)}: {exc.strerror}") from None
+    if check and proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GateError(f"git {' '.join(args)}: {err[-1] if err else 'failed'}")
+    return proc
+
+
+def toplevel(path: Path) -> Path:
+    """The root of the work tree containing `path`."""
+    proc = _git(
+        ["rev-parse", "--show-toplevel"], path if path.is_dir() else path.parent, check=False
+    )
+    if proc.returncode != 0:
+        raise GateError(f"{path}: not inside a git work tree (the base ref is read with git)")
+    return Path(proc.stdout.decode().strip())
+
+
+def head_commit(path: Path) -> str | None:
+    """The HEAD commit of the work tree at `path`, or None outside git (or without a commit)."""
+    if shutil.which("git") is None:
+        return None
+    proc = _git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], path, check=False)
+    return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+
+
+def resolve_ref(root: Path, ref: str) -> str:
+    """The commit id `ref` names, or a GateError with the shallow-clone hint."""
+    if ref.startswith("-") or not ref:
+        raise GateError(f"--base-ref {ref!r}: not a git ref")
+    proc = _git(
+        ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"],
+        root,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise GateError(f"--base-ref {ref!r}: no such commit in this clone; {_SHALLOW_HINT}")
+    return proc.stdout.decode().strip()
+
+
+def repo_path(root: Path, path: Path) -> str:
+    """`path` as a repository-relative POSIX path (what `git show REF:PATH` wants)."""
+    absolute = path if path.is_absolute() else Path.cwd() / path
+    try:
+        relative = absolute.resolve().relative_to(root.resolve())
+    except ValueError:
+        raise GateError(f"{path}: is outside the repository at {root}") from None
+    return str(PurePosixPath(*relative.parts))
+
+
+def show(root: Path, commit: str, relative: str) -> bytes | None:
+    """The bytes of `relative` at `commit`, or None when the file does not exist there."""
+    exists = _git(["cat-file", "-e", f"{commit}:{relative}"], root, check=False)
+    if exists.returncode != 0:
+        return None
+    return _git(["show", f"{commit}:{relative}"], root).stdout
+
+
+def list_tree(root: Path, commit: str) -> list[str]:
+    """Every file path at `commit`."""
+    out = _git(["ls-tree", "-r", "-z", "--name-only", commit], root).stdout
+    return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+
+
+def changed_files(root: Path, commit: str) -> list[str]:
+    """Files that differ between `commit` and the work tree, untracked ones included."""
+    diff = _git(["diff", "--name-only", "-z", commit, "--"], root).stdout
+    untracked = _git(["ls-files", "--others", "--exclude-standard", "-z"], root).stdout
+    names = {p.decode("utf-8", "surrogateescape") for p in (diff + untracked).split(b"\0") if p}
+    return sorted(names)
+
+
+def diff_zero_context(root: Path, commit: str, relative: str) -> bytes:
+    """`git diff --unified=0` of one path from `commit` to the work tree (no textconv)."""
+    args = ["--literal-pathspecs", "diff", "--unified=0", "--no-color", "--no-ext-diff"]
+    return _git([*args, "--no-textconv", "--no-renames", commit, "--", relative], root).stdout
+
+
+def tracked_and_untracked(root: Path) -> list[str]:
+    """Files of the work tree that git tracks or would track (not ignored)."""
+    out = _git(["ls-files", "--cached", "--others", "--exclude-standard", "-z"], root).stdout
+    return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+
+
+def add_worktree(root: Path, commit: str, dest: Path) -> None:
+    """A detached work tree of `commit` at `dest`."""
+    _git(["worktree", "add", "--detach", "--force", str(dest), commit], root)
+
+
+def remove_worktree(root: Path, dest: Path) -> None:
+    _git(["worktree", "remove", "--force", str(dest)], root, check=False)
+    _git(["worktree", "prune"], root, check=False)
+
+
+def init(root: Path) -> None:
+    """A new repository at `root` (branch main)."""
+    _git(["init", "-q", "-b", "main"], root)
+
+
+def commit_all(root: Path, message: str) -> str:
+    """Commit everything in the work tree as the gate's own author; the new commit id."""
+    _git(["add", "-A"], root)
+    identity = ["-c", "user.name=entropy-gate", "-c", "user.email=entropy-gate@localhost.invalid"]
+    _git([*identity, "commit", "-q", "--no-verify", "-m", message], root)
+    return _git(["rev-parse", "HEAD"], root).stdout.decode().strip()
+
+
+def tree_of(root: Path, commit: str) -> str:
+    """The id of `commit`'s tree (equal trees, equal contents)."""
+    return _git(["rev-parse", "--verify", f"{commit}^{{tree}}"], root).stdout.decode().strip()
+
+
+def has_commit(root: Path, sha: str) -> bool:
+    """Whether the commit `sha` is in the clone at `root` (`git cat-file -e SHA^{commit}`)."""
+    return _git(["cat-file", "-e", f"{sha}^{{commit}}"], root, check=False).returncode == 0
+
+
+def parents(root: Path, commit: str) -> list[str]:
+    """The parent commits of `commit`, in order (a merge's first parent first)."""
+    out = _git(["rev-list", "--parents", "-n", "1", commit, "--"], root).stdout.decode().split()
+    return out[1:]
+
+
+def is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:
+    """Whether `ancestor` is reachable from `descendant` (a commit is its own ancestor)."""
+    proc = _git(["merge-base", "--is-ancestor", ancestor, descendant], root, check=False)
+    return proc.returncode == 0
+
+
+def merge_base(root: Path, one: str, other: str) -> str | None:
+    """The best common ancestor of two commits, or None when they share no history."""
+    proc = _git(["merge-base", one, other], root, check=False)
+    return proc.stdout.decode().strip() or None if proc.returncode == 0 else None

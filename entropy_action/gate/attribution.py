@@ -1,0 +1,233 @@
+"""Which of host B's perturbations an env_coupled outcome follows.
+
+When the hosts disagree, only the disagreeing tests run again on host B, each time with one
+perturbation left out (isolate.REVERTIBLE): the one whose reversal gives host A's outcomes is
+the source. When the environment is, its variables are bisected by halves to name one.
+Bounded: one re-run per perturbation, plus about log2(variables) for the bisection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from entropy_action.core.errors import GateError
+from entropy_action.core.findings import Finding
+from entropy_action.evidence import hostreport
+from entropy_action.hosts import isolate, launch
+from entropy_action.verdict.model import Verdict
+
+COUPLED = ("env_coupled", "env_coupled_reverse")
+_DECIDED = frozenset({"passed", "failed", "error"})
+# the seam per source, and which live reads point at it
+_ADVICE = {
+    "clock": ("the clock", "pin it (clock_unix) and pass it through a Clock port"),
+    "network": ("the network", "pin a cassette or pass a client in"),
+    "path": ("the checkout path", "build paths from the repository root, not absolute ones"),
+    "python": ("the interpreter", "look for version-dependent behaviour"),
+    "env": ("the environment", "pin the variables it reads (pins.env) or pass them in"),
+}
+_READS = {
+    "clock": ("time.", "datetime.", "date."),
+    "network": ("socket.",),
+    "env": ("os.environ",),
+}
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One re-run of host B: what it left out, and whether host A's outcomes came back."""
+
+    revert: frozenset[str] = frozenset()
+    keep_env: tuple[str, ...] = ()
+
+
+# (trial) -> test id -> outcome on host B in that re-run
+Rerun = Callable[[Trial], Mapping[str, str]]
+
+
+def disagreeing(verdict: Verdict) -> dict[str, str]:
+    """Test id -> host A's outcome, for the tests both hosts ran and judged differently (and
+    whose id names no checkout path, so pytest can select it in another tree)."""
+    return {
+        t.id: t.host_a
+        for t in verdict.tests
+        if t.host_a != t.host_b and t.host_a in _DECIDED and t.host_b in _DECIDED
+        if hostreport.ROOT_PLACEHOLDER not in t.id and hostreport.TMP_PLACEHOLDER not in t.id
+    }
+
+
+def attribute(
+    verdict: Verdict, rerun: Rerun, scrubbed: Sequence[str], dimensions: Sequence[str]
+) -> list[str]:
+    """The perturbations (and variables) whose reversal on host B gives host A's outcomes.
+
+    `scrubbed` are the caller's variables host B's scrub removed (the bisection's candidates).
+    """
+    want = disagreeing(verdict)
+    if verdict.classification not in COUPLED or not want:
+        return []
+
+    def flips(trial: Trial) -> bool:
+        got = rerun(trial)
+        return all(_same(got.get(test), outcome) for test, outcome in want.items())
+
+    found = [d for d in dimensions if flips(Trial(revert=frozenset({d})))]
+    if "env" in found and scrubbed:
+        name = _bisect(list(scrubbed), lambda names: flips(Trial(keep_env=tuple(names))))
+        if name is not None:
+            found[found.index("env")] = f"env:{name}"
+    return found
+
+
+def _same(got: str | None, want: str) -> bool:
+    return got is not None and (got == want or {got, want} <= {"failed", "error"})
+
+
+def _bisect(names: list[str], flips: Callable[[list[str]], bool]) -> str | None:
+    """The one variable that alone flips the outcome, halving the candidates each run."""
+    while len(names) > 1:
+        half = names[: len(names) // 2]
+        names = half if flips(half) else names[len(half) :]
+    return names[0] if names and flips(names) else None
+
+
+def explain(coupled: Sequence[str], findings: Sequence[Finding]) -> str:
+    """The reason line: the source, its seam, and the audited production line that reads it."""
+    if not coupled:
+        return (
+            "no single perturbation of host B explains the difference (clock, environment, "
+            "network, checkout path, interpreter each reverted alone)"
+        )
+    parts = []
+    for source in coupled:
+        dimension, _, name = source.partition(":")
+        what, seam = _ADVICE[dimension]
+        if name:
+            what, seam = f"the variable {name}", f"pin it (pins.env.{name}) or pass it in"
+        read = _read_for(dimension, name, findings)
+        parts.append(f"the failure follows {what}: {seam}" + (f"; {read}" if read else ""))
+    return "; ".join(parts)
+
+
+def _read_for(dimension: str, name: str, findings: Sequence[Finding]) -> str | None:
+    prefixes = _READS.get(dimension, ())
+    for finding in findings:
+        if finding.kind != "live_entropy":
+            continue
+        call = finding.message.split("`")[1] if "`" in finding.message else ""
+        if call.startswith(prefixes) and (not name or repr(name) in call):
+            return f"`{finding.location()}` reads `{call}`"
+    return None
+
+
+def with_attribution(verdict: Verdict, coupled: list[str]) -> Verdict:
+    reason = explain(coupled, verdict.findings)
+    return verdict.model_copy(update={"coupled_to": coupled, "reasons": [*verdict.reasons, reason]})
+
+
+# --- the re-runs, on this machine ------------------------------------------------------------
+
+
+def rerun_host_b(base: launch.RunSettings, out: Path, tests: Sequence[str]) -> Rerun:
+    """Re-runs of host B selecting `tests`, each into its own folder under `out`."""
+    count = 0
+
+    def run(trial: Trial) -> Mapping[str, str]:
+        nonlocal count
+        count += 1
+        folder = out / f"attribution-{count}"
+        python = None if "python" in trial.revert else base.python
+        settings = _replace(base, folder, python, trial, tuple(tests))
+        try:
+            launch.run_host(settings)
+            report = hostreport.read_host(folder)
+        except GateError:
+            return {}
+        return {case.id: case.outcome for case in hostreport.merge(report.tests).values()}
+
+    return run
+
+
+def _replace(
+    base: launch.RunSettings,
+    out: Path,
+    python: str | None,
+    trial: Trial,
+    tests: tuple[str, ...],
+) -> launch.RunSettings:
+    from dataclasses import replace  # noqa: PLC0415 - a local helper's only need
+
+    return replace(
+        base,
+        out=out,
+        python=python,
+        revert=trial.revert,
+        keep_env=trial.keep_env,
+        count_assertions=False,  # only the outcomes are compared here
+        select=tests,
+        audit=False,
+        progress=None,
+    )
+
+
+def dimensions(python: str | None) -> list[str]:
+    """The perturbations worth reverting: the interpreter only when host B has its own."""
+    return [d for d in isolate.REVERTIBLE if d != "python" or python is not None]
+
+
+def scrubbed_names(environ: Mapping[str, str], pinned: Sequence[str]) -> list[str]:
+    """The caller's variables that host B's scrub removed, in a stable order."""
+    kept = set(isolate.ALLOWED_ENV) | {"HOME", "VIRTUAL_ENV", *pinned}
+    return sorted(name for name in environ if name not in kept)
+
+
+# --- attribution as evidence: recorded where host B runs, replayed by the judge --------------
+
+
+def record(
+    rerun: Rerun, want: Mapping[str, str], scrubbed: Sequence[str], dims: Sequence[str]
+) -> list[tuple[Trial, Mapping[str, str]]]:
+    """The re-runs `attribute` will replay in the judge, made where host B runs (its job, or
+    the local gate's host B phase): one trial per perturbation over the tests of `want` (test
+    id -> the outcome that would explain the difference: "passed" for a test host B failed),
+    then, when leaving the environment out gave some of them that outcome, the bisection of
+    the scrubbed variables over those. Every trial made, with its outcomes."""
+    made: list[tuple[Trial, Mapping[str, str]]] = []
+
+    def run(trial: Trial) -> Mapping[str, str]:
+        got = rerun(trial)
+        made.append((trial, got))
+        return got
+
+    env_flipped: dict[str, str] = {}
+    for dimension in dims:
+        got = run(Trial(revert=frozenset({dimension})))
+        if dimension == "env":
+            env_flipped = {t: o for t, o in want.items() if _same(got.get(t), o)}
+    if env_flipped and scrubbed:
+        _bisect(
+            list(scrubbed),
+            lambda names: all(
+                _same(run(Trial(keep_env=tuple(names))).get(t), o) for t, o in env_flipped.items()
+            ),
+        )
+    return made
+
+
+def replay(trials: Sequence[tuple[Trial, Mapping[str, str]]]) -> Rerun:
+    """A Rerun that answers from recorded trials; a trial nobody made changed nothing."""
+    known = {(trial.revert, trial.keep_env): outcomes for trial, outcomes in trials}
+    return lambda trial: known.get((trial.revert, trial.keep_env), {})
+
+
+def failing_ids(report: hostreport.HostReport) -> list[str]:
+    """The tests a host failed that another tree can select (no checkout path in the id)."""
+    return [
+        case.id
+        for case in hostreport.merge(report.tests).values()
+        if case.outcome in ("failed", "error")
+        and hostreport.ROOT_PLACEHOLDER not in case.id
+        and hostreport.TMP_PLACEHOLDER not in case.id
+    ]

@@ -1,0 +1,105 @@
+"""The steps a host runs beside its property run, leaving their results as evidence.
+
+The same two functions run in the local gate's host phases and in the workflow's host jobs
+(`entropy-gate run`): what needs the PR's code to run is done where PR code already runs,
+and the judge (judge.py) only reads what they wrote (evidence.py).
+
+- host A, with a base: the strength check (the base's module on the head's code, mutation)
+  into `strength.json`;
+- host B, when it failed a test: the attribution re-runs of those tests, one perturbation
+  left out each time, into `attribution.json`.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from entropy_action import scan
+from entropy_action.core.errors import GateError
+from entropy_action.core.hostinfo import HostInfo
+from entropy_action.evidence import hostreport, stepfiles
+from entropy_action.gate import attribution
+from entropy_action.hosts import launch
+from entropy_action.manifest.baseline import PinCheck
+from entropy_action.scan import ScanResult
+from entropy_action.strength import assess, base_on_head
+
+
+def strength_step(
+    check: PinCheck,
+    host: base_on_head.HostSettings,
+    folder: Path,
+    info: HostInfo,
+    scanned: ScanResult | None = None,
+    work: Path | None = None,
+) -> stepfiles.StrengthReport:
+    """The strength check after host A ran into `folder`, its own runs in `work` (default: a
+    temporary folder); written to folder/strength.json."""
+    assert check.base_commit is not None
+    measured = base_on_head.plan(check) is not None
+    found = assess.Strength()
+    if measured and work is not None:
+        found = assess.measure_strength(check, scanned or scan.scan(check), host, folder, work)
+    elif measured:
+        with tempfile.TemporaryDirectory(prefix="entropy-gate-strength-") as scratch:
+            found = assess.measure_strength(
+                check, scanned or scan.scan(check), host, folder, Path(scratch)
+            )
+    report = stepfiles.StrengthReport(
+        property_id=info.property_id,
+        manifest_sha256=info.manifest_sha256,
+        commit=info.commit,
+        base_commit=check.base_commit,
+        measured=measured,
+        findings=list(found.findings),
+        notes=list(found.notes),
+        mutation=found.score,
+    )
+    stepfiles.write(folder, stepfiles.STRENGTH_JSON, report)
+    return report
+
+
+def attribution_step(
+    settings: launch.RunSettings,
+    environ: Mapping[str, str],
+    pinned: Sequence[str],
+    dims: Sequence[str],
+    want: Mapping[str, str] | None = None,
+) -> stepfiles.AttributionReport | None:
+    """After host B ran into settings.out: when it failed tests, re-run them with one of its
+    perturbations left out at a time (and bisect the environment), into attribution.json.
+    `want` (test id -> the outcome that explains a difference) replaces "every test host B
+    failed, which passing would explain" where the caller knows host A's outcomes too."""
+    try:
+        report = hostreport.read_host(settings.out)
+    except GateError:
+        return None  # an unusable report: the judge says why; nothing to attribute
+    if want is None:
+        want = dict.fromkeys(attribution.failing_ids(report), "passed")
+    failing = sorted(want)
+    if not failing:
+        return None
+    scrubbed = attribution.scrubbed_names(environ, pinned)
+    if settings.progress is not None:
+        settings.progress(f"attributing: re-running {len(failing)} test(s)…")
+    with tempfile.TemporaryDirectory(prefix="entropy-gate-attribution-") as work:
+        rerun = attribution.rerun_host_b(settings, Path(work), failing)
+        trials = attribution.record(rerun, want, scrubbed, dims)
+    found = stepfiles.AttributionReport(
+        property_id=report.info.property_id,
+        manifest_sha256=report.info.manifest_sha256,
+        commit=report.info.commit,
+        tests=failing,
+        dimensions=list(dims),
+        scrubbed=scrubbed,
+        trials=[
+            stepfiles.Trial(
+                revert=sorted(trial.revert), keep_env=list(trial.keep_env), outcomes=dict(got)
+            )
+            for trial, got in trials
+        ],
+    )
+    stepfiles.write(settings.out, stepfiles.ATTRIBUTION_JSON, found)
+    return found

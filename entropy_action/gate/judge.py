@@ -1,0 +1,262 @@
+"""The one judging pipeline: every path that reaches a verdict calls `judge`.
+
+`gate` (local), `compare`, `verdict` (the workflow's last job) and the trusted workflow_run
+job gather the same evidence — the pin check and the scan (read from git objects and the
+tree as data), both hosts' report folders, the base's runs, and what the host steps left
+beside the reports (hoststeps.py: strength.json on host A, attribution.json on host B) — and
+`judge` turns it into the Verdict, with the inputs it is a function of. No path assembles a
+subset of its own: a step a path cannot run itself (the strength check needs the PR's code)
+is read from the host folder, and where the base manifest calls for it and it is missing or
+damaged, the verdict is invalid, never a pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from entropy_action import scan
+from entropy_action.core import git
+from entropy_action.core.errors import GateError
+from entropy_action.core.hostinfo import HOST_JSON, HostInfo
+from entropy_action.evidence import hostreport, inputs, stepfiles
+from entropy_action.evidence.hostreport import HostReport
+from entropy_action.gate import attribution
+from entropy_action.manifest.baseline import PinCheck
+from entropy_action.manifest.pinfile import LoadedManifest
+from entropy_action.scan import ScanResult
+from entropy_action.strength import base_on_head
+from entropy_action.strength.assess import Strength
+from entropy_action.verdict import pairing
+from entropy_action.verdict.model import Evidence, Verdict, classify
+
+NO_BASE = (
+    "no base commit to judge against: no pin check and no silencing scan could run, so "
+    "nothing may pass (set the base-ref input: the pull request's base sha, or "
+    "merge_group.base_sha in a merge queue)"
+)
+
+
+@dataclass(frozen=True)
+class Dossier:
+    """Everything one judgement looks at. Reports are folders to read, or already read."""
+
+    host_a: Path | HostReport
+    host_b: Path | HostReport | None
+    check: PinCheck | None = None  # None: no base ref, so no pin check and no scan
+    scanned: ScanResult | None = None
+    loaded: LoadedManifest | None = None  # the head's manifest, when there is no check
+    base_a: Path | HostReport | None = None  # the base's module run on host A (and B)
+    base_b: Path | HostReport | None = None
+    invalid: Sequence[str] = ()  # why the caller found the inputs cannot be judged
+    notes: Sequence[str] = ()
+    require_base: bool = False  # the workflow: without a pin check and a scan, invalid
+    strength_off: str | None = None  # why the strength check was not asked for (gate's flag)
+    root: Path | None = None  # the head's tree, for the inputs (default: the check's root)
+    exclude: tuple[Path, ...] = ()  # folders of the gate's own output inside that tree
+
+
+def judge(dossier: Dossier) -> Verdict:
+    """The verdict on a dossier: the seed's table over every check, with its inputs."""
+    check = dossier.check
+    problems = list(dossier.invalid)
+    if dossier.require_base and (check is None or dossier.scanned is None):
+        problems.append(NO_BASE)
+    if check is not None and check.head is None:
+        return _with_inputs(_unreadable_head(check, problems), dossier, None, None)
+    loaded = check.head if check is not None else dossier.loaded
+    source = (check.base or check.head) if check is not None else loaded
+    constraints = source.manifest.constraints if source is not None else None
+    report_a, report_b = _read(dossier.host_a), _read(dossier.host_b)
+    strong, more = _strength(dossier, report_a)
+    scanned = dossier.scanned
+    notes = [*dossier.notes, *(f"silencing scan incomplete: {e}" for e in _errors(scanned))]
+    base_cases = None if dossier.base_a is None else pairing.base_cases(dossier.base_a)
+    verdict = pairing.evaluate(
+        report_a or dossier.host_a,
+        report_b or dossier.host_b,
+        loaded=loaded,
+        pin_diff=check.diff if check is not None else None,
+        findings=(*(scanned.findings if scanned else ()), *strong.findings),
+        runtime_findings=scan.runtime_rule(scanned, base_cases) if scanned else None,
+        strict_baseline=constraints.strict_baseline if constraints else False,
+        require_host_b=constraints.require_host_b if constraints else True,
+        invalid=[*problems, *more],
+        notes=[*notes, *strong.notes],
+        base_a=dossier.base_a,
+        base_b=dossier.base_b,
+        forbid_live_entropy=constraints.forbid_live_entropy if constraints else False,
+    )
+    verdict = _attributed(strong.annotate(verdict), report_b)
+    return _with_inputs(verdict, dossier, report_a, report_b)
+
+
+def _errors(scanned: ScanResult | None) -> tuple[str, ...]:
+    return scanned.errors if scanned is not None else ()
+
+
+def _read(source: Path | HostReport | None) -> HostReport | None:
+    """A report read once for every later use; None when unusable (evaluate says why)."""
+    if source is None or isinstance(source, HostReport):
+        return source
+    try:
+        return hostreport.read_host(source)
+    except GateError:
+        return None
+
+
+def strength_needed(check: PinCheck | None) -> bool:
+    """Whether the base manifest calls for the strength check: a base to compare with and a
+    property module the patch changed (else both modules detect the same things)."""
+    if check is None or check.base is None or check.base_commit is None:
+        return False
+    return base_on_head.plan(check) is not None
+
+
+def _strength(dossier: Dossier, report_a: HostReport | None) -> tuple[Strength, list[str]]:
+    """What host A's strength step found (strength.json), and why it cannot be used."""
+    check = dossier.check
+    if check is None or check.base is None or check.base_commit is None:
+        return Strength(), []
+    if dossier.strength_off is not None:
+        return Strength(notes=(dossier.strength_off,)), []
+    if report_a is None:
+        return Strength(), []  # host A is unusable: evaluate says why, the verdict is invalid
+    needed = strength_needed(check)
+    where = report_a.dir / stepfiles.STRENGTH_JSON
+    try:
+        found = stepfiles.read_strength(report_a.dir, report_a.info)
+    except GateError as exc:
+        return Strength(), [f"host A: {exc.message}"] if needed else []
+    if found is None:
+        if not needed:
+            return Strength(), []
+        return Strength(), [
+            f"host A: {where} is missing: the patch changed the property module, so the "
+            "strength check (the base's module on the head's code, mutation) must run in host "
+            "A's job (`entropy-gate run --host a --base-ref BASE`)"
+        ]
+    if found.base_commit != check.base_commit:
+        return Strength(), [
+            f"host A: {where}: measured against {found.base_commit[:12]}, the base is "
+            f"{check.base_commit[:12]}"
+        ]
+    if found.measured != needed:
+        said = "unchanged" if needed else "changed"
+        return Strength(), [
+            f"host A: {where}: says the property module is {said} at the head, git says "
+            "otherwise: it is not the strength report of this patch"
+        ]
+    return Strength(tuple(found.findings), tuple(found.notes), found.mutation), []
+
+
+def _attributed(verdict: Verdict, report_b: HostReport | None) -> Verdict:
+    """An env_coupled verdict with what its failure follows, from host B's attribution
+    re-runs (attribution.json); an explanation only, never a change of the verdict."""
+    if verdict.classification not in attribution.COUPLED or report_b is None:
+        return verdict
+    try:
+        found = stepfiles.read_attribution(report_b.dir, report_b.info)
+    except GateError as exc:
+        return _noted(verdict, f"attribution unusable ({exc.message})")
+    want = attribution.disagreeing(verdict)
+    if not want:
+        return verdict
+    missing = sorted(set(want) - set(found.tests if found is not None else ()))
+    if found is None or missing:
+        return _noted(
+            verdict,
+            f"not attributed: host B's attribution re-runs (of the tests host B failed) do not "
+            f"cover {len(missing)} of the tests the hosts judged differently: a test host A "
+            "failed and host B passed is attributed by the local `entropy-gate gate`, which "
+            "knows both",
+        )
+    trials = [
+        (attribution.Trial(frozenset(t.revert), tuple(t.keep_env)), t.outcomes)
+        for t in found.trials
+    ]
+    coupled = attribution.attribute(
+        verdict, attribution.replay(trials), found.scrubbed, found.dimensions
+    )
+    return attribution.with_attribution(verdict, coupled)
+
+
+def attribution_covers(verdict: Verdict, folder: Path) -> bool:
+    """Whether host B's attribution.json in `folder` covers every disagreeing test."""
+    want = attribution.disagreeing(verdict)
+    try:
+        found = stepfiles.read_attribution(folder, hostreport.read_info(folder / HOST_JSON))
+    except GateError:
+        return False
+    return found is not None and set(want) <= set(found.tests)
+
+
+def _noted(verdict: Verdict, reason: str) -> Verdict:
+    return verdict.model_copy(update={"reasons": [*verdict.reasons, reason]})
+
+
+def _unreadable_head(check: PinCheck, problems: Sequence[str]) -> Verdict:
+    broken = check.diff.of_kind("invalid")
+    where = f"{check.relative}:{broken[0].line}" if broken else check.relative
+    why = f": {broken[0].message.removesuffix(' (the patch broke the pin file)')}" if broken else ""
+    return classify(
+        Evidence(
+            host_a="missing",
+            host_b="missing",
+            pins_intact=check.diff.intact,
+            pin_changes=check.diff.summary(),
+            invalid=(
+                *problems,
+                f"{where}: cannot be read at the head, so no host can run under it{why}",
+            ),
+        )
+    )
+
+
+def _with_inputs(
+    verdict: Verdict, dossier: Dossier, report_a: HostReport | None, report_b: HostReport | None
+) -> Verdict:
+    """The verdict with the inputs it is a function of and their digest (see `inputs`)."""
+    check = dossier.check
+    root = dossier.root or (check.root if check is not None else None)
+    hosts: dict[str, HostInfo | None] = {
+        "a": _info(report_a, dossier.host_a),
+        "b": _info(report_b, dossier.host_b),
+    }
+    loaded = (check.head or check.base) if check is not None else dossier.loaded
+    try:
+        head_tree = inputs.tree_digest(root, exclude=dossier.exclude) if root else "none"
+        base_tree = (
+            git.tree_of(check.root, check.base_commit)
+            if check is not None and check.base_commit
+            else None
+        )
+    except GateError as exc:  # a tree git cannot list: the verdict is not reproducible
+        return _noted(verdict, f"the inputs could not be taken: {exc.message}")
+    named = inputs.collect(head_tree, base_tree, loaded.sha256 if loaded else "none", hosts)
+    named.update(  # what publish checks against the folders beside the verdict
+        {"reports_a": _digest(dossier.host_a), "reports_b": _digest(dossier.host_b)}
+    )
+    return verdict.model_copy(update={"inputs": named, "inputs_sha256": inputs.digest(named)})
+
+
+def _digest(source: Path | HostReport | None) -> str:
+    """The report folder's digest (inputs.report_digest); "missing" for no folder at all."""
+    if source is None:
+        return "missing"
+    try:
+        return inputs.report_digest(source.dir if isinstance(source, HostReport) else source)
+    except GateError:
+        return inputs.UNREADABLE
+
+
+def _info(report: HostReport | None, source: Path | HostReport | None) -> HostInfo | None:
+    if report is not None:
+        return report.info
+    if isinstance(source, Path):
+        try:
+            return hostreport.read_info(source / HOST_JSON)
+        except GateError:
+            return None
+    return None

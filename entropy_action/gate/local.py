@@ -1,0 +1,390 @@
+"""The whole gate in one process: pin check, silencing scan, host A, isolated host B, compare.
+
+The base ref's property module also runs once on host A (in a temporary git worktree)
+so that a test that does not execute at the head counts against the patch only when
+it executed at the base.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from entropy_action import scan
+from entropy_action.core import git
+from entropy_action.core.errors import ExitCode, GateError
+from entropy_action.evidence import basecache, hostreport
+from entropy_action.gate import attribution, hoststeps, judge
+from entropy_action.hosts import launch
+from entropy_action.manifest import baseline
+from entropy_action.strength import base_on_head
+from entropy_action.verdict import basepolicy, pairing
+from entropy_action.verdict.model import FAILING, Verdict
+
+HEARTBEAT_SECONDS = 10.0
+
+
+@dataclass(frozen=True)
+class GateSettings:
+    """Everything `gate` needs, parsed once by the CLI (or built by the demo)."""
+
+    manifest: Path
+    base_ref: str
+    environ: Mapping[str, str]
+    out: Path | None = None  # where the host reports go; default: a temporary directory
+    python: str | None = None  # host B's interpreter
+    python_a: str | None = None  # host A's interpreter (default: this one)
+    base_run: bool = True  # run the base's module once to attribute non-executed tests
+    namespaces: bool = True  # False: keep every run out of Linux namespaces
+    timeout: float | None = None  # seconds per host run; None: the manifest's, else the default
+    progress: Callable[[str], None] = field(default=lambda line: None)
+    cache_dir: Path | None = None  # the base evidence cache (None: no cache)
+
+
+@dataclass(frozen=True)
+class GateResult:
+    verdict: Verdict
+    check: baseline.PinCheck
+    out: Path
+    notes: tuple[str, ...] = ()
+
+
+def run_gate(settings: GateSettings) -> GateResult:
+    """Judge the working tree against `settings.base_ref`: the same host steps as the
+    workflow's host jobs (hoststeps.py), then the one judging pipeline (judge.py)."""
+    check = baseline.check(settings.manifest, settings.base_ref, None)
+    out = settings.out or Path(tempfile.mkdtemp(prefix="entropy-gate-"))
+    out.mkdir(parents=True, exist_ok=True)
+    if check.head is None:
+        verdict = judge.judge(judge.Dossier(out / "host-a", out / "host-b", check=check))
+        return GateResult(verdict, check, out, check.notes)
+    settings.progress("scanning the property module for silenced entropy…")
+    scanned = scan.scan(check)
+    runs = _run_hosts(settings, check, out)
+    _strength(settings, check, scanned, out, runs)
+    dossier = judge.Dossier(
+        runs.host_a or out / "host-a",
+        runs.host_b or out / "host-b",
+        check=check,
+        scanned=scanned,
+        base_a=runs.base_a,
+        base_b=runs.base_b,
+        invalid=runs.errors,
+        require_base=True,
+        strength_off=None if settings.base_run else "strength check not run (--no-base-run)",
+        exclude=(out,),
+    )
+    verdict = judge.judge(dossier)
+    if _attribute(settings, check, out, verdict):
+        verdict = judge.judge(dossier)  # the same evidence, with host B's re-runs beside it
+    return GateResult(verdict, check, out, check.notes + scanned.notes + runs.notes)
+
+
+def _attribute(
+    settings: GateSettings, check: baseline.PinCheck, out: Path, verdict: Verdict
+) -> bool:
+    """For an env_coupled outcome, host B's attribution re-runs (the step host B's job runs
+    over the tests it failed) over the tests the hosts judged differently; whether it ran."""
+    want = attribution.disagreeing(verdict)
+    folder = out / "host-b"
+    if verdict.classification not in attribution.COUPLED or not want or check.head is None:
+        return False
+    if judge.attribution_covers(verdict, folder):
+        return False
+    settings.progress("attributing: re-running the disagreeing tests on host B…")
+    found = hoststeps.attribution_step(
+        _host(settings, check, out, "b"),
+        settings.environ,
+        list(check.head.manifest.pins.env or {}),
+        attribution.dimensions(settings.python),
+        want=want,
+    )
+    return found is not None
+
+
+def _strength(
+    settings: GateSettings,
+    check: baseline.PinCheck,
+    scanned: scan.ScanResult,
+    out: Path,
+    runs: Runs,
+) -> None:
+    """Host A's strength step (as `run --host a --base-ref` runs it in the workflow), after
+    the hosts ran: strength.json beside host A's report; off with `--no-base-run`."""
+    if not settings.base_run or check.base is None or check.base_commit is None:
+        return
+    report = runs.host_a or _read_or_none(out / "host-a")
+    if report is None:
+        return  # host A is unusable: the verdict is invalid whatever strength says
+    host = base_on_head.HostSettings(
+        settings.environ,
+        settings.namespaces,
+        _labelled(settings.progress, "strength"),
+        settings.python_a,
+    )
+    hoststeps.strength_step(check, host, report.dir, report.info, scanned, work=out)
+
+
+@dataclass(frozen=True)
+class Runs:
+    """What the host runs left for the comparison."""
+
+    errors: tuple[str, ...]  # a host that could not run, in words (the verdict is invalid)
+    base_cases: dict[str, str] | None  # case id -> outcome in the base's run on host A
+    base_a: Path | hostreport.HostReport | None  # the base's reports on host A and (when host B
+    base_b: Path | None  # failed) on host B
+    notes: tuple[str, ...]
+    host_b: hostreport.HostReport | None = None  # host B's report, when already read
+    host_a: hostreport.HostReport | None = None  # host A's, likewise
+
+
+SKIPPED_INVALID = "a host run is invalid, so the verdict is invalid whatever the base says"
+
+
+def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> Runs:
+    """Host A, host B and the base's module on host A, concurrently when there are cores;
+    then, only when host B failed a test, the base's module on host B too.
+
+    On a docs-only patch the base run on host A waits for the hosts and is skipped when they
+    passed cleanly, since nothing could then read it (`basecall`).
+
+    That second base run never changes the verdict (head outcomes decide); it only marks
+    host B's failures `failed_at_base`. It is kept because it costs nothing on a patch that
+    passes (it runs only once host B has already failed, so the verdict is a rejection either
+    way), and because it is the one way to tell a reviewer that host B's failure on, say, a
+    docs-only patch is an old coupling of the base, not something the patch brought.
+
+    A host run that is invalid makes the verdict invalid whatever the base says: the base run
+    is then not started, or killed if it is running (`invalid`)."""
+    host_notes: list[str] = []
+    invalid = threading.Event()  # set by a host run that is invalid
+    read: dict[str, hostreport.HostReport | None] = {}  # each host's report, read by its own job
+    jobs: dict[str, Callable[[], object]] = {
+        "host A": lambda: _run_host(_host(settings, check, out, "a"), host_notes, invalid, read),
+        "host B": lambda: _run_host(_host(settings, check, out, "b"), host_notes, invalid, read),
+    }
+    want_base = settings.base_run and check.base is not None and check.base_commit is not None
+    deferred = want_base and _docs_only(check)
+    if want_base and not deferred:
+        jobs["base run"] = lambda: _base_run(settings, check, out, "a", invalid)
+    failures = _execute(jobs, settings.progress)
+    errors = tuple(f"{name}: {failures[name]}" for name in ("host A", "host B") if name in failures)
+    notes = tuple(sorted(host_notes))
+    if not want_base:
+        return Runs(errors, None, None, None, notes)
+    if invalid.is_set():  # a note, not a progress line too (it would be printed twice)
+        return Runs(errors, None, None, None, (*notes, f"base run skipped: {SKIPPED_INVALID}"))
+    host_a, host_b = (read[h] if h in read else _read_or_none(out / f"host-{h}") for h in "ab")
+    if deferred:
+        why = basepolicy.settled(host_a, host_b)
+        if why is None and not errors:
+            settings.progress("base run skipped: a docs-only patch that passed cleanly on both")
+            return Runs(errors, None, None, None, notes, host_b, host_a)
+        settings.progress(f"base run needed: {why or 'a host could not run'}")
+        failures.update(
+            _execute({"base run": lambda: _base_run(settings, check, out, "a")}, settings.progress)
+        )
+    if "base run" in failures:
+        notes += (f"base run failed ({failures['base run']}); attributing skips statically",)
+        return Runs(errors, None, None, None, notes, host_b, host_a)
+    base_b: Path | None = None
+    if host_b is not None and any(case.outcome in FAILING for case in host_b.tests):
+        more = _execute(
+            {"base run on host B": lambda: _base_run(settings, check, out, "b")}, settings.progress
+        )
+        base_b = None if more else out / "base-b"
+        notes += tuple(
+            f"{name} failed ({why}); host B's failures are not told pre-existing"
+            for name, why in more.items()
+        )
+    base_a = _read_or_none(out / "base-a") or out / "base-a"  # unusable: evaluate says why
+    return Runs(errors, pairing.base_cases(base_a), base_a, base_b, notes, host_b, host_a)
+
+
+def _docs_only(check: baseline.PinCheck) -> bool:
+    """Whether the patch touches documentation only (`basecall`: the base run may wait)."""
+    assert check.base_commit is not None
+    return basepolicy.docs_only(git.changed_files(check.root, check.base_commit))
+
+
+def _run_host(
+    settings: launch.RunSettings,
+    notes: list[str],
+    invalid: threading.Event,
+    read: dict[str, hostreport.HostReport | None],
+) -> None:
+    """One host; a run whose inputs were unusable (pins did not take, usage error) raises,
+    except code imported from outside the host's tree, which compare reads from host.json
+    (raising too would give the verdict that reason twice). Either sets `invalid`. A run
+    that did not raise has its report read into `read` here, while the other host may still
+    be running (the gate reads each report once)."""
+    info = launch.run_host(settings)
+    notes.extend(f"host {settings.host.upper()}: {note}" for note in info.notes)
+    code, why = launch.outcome(info)
+    if code == ExitCode.INVALID:
+        invalid.set()
+        if info.imported_outside:
+            return
+        detail = _first_error(settings.out / launch.PYTEST_LOG)
+        raise GateError(why.split(": ", 1)[-1] + (f" — {detail}" if detail else ""))
+    read[settings.host] = _read_or_none(settings.out)
+
+
+def _first_error(log: Path, limit: int = 65536) -> str:
+    """The first line of pytest's output that says `error:`, if any."""
+    try:
+        with open(log, "rb") as handle:
+            text = handle.read(limit).decode("utf-8", "replace")
+    except OSError:
+        return ""
+    return next((line.strip() for line in text.splitlines() if "error:" in line), "")
+
+
+def _host(
+    settings: GateSettings, check: baseline.PinCheck, out: Path, host: str
+) -> launch.RunSettings:
+    assert check.head is not None
+    isolated = host == "b"
+    return launch.RunSettings(
+        host="b" if isolated else "a",
+        out=out / f"host-{host}",
+        root=check.root,
+        loaded=check.head,
+        environ=settings.environ,
+        isolate=isolated,
+        python=settings.python if isolated else settings.python_a,
+        namespaces=settings.namespaces,
+        progress=_labelled(settings.progress, f"host {host.upper()}"),
+        timeout=settings.timeout,
+    )
+
+
+def _labelled(progress: Callable[[str], None], label: str) -> Callable[[str], None]:
+    return lambda line: progress(f"{label}: {line}")
+
+
+def _base_run(
+    settings: GateSettings,
+    check: baseline.PinCheck,
+    out: Path,
+    host: str,
+    cancel: threading.Event | None = None,
+) -> None:
+    """The base's module on `host`: from the evidence cache when a sound entry matches; not
+    started, or killed while it runs, once `cancel` is set (a host run was invalid)."""
+    if cancel is not None and cancel.is_set():
+        return
+    if settings.cache_dir is None or check.base is None or check.base_commit is None:
+        _run_base(settings, check, out, host, cancel)
+        return
+    cache = basecache.EvidenceCache(settings.cache_dir)
+    key = base_cache_key(settings, check, host)
+    label = f"base run on host {host.upper()}"
+    hit, notes = cache.restore(key, out / f"base-{host}")
+    for note in notes:
+        settings.progress(f"{label}: {note}")
+    if hit:
+        settings.progress(f"{label}: reused from the cache ({key.digest[:12]})")
+        return
+    _run_base(settings, check, out, host, cancel)
+    if cancel is not None and cancel.is_set():
+        return  # killed: nothing worth caching
+    for note in cache.store(key, out / f"base-{host}"):
+        settings.progress(f"{label}: {note}")
+
+
+def base_cache_key(
+    settings: GateSettings, check: baseline.PinCheck, host: str
+) -> basecache.CacheKey:
+    """The evidence cache's key of the base run on `host` (`entropy-gate cache-key` prints its
+    digest for the Action's actions/cache): the interpreter is the one that host runs."""
+    assert check.base is not None
+    assert check.base_commit is not None
+    return basecache.base_run_key(
+        base_commit=check.base_commit,
+        manifest_sha256=check.base.sha256,
+        host=host,
+        python=settings.python if host == "b" else settings.python_a,
+    )
+
+
+def run_base(settings: GateSettings, check: baseline.PinCheck, out: Path, host: str) -> Path:
+    """The base ref's module on one host (`entropy-gate run --base-ref`); its report folder."""
+    _base_run(settings, check, out, host)
+    return out / f"base-{host}"
+
+
+def _run_base(
+    settings: GateSettings,
+    check: baseline.PinCheck,
+    out: Path,
+    host: str,
+    cancel: threading.Event | None = None,
+) -> None:
+    """The base ref's module in a temporary git worktree, under the base's manifest."""
+    assert check.base is not None
+    assert check.base_commit is not None
+    tree = out / f"base-tree-{host}"
+    if tree.exists():
+        shutil.rmtree(tree)
+    git.add_worktree(check.root, check.base_commit, tree)
+    try:
+        launch.run_host(
+            launch.RunSettings(
+                host="b" if host == "b" else "a",
+                out=out / f"base-{host}",
+                root=tree,
+                loaded=check.base,
+                environ=settings.environ,
+                isolate=host == "b",
+                python=settings.python if host == "b" else settings.python_a,
+                namespaces=settings.namespaces,
+                progress=_labelled(settings.progress, f"base run on host {host.upper()}"),
+                timeout=settings.timeout,
+                checkout=check.root,  # the base's code, not the head's through an editable install
+                cancel=cancel,
+            )
+        )
+    finally:
+        git.remove_worktree(check.root, tree)
+
+
+def _execute(
+    jobs: Mapping[str, Callable[[], object]], progress: Callable[[str], None]
+) -> dict[str, str]:
+    """Run the jobs, as many at once as there are cores; the GateError of each that failed."""
+    workers = max(1, min(len(jobs), os.cpu_count() or 1))
+    failures: dict[str, str] = {}
+    started = time.monotonic()
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="entropy-gate") as pool:
+        futures: dict[Future[object], str] = {pool.submit(job): name for name, job in jobs.items()}
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, timeout=HEARTBEAT_SECONDS)
+            for future in done:
+                name = futures[future]
+                error = future.exception()
+                if isinstance(error, GateError):
+                    failures[name] = error.message.splitlines()[0]
+                    progress(f"{name}: could not run: {failures[name]}")
+                elif error is not None:
+                    raise error
+            if pending:
+                running = ", ".join(sorted(futures[f] for f in pending))
+                progress(f"… still running: {running} ({time.monotonic() - started:.0f} s)")
+    return failures
+
+
+def _read_or_none(host_dir: Path) -> hostreport.HostReport | None:
+    """A report read once for every later use; None when unusable (evaluate then says why)."""
+    try:
+        return hostreport.read_host(host_dir)
+    except GateError:
+        return None

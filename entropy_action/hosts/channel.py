@@ -1,0 +1,206 @@
+"""The channel: what the gate's plugin tells the gate's own process while the tests run.
+
+The runner makes a pipe, passes its write end to pytest (the fd number is in the plugin's
+config file, never in a variable a child inherits) and reads the other end in a thread
+(`Listener`) while pytest runs. The plugin sends one JSON line per test report as each phase
+ends, per collection report that did not pass, a begin line and an end line. Once pytest
+and all it left are gone, the runner writes the gate's record of what it heard
+(`DIR/outcomes.json`): per raw test id (as junit.xml names it) the worst outcome seen, the
+terminal's counts, the begin and end facts. `cross_check` holds junit.xml and pytest's
+terminal summary against that record when a report is read.
+
+The lines come from the test process, so they are data: bounded in bytes and lines, a
+malformed line is counted and never trusted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from entropy_action.core.errors import GateError
+
+OUTCOMES_JSON = "outcomes.json"
+MAX_BYTES = 256 << 20  # read from the channel; more is drained and discarded (truncated)
+MAX_LINES = 4_000_000
+MAX_LINE = 64 << 10  # bytes of one line; a longer one is malformed
+MAX_OUTCOMES_JSON = 128 << 20
+JOIN_SECONDS = 10.0  # after pytest and all it left are gone, the pipe is closed: EOF is near
+# worst last; "error" is a setup or teardown failure, as junit.xml writes it
+RANK = {"passed": 0, "skipped": 1, "error": 2, "failed": 3}
+# terminal categories compared with the summary line at the end of pytest.log
+COMPARED = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+_SUMMARY = re.compile(r"^=*\s*((?:\d+ [a-z][a-z ]*?)(?:, \d+ [a-z][a-z ]*?)*) in [\d.]+s\b")
+_PLURAL = {"errors": "error", "warnings": "warning"}
+_ACTIONS = ("begin", "end", "test", "collect")
+
+
+@dataclass
+class Heard:
+    """What the plugin sent, as the gate counted it."""
+
+    tests: dict[str, str] = field(default_factory=dict)  # pytest node id -> worst outcome
+    collect_errors: list[str] = field(default_factory=list)  # node ids
+    counts: dict[str, int] = field(default_factory=dict)  # terminal category -> reports
+    begin: dict[str, Any] | None = None
+    end: dict[str, Any] | None = None
+    lines: int = 0
+    malformed: int = 0
+    truncated: bool = False
+
+    def take(self, line: bytes) -> None:
+        self.lines += 1
+        try:
+            record = json.loads(line)
+        except ValueError:
+            record = None
+        if not (isinstance(record, dict) and record.get("kind") in _ACTIONS):
+            self.malformed += 1
+            return
+        kind = record["kind"]
+        if kind in ("begin", "end"):
+            facts = {k: v for k, v in record.items() if isinstance(v, int | str | None)}
+            setattr(self, kind, {k: v for k, v in facts.items() if len(str(k)) < 40})
+            return
+        nodeid, outcome, cat = record.get("id"), record.get("outcome"), record.get("cat")
+        if not (isinstance(nodeid, str) and outcome in ("passed", "failed", "skipped")):
+            self.malformed += 1
+            return
+        if isinstance(cat, str) and cat and len(cat) < 40:
+            self.counts[cat] = self.counts.get(cat, 0) + 1
+        if kind == "collect":
+            if outcome == "failed":
+                self.collect_errors.append(nodeid)
+            else:
+                self._worst(nodeid, "skipped")
+            return
+        error = outcome == "failed" and record.get("when") != "call"
+        self._worst(nodeid, "error" if error else outcome)
+
+    def _worst(self, nodeid: str, outcome: str) -> None:
+        known = self.tests.get(nodeid)
+        if known is None or RANK[outcome] > RANK[known]:
+            self.tests[nodeid] = outcome
+
+
+class Listener:
+    """Reads the channel's read end in a thread until EOF (every write end closed)."""
+
+    def __init__(self, fd: int) -> None:
+        self.heard = Heard()
+        self._file = os.fdopen(fd, "rb", buffering=1 << 16)
+        self._thread = threading.Thread(target=self._run, name="entropy-gate-channel", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        heard, total = self.heard, 0
+        with self._file as handle:
+            while True:
+                line = handle.readline(MAX_LINE + 1)
+                if not line:
+                    return
+                total += len(line)
+                if total > MAX_BYTES or heard.lines >= MAX_LINES:
+                    heard.truncated = True
+                    continue  # drained, so the writer never blocks, but not kept
+                if len(line) > MAX_LINE or not line.endswith(b"\n"):
+                    heard.malformed += 1
+                    while line and not line.endswith(b"\n"):
+                        line = handle.readline(MAX_LINE + 1)
+                    continue
+                heard.take(line)
+
+    def finish(self) -> Heard:
+        """What was heard; call once pytest and everything it left are gone."""
+        self._thread.join(JOIN_SECONDS)
+        if self._thread.is_alive():
+            self.heard.truncated = True  # someone still holds a write end: stop listening
+        return self.heard
+
+
+def record(heard: Heard, junit_id: Callable[[str], str]) -> dict[str, Any]:
+    """outcomes.json: what the gate heard, its test ids as junit.xml's reader names them."""
+    tests: dict[str, str] = {}
+    for nodeid, outcome in heard.tests.items():
+        key = junit_id(nodeid)
+        known = tests.get(key)
+        if known is None or RANK[outcome] > RANK[known]:
+            tests[key] = outcome
+    return {
+        "format": 1,
+        "tests": tests,
+        "collect_errors": heard.collect_errors[:1000],
+        "counts": heard.counts,
+        "begin": heard.begin,
+        "end": heard.end,
+        "lines": heard.lines,
+        "malformed": heard.malformed,
+        "truncated": heard.truncated,
+    }
+
+
+def write(path: Path, data: dict[str, Any]) -> None:
+    try:
+        path.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise GateError(f"{path}: cannot write the gate's record: {exc.strerror}") from None
+
+
+# --- read side -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """outcomes.json, checked."""
+
+    tests: dict[str, str]
+    collect_errors: tuple[str, ...]
+    counts: dict[str, int]
+    complete: bool  # a begin and an end line arrived, nothing truncated
+
+
+def parse_outcomes(path: Path, loaded: dict[str, Any]) -> Outcomes:
+    """The checked record; GateError naming the file and field when it is damaged."""
+    tests, errors, counts = loaded.get("tests"), loaded.get("collect_errors"), loaded.get("counts")
+    if loaded.get("format") != 1:
+        raise GateError(f"{path}: field 'format': must be 1")
+    if not isinstance(tests, dict) or not set(tests.values()) <= RANK.keys():
+        raise GateError(f"{path}: field 'tests': must map test ids to outcomes")
+    if not isinstance(errors, list) or not all(isinstance(e, str) for e in errors):
+        raise GateError(f"{path}: field 'collect_errors': must be a list of test ids")
+    if not isinstance(counts, dict) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in counts.values()
+    ):
+        raise GateError(f"{path}: field 'counts': must map categories to integers")
+    complete = bool(loaded.get("begin")) and bool(loaded.get("end"))
+    return Outcomes(tests, tuple(errors), counts, complete and loaded.get("truncated") is False)
+
+
+def summary_counts(tail: str) -> dict[str, int] | None:
+    """The counts of pytest's terminal summary line ("1 failed, 2 passed in 0.12s"), the
+    last one in `tail`; None when there is none."""
+    for line in reversed(tail.splitlines()[-20:]):
+        found = _SUMMARY.match(line.strip())
+        if found:
+            counts: dict[str, int] = {}
+            for part in found.group(1).split(", "):
+                number, _, word = part.partition(" ")
+                word = _PLURAL.get(word.strip(), word.strip())
+                counts[word] = counts.get(word, 0) + int(number)
+            return counts
+    return None
+
+
+def summary_disagrees(summary: dict[str, int], counts: dict[str, int]) -> str | None:
+    """The first compared category in which the terminal summary and the channel differ."""
+    for name in COMPARED:
+        said, heard = summary.get(name, 0), counts.get(name, 0)
+        if said != heard:
+            return f"{said} {name} in pytest's summary, {heard} as the gate's channel saw them"
+    return None

@@ -1,0 +1,97 @@
+"""A first entropy.yaml, drafted from what one audited run of the property module read.
+
+Pure: the audit's records in, the manifest's text and the seams to fix out. Only the pins the
+module actually reads are drafted ("empty pins are noise"), each with a one-line comment saying
+why; what no pin can fix (os.urandom, secrets, uuid, the network) is listed as a seam only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from entropy_action.core.hostinfo import AuditRecord
+
+_LOCAL_TIME = ("time.localtime()", "datetime.now()", "datetime.today()", "date.today()")
+
+
+@dataclass(frozen=True)
+class Draft:
+    text: str  # entropy.yaml
+    pins: list[str]  # the pin keys drafted
+    seams: list[str] = field(default_factory=list)  # "path:line: reads `call`" to fix
+
+
+def property_id(module: str) -> str:
+    """tests/properties/test_invoice_total.py -> invoice_total."""
+    stem = module.rsplit("/", 1)[-1].removesuffix(".py").removeprefix("test_")
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", stem) or "property"
+
+
+def draft(module: str, records: Sequence[AuditRecord], clock_unix: int, temp_root: str) -> Draft:
+    reads = _first_reads(records)
+    pins: list[tuple[str, str, str]] = []  # (key, value, why)
+    clock = [r for r in reads if r.api.startswith(("time.", "datetime.", "date."))]
+    if clock:
+        pins.append(("clock_unix", str(clock_unix), _why(clock[0], "the clock; take a Clock")))
+    local = [r for r in reads if r.api in _LOCAL_TIME]
+    if local:
+        pins.append(("tz", "UTC", _why(local[0], "it may read local time, which follows TZ")))
+    rng = [r for r in reads if r.api.startswith("random.")]
+    if rng:
+        seed = zlib.crc32(module.encode("utf-8")) % 10_000
+        pins.append(("rng_seed", str(seed), _why(rng[0], "the global RNG; take a Random")))
+    temp = [r for r in reads if r.api.startswith("tempfile.")]
+    if temp:
+        pins.append(("temp_root", temp_root, _why(temp[0], "a temp dir")))
+    env = sorted({r.name for r in reads if r.api == "os.environ" and r.name})
+    if not pins and not env:
+        pins.append(("tz", "UTC", "no live read was seen; a manifest needs one pin"))
+    lines = _header(module) + _pin_lines(pins, env, reads)
+    seams = [f"{r.path}:{r.line}: reads `{r.call()}`" for r in reads]
+    lines += ["", "# Seams to fix (each a live read in code under test):"]
+    lines += [f"#   {seam}" for seam in seams] or ["#   none"]
+    keys = [key for key, _, _ in pins] + [f"env.{name}" for name in env]
+    return Draft("\n".join(lines) + "\n", keys, seams)
+
+
+def _first_reads(records: Sequence[AuditRecord]) -> list[AuditRecord]:
+    """One record per (api, name, path, line), in path and line order."""
+    seen: dict[tuple[str, str | None, str, int], AuditRecord] = {}
+    for record in records:
+        seen.setdefault((record.api, record.name, record.path, record.line), record)
+    return sorted(seen.values(), key=lambda r: (r.path, r.line, r.api, r.name or ""))
+
+
+def _why(record: AuditRecord, what: str) -> str:
+    return f"{record.path}:{record.line} reads `{record.call()}`: {what}"
+
+
+def _header(module: str) -> list[str]:
+    return [
+        "# entropy.yaml — drafted by `entropy-gate init` from one audited run of the module.",
+        "# Review every pin, then commit it; the gate compares later patches against it.",
+        "version: 1",
+        f"property_id: {property_id(module)}",
+        f"module: {module}",
+        "pins:",
+    ]
+
+
+def _pin_lines(
+    pins: list[tuple[str, str, str]], env: list[str], reads: Sequence[AuditRecord]
+) -> list[str]:
+    lines = []
+    for key, value, why in pins:
+        shown = json.dumps(value) if key == "temp_root" else value
+        lines += [f"  # {why}", f"  {key}: {shown}"]
+    if env:
+        lines.append("  env:")
+        for name in env:
+            first = next(r for r in reads if r.api == "os.environ" and r.name == name)
+            lines.append(f"    # {_why(first, 'set the value the property needs')}")
+            lines.append(f'    {name}: ""')
+    return lines

@@ -1,0 +1,462 @@
+"""entropy.yaml: the model of the pin file, and loading it with errors that point at a line."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+import zoneinfo
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic.json_schema import SkipJsonSchema
+
+from entropy_action.core.errors import GateError
+from entropy_action.hosts import temproot
+from entropy_action.manifest import safe_yaml
+from entropy_action.manifest.run_options import RunOptions
+
+MANIFEST_NAME = "entropy.yaml"
+
+# Variables the runner sets itself from the named pins; `env` may not override them.
+RESERVED_ENV = frozenset(
+    {"TZ", "LANG", "LC_ALL", "PYTHONHASHSEED", "TMPDIR", "TEMP", "TMP", "PYTHONPATH"}
+)
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_LANG = re.compile(r"^(C|POSIX|[a-z]{2,3}(_[A-Z]{2})?)(\.[A-Za-z0-9-]+)?(@[A-Za-z0-9]+)?$")
+_UMASK = re.compile(r"^[0-7]{3,4}$")
+_HEX = re.compile(r"^[0-9a-fA-F]+$")
+_MARKER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_PROPERTY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+_STRICT = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+def _repo_relative(value: str, what: str) -> str:
+    if not value:
+        raise ValueError(f"{what} must not be empty")
+    if "\\" in value or PureWindowsPath(value).drive or PurePosixPath(value).is_absolute():
+        raise ValueError(f"{what} must be a path relative to the repository root, got {value!r}")
+    parts = PurePosixPath(value).parts
+    if ".." in parts:
+        raise ValueError(f"{what} must stay inside the repository, got {value!r}")
+    return str(PurePosixPath(*[p for p in parts if p != "."]))
+
+
+class Pins(BaseModel):
+    """The pinned entropy sources. Each is optional; an empty pin is noise."""
+
+    model_config = _STRICT
+
+    clock_unix: int | SkipJsonSchema[None] = Field(
+        None, ge=0, description="The pinned clock as a Unix timestamp (ENTROPY_CLOCK_UNIX)."
+    )
+    rng_seed: int | SkipJsonSchema[None] = Field(
+        None, description="Integer RNG seed (ENTROPY_RNG_SEED)."
+    )
+    tz: str | SkipJsonSchema[None] = Field(None, description="An IANA time zone, e.g. UTC.")
+    lang: str | SkipJsonSchema[None] = Field(
+        None, description="Locale name for LANG and LC_ALL, e.g. C.UTF-8."
+    )
+    umask: str | SkipJsonSchema[None] = Field(
+        None,
+        pattern=r"^[0-7]{3,4}$",
+        description='Octal umask as a quoted string, e.g. "0022".',
+    )
+    temp_root: str | SkipJsonSchema[None] = Field(
+        None, description="Absolute path used as TMPDIR, created fresh for each run."
+    )
+    cassette_sha256: str | SkipJsonSchema[None] = Field(
+        None,
+        pattern=r"^[0-9a-fA-F]+$",
+        description="sha256 (64 hex digits) of the replay cassette (ENTROPY_CASSETTE_SHA256).",
+    )
+    cassette: str | SkipJsonSchema[None] = Field(
+        None, description="Repository-relative path of the replay cassette whose hash is pinned."
+    )
+    env: dict[str, str] | SkipJsonSchema[None] = Field(
+        None, description="Extra environment variables to pin (string to string)."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_empty_values(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for key, value in data.items():
+                if value is None:
+                    raise ValueError(
+                        f"pin {key!r} has no value; remove the key to leave it unpinned"
+                    )
+        return data
+
+    @field_validator("tz")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            zoneinfo.ZoneInfo(value)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            raise ValueError(
+                f"unknown time zone {value!r} (use an IANA name such as UTC)"
+            ) from None
+        return value
+
+    @field_validator("lang")
+    @classmethod
+    def _locale_name(cls, value: str) -> str:
+        if not _LANG.match(value):
+            raise ValueError(f"{value!r} is not a locale name such as C.UTF-8 or en_US.UTF-8")
+        return value
+
+    @field_validator("umask")
+    @classmethod
+    def _octal(cls, value: str) -> str:
+        if not _UMASK.match(value):
+            raise ValueError(f'{value!r} is not 3 or 4 octal digits such as "0022"')
+        return value
+
+    @field_validator("temp_root")
+    @classmethod
+    def _absolute(cls, value: str) -> str:
+        if not (PurePosixPath(value).is_absolute() or PureWindowsPath(value).drive):
+            raise ValueError(f"temp_root must be an absolute path, got {value!r}")
+        if ".." in PurePosixPath(value).parts or len(PurePosixPath(value).parts) < 2:
+            raise ValueError(f"temp_root must be a dedicated directory, got {value!r}")
+        return value
+
+    @field_validator("cassette_sha256")
+    @classmethod
+    def _hex(cls, value: str) -> str:
+        # A digest of another length is accepted only as an opaque pin (the seed's own
+        # example has 62 digits); `_cassette_digest` refuses it once a cassette is named.
+        if not _HEX.match(value):
+            raise ValueError(f"{value!r} is not hexadecimal (a sha256 is 64 hex digits)")
+        return value.lower()
+
+    @field_validator("cassette")
+    @classmethod
+    def _cassette_path(cls, value: str) -> str:
+        return _repo_relative(value, "cassette")
+
+    @field_validator("env")
+    @classmethod
+    def _env_names(cls, value: dict[str, str]) -> dict[str, str]:
+        for name in value:
+            if not _ENV_NAME.match(name):
+                raise ValueError(f"{name!r} is not a valid environment variable name")
+            if name in RESERVED_ENV or name.startswith("ENTROPY_"):
+                raise ValueError(
+                    f"{name!r} is set by the gate from the named pins; it cannot be an env pin"
+                )
+        return value
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> Pins:
+        if not self.flat():
+            raise ValueError("no pins: pin at least one entropy source (see the README)")
+        return self
+
+    @model_validator(mode="after")
+    def _cassette_digest(self) -> Pins:
+        digest = self.cassette_sha256
+        if self.cassette is not None and (digest is None or len(digest) != 64):
+            raise ValueError(
+                "cassette is named, so cassette_sha256 must be its sha256 (64 hex digits)"
+            )
+        return self
+
+    def flat(self) -> dict[str, str | int]:
+        """The pins that are set, with `env` flattened to `env.NAME` keys."""
+        out: dict[str, str | int] = {}
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if name == "env":
+                out.update({f"env.{k}": v for k, v in value.items()})
+            else:
+                out[name] = value
+        return out
+
+
+DEFAULT_FORBIDDEN_MARKERS = ("network", "flaky", "skipif_tz")
+# What decides the gate's run: the workflows that call it and who must review them.
+DEFAULT_PROTECTED_PATHS = (
+    ".github/workflows/",
+    ".github/CODEOWNERS",
+    "CODEOWNERS",
+    "docs/CODEOWNERS",
+)
+
+
+class Constraints(BaseModel):
+    """What the gate enforces beyond the pins. Weakening any of these is a pin mutation."""
+
+    model_config = _STRICT
+
+    forbid_skip_markers: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_FORBIDDEN_MARKERS),
+        description="Markers that may not appear on a property test, whatever their condition.",
+    )
+    forbid_dropped_pins: bool = Field(True, description="A pin removed by the patch rejects it.")
+    require_host_b: bool = Field(True, description="Both hosts must report, from different hosts.")
+    strict_baseline: bool = Field(
+        False,
+        description="Reject silencing that already stood at the base ref too (the seed's reading).",
+    )
+    forbid_live_entropy: bool = Field(
+        False,
+        description="A live read of clock, RNG, network, temp dir or unpinned environment that "
+        "the patch introduced in code under test rejects (by default a warning).",
+    )
+    mutation: Literal["off", "changed", "all"] = Field(
+        "changed",
+        description="Mutation strength, base vs head: off; changed (functions the patch "
+        "touched or its changed tests reach); all (every function the property reaches).",
+    )
+    protected_paths: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_PROTECTED_PATHS),
+        description="The gate's own configuration: repository-relative files, or folders ending "
+        "in '/', that a patch may not change (a maintainer lands such a change on its own).",
+    )
+    max_mutants: int = Field(40, ge=1, le=10_000, description="At most this many mutants.")
+    time_budget_seconds: int = Field(
+        300, ge=1, le=86_400, description="The mutation step stops starting mutants after this."
+    )
+
+    @field_validator("forbid_skip_markers")
+    @classmethod
+    def _marker_names(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not _MARKER.match(name):
+                raise ValueError(f"{name!r} is not a marker name")
+        return value
+
+    @field_validator("protected_paths")
+    @classmethod
+    def _protected(cls, value: list[str]) -> list[str]:
+        for entry in value:
+            why = _protected_problem(entry)
+            if why:
+                raise ValueError(f"protected_paths entry {entry!r} {why}")
+        return value
+
+
+def _protected_problem(entry: str) -> str | None:
+    """Why `entry` is no repository-relative POSIX file or folder ('dir/'), or None."""
+    if not entry.strip():
+        return "must not be empty"
+    if "\\" in entry:
+        return "must use '/' as the separator, not a backslash"
+    if entry.startswith("/") or PureWindowsPath(entry).drive:
+        return "must be relative to the repository root (no leading '/')"
+    parts = entry.removesuffix("/").split("/")
+    if ".." in parts:
+        return "must stay inside the repository (no '..')"
+    if any(part in {"", "."} for part in parts):
+        return "must be a plain path (no empty or '.' components)"
+    return None
+
+
+class Manifest(BaseModel):
+    """entropy.yaml, version 1."""
+
+    model_config = ConfigDict(
+        strict=True,
+        extra="forbid",
+        frozen=True,
+        title="entropy.yaml",
+        json_schema_extra={"$schema": "https://json-schema.org/draft/2020-12/schema"},
+    )
+
+    version: Literal[1] = Field(description="Manifest format version; must be 1.")
+    property_id: str = Field(description="A stable name for the property under the gate.")
+    module: str = Field(description="Repository-relative path of the property test module.")
+    pins: Pins
+    constraints: Constraints = Field(default_factory=Constraints)
+    run: RunOptions = Field(default_factory=RunOptions)
+
+    @field_validator("property_id")
+    @classmethod
+    def _id(cls, value: str) -> str:
+        if not _PROPERTY_ID.match(value):
+            raise ValueError(f"{value!r} is not an identifier (letters, digits, _ . -)")
+        return value
+
+    @field_validator("module")
+    @classmethod
+    def _module(cls, value: str) -> str:
+        value = _repo_relative(value, "module")
+        if not value.endswith(".py"):
+            raise ValueError(f"module must be a Python test file (.py), got {value!r}")
+        return value
+
+
+@dataclass(frozen=True)
+class LoadedManifest:
+    """A validated manifest and the bytes and line map it came from."""
+
+    manifest: Manifest
+    located: safe_yaml.Located
+    raw: bytes
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.located.name
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.raw).hexdigest()
+
+    def line_of(self, *path: str | int) -> int:
+        return self.located.line_of(tuple(path))
+
+
+def parse(raw: bytes, name: str, repo_root: Path | None = None) -> LoadedManifest:
+    """Validate manifest bytes. With `repo_root`, also check that the files it names exist."""
+    located = safe_yaml.load(raw, name)
+    if not isinstance(located.data, dict):
+        raise safe_yaml.problem(
+            name, 1, "the manifest must be a mapping of keys (version, pins, ...)"
+        )
+    refuse_unquoted(located)
+    try:
+        manifest = Manifest.model_validate(located.data)
+    except ValidationError as exc:
+        raise safe_yaml.LocatedError(located.name, problems(exc, located)) from None
+    loaded = LoadedManifest(
+        manifest=manifest, located=located, raw=raw, warnings=_warnings(manifest, located)
+    )
+    if repo_root is not None:
+        _check_files(loaded, repo_root)
+    return loaded
+
+
+def read(path: Path, name: str | None = None) -> bytes:
+    """The bytes of the manifest at `path`, refusing more than 1 MiB."""
+    display = name or str(path)
+    try:
+        size = path.stat().st_size
+        if size > safe_yaml.MAX_BYTES:
+            raise safe_yaml.problem(
+                display, 1, f"file is {size} bytes; the limit is {safe_yaml.MAX_BYTES} (1 MiB)"
+            )
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise GateError(
+            f"{display}: no such file (write an entropy.yaml, see the README)"
+        ) from None
+    except IsADirectoryError:
+        raise GateError(f"{display}: is a directory, not a manifest") from None
+    except OSError as exc:
+        raise GateError(f"{display}: cannot read: {exc.strerror}") from None
+
+
+def load(path: Path, repo_root: Path | None = None, name: str | None = None) -> LoadedManifest:
+    """Read and validate the manifest at `path`."""
+    display = name or str(path)
+    return parse(read(path, display), display, repo_root)
+
+
+def _warnings(manifest: Manifest, located: safe_yaml.Located) -> tuple[str, ...]:
+    digest = manifest.pins.cassette_sha256
+    if digest is not None and len(digest) != 64:
+        where = located.where(("pins", "cassette_sha256"))
+        return (
+            f"{where}: warning: pins.cassette_sha256 has {len(digest)} hex digits, a sha256 "
+            "has 64; it is kept as an opaque pin and can match no cassette",
+        )
+    return ()
+
+
+def refuse_unquoted(located: safe_yaml.Located) -> None:
+    data = located.data
+    pins = data.get("pins")
+    if isinstance(pins, dict) and isinstance(pins.get("umask"), int):
+        line = located.line_of(("pins", "umask"))
+        raise safe_yaml.problem(
+            located.name,
+            line,
+            'pins.umask must be a quoted string such as "0022": YAML reads an unquoted 0022 '
+            f"as the integer 18 (here it read {pins['umask']})",
+        )
+
+
+def problems(exc: ValidationError, located: safe_yaml.Located) -> list[tuple[int, str]]:
+    found: list[tuple[int, str]] = []
+    for error in exc.errors():
+        if error["type"] == "none_required":
+            continue  # the `None` branch of an optional pin: None is refused before this
+        path = without_union_tag(tuple(error["loc"]))
+        found.append((located.line_of(path), _message(error, path)))
+    return sorted(dict.fromkeys(found), key=lambda item: item[0])
+
+
+def without_union_tag(path: tuple[str | int, ...]) -> tuple[str | int, ...]:
+    """Drop pydantic's union branch ('int', 'dict[str,str]') from the location of a pin."""
+    if len(path) >= 3 and path[0] == "pins" and path[1] in Pins.model_fields:
+        return path[:2] + path[3:]
+    return path
+
+
+def _message(error: Any, path: tuple[str | int, ...]) -> str:
+    where = safe_yaml.dotted(path)
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        return f"unknown key {where!r}{_suggest(path)}"
+    if kind == "missing":
+        return f"missing required key {where!r}"
+    if kind == "literal_error" and path == ("version",):
+        return f"version: unsupported manifest version {error['input']!r}; this gate reads 1"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if kind == "string_type" and isinstance(error["input"], (int, float, bool)):
+        message += f" (quote it: YAML read {error['input']!r} as {type(error['input']).__name__})"
+    if kind in {"model_type", "dict_type"}:
+        message = f"must be a mapping, got {type(error['input']).__name__}"
+    if not where:
+        return message
+    return f"{where}: {message}"
+
+
+def _suggest(path: tuple[str | int, ...]) -> str:
+    model: type[BaseModel] = Manifest
+    for part in path[:-1]:
+        field = model.model_fields.get(str(part))
+        annotation = field.annotation if field else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return ""
+        model = annotation
+    close = difflib.get_close_matches(str(path[-1]), list(model.model_fields), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def check_temp_root(loaded: LoadedManifest, places: Mapping[str, Path]) -> None:
+    """pins.temp_root may not be a symbolic link, the checkout or hold `places` (see temproot)."""
+    value = loaded.manifest.pins.temp_root
+    why = None if value is None else temproot.unsafe(Path(value), places)
+    if why:
+        line = loaded.line_of("pins", "temp_root")
+        raise safe_yaml.problem(loaded.name, line, f"pins.temp_root {value!r} {why}")
+
+
+def _check_files(loaded: LoadedManifest, repo_root: Path) -> None:
+    manifest = loaded.manifest
+    root = repo_root.resolve()
+    check_temp_root(loaded, {"checkout": root})
+    for field, relative in (("module", manifest.module), ("cassette", manifest.pins.cassette)):
+        if relative is None:
+            continue
+        path = ("pins", "cassette") if field == "cassette" else ("module",)
+        line = loaded.located.line_of(path)
+        target = (root / relative).resolve()
+        if not target.is_relative_to(root):
+            raise safe_yaml.problem(
+                loaded.name, line, f"{field} {relative!r} leads outside the repository"
+            )
+        if not target.is_file():
+            raise safe_yaml.problem(
+                loaded.name, line, f"{field} {relative!r} does not exist in the repository"
+            )

@@ -1,0 +1,229 @@
+"""The check run as a plan: a pure function of the Verdict, sent elsewhere (github.py).
+
+`plan()` decides everything a reviewer sees on the pull request: the conclusion (`success`
+only for a merge candidate), the title naming the classification in words, the Markdown
+summary (at most 65,535 characters, truncated with a note), and the annotations, cut into
+batches of at most 50 (GitHub's limit per request): the first batch goes with the POST that
+creates the check run, the others with PATCHes that append to it.
+
+Annotations, in this order:
+- pin changes, on their entropy.yaml line (`failure` when they reject, else `notice`);
+- findings (introduced, or counted under strict_baseline: `failure`; pre-existing: `notice`;
+  a finding with `level == "warning"`, such as a live-entropy warning: `warning`);
+- mutants the head's module kills and the base's let survive (`notice`: stronger; those the
+  base killed and the head lets survive are `weakened_property` findings above);
+- failing property tests on either host, at the test's path and line from the report
+  (`failure`, also when it failed at the base ref too: the message says so; the details carry
+  each host's message and the command that replays it under its seed). A test whose report
+  gave no usable path (none, absolute, or leaving the repository) is annotated on the
+  manifest's line 1 naming the test, so it still shows on the pull request; without a
+  manifest path it appears in the summary only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any, Literal
+
+from entropy_action.core.findings import Finding
+from entropy_action.core.score import Survivor
+from entropy_action.manifest.pindiff import PinChange
+from entropy_action.render import markdown, phrases
+from entropy_action.verdict.model import FAILING, TestResult, Verdict
+
+MAX_SUMMARY = 65_535  # characters of output.summary
+MAX_PER_REQUEST = 50  # annotations per POST or PATCH
+MAX_MESSAGE_BYTES = 64 * 1024  # an annotation's message and raw_details
+MAX_TITLE = 255  # characters of an annotation's title
+Level = Literal["notice", "warning", "failure"]
+Conclusion = Literal["success", "failure"]
+_HOSTS: tuple[tuple[str, Literal["a", "b"]], ...] = (("A", "a"), ("B", "b"))
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """One annotation as the checks API takes it."""
+
+    path: str
+    line: int
+    level: Level
+    message: str
+    title: str
+    raw_details: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "path": self.path,
+            "start_line": self.line,
+            "end_line": self.line,
+            "annotation_level": self.level,
+            "message": _cap_bytes(self.message, MAX_MESSAGE_BYTES) or "(no message)",
+            "title": _cap_chars(self.title, MAX_TITLE),
+        }
+        if self.raw_details:
+            body["raw_details"] = _cap_bytes(self.raw_details, MAX_MESSAGE_BYTES)
+        return body
+
+
+@dataclass(frozen=True)
+class CheckRunPlan:
+    """Everything the sender transmits; nothing is decided after this."""
+
+    name: str
+    head_sha: str
+    conclusion: Conclusion
+    title: str
+    summary: str
+    annotations: tuple[Annotation, ...] = field(default_factory=tuple)
+
+    def batches(self) -> list[tuple[Annotation, ...]]:
+        """The annotations cut into requests: always one (maybe empty) for the POST."""
+        items = self.annotations
+        return [items[i : i + MAX_PER_REQUEST] for i in range(0, len(items), MAX_PER_REQUEST)] or [
+            ()
+        ]
+
+    def _output(self, batch: Sequence[Annotation]) -> dict[str, Any]:
+        output: dict[str, Any] = {"title": self.title, "summary": self.summary}
+        if batch:
+            output["annotations"] = [a.as_json() for a in batch]
+        return output
+
+    def create_body(self) -> dict[str, Any]:
+        """The POST that creates the completed check run with the first batch."""
+        return {
+            "name": self.name,
+            "head_sha": self.head_sha,
+            "status": "completed",
+            "conclusion": self.conclusion,
+            "output": self._output(self.batches()[0]),
+        }
+
+    def update_bodies(self) -> Iterator[dict[str, Any]]:
+        """One PATCH per further batch; annotations are appended by GitHub."""
+        for batch in self.batches()[1:]:
+            yield {"output": self._output(batch)}
+
+
+def plan(
+    verdict: Verdict,
+    *,
+    head_sha: str,
+    check_name: str = "entropy-gate",
+    manifest_path: str | None = "entropy.yaml",
+    summary: str | None = None,
+) -> CheckRunPlan:
+    """The check run for `verdict` on commit `head_sha`. `summary` defaults to the Markdown
+    render of the verdict; it is truncated to GitHub's limit either way."""
+    text = markdown.render(verdict) if summary is None else summary
+    return CheckRunPlan(
+        name=check_name,
+        head_sha=head_sha,
+        conclusion="success" if verdict.classification == "merge_candidate" else "failure",
+        title=markdown.title(verdict),
+        summary=markdown.truncate(text, MAX_SUMMARY),
+        annotations=tuple(list_annotations(verdict, manifest_path=manifest_path)),
+    )
+
+
+def list_annotations(verdict: Verdict, *, manifest_path: str | None) -> Iterator[Annotation]:
+    """Every annotation of the verdict: pin changes, findings, stronger mutants, tests."""
+    for change in verdict.pin_diff:
+        yield _pin_annotation(change)
+    for finding in verdict.findings:
+        yield _finding_annotation(finding, verdict.strict_baseline)
+    for survivor in verdict.mutation.strengthened if verdict.mutation else ():
+        yield _stronger_annotation(survivor)
+    for test in verdict.tests:
+        annotation = _test_annotation(test, manifest_path)
+        if annotation is not None:
+            yield annotation
+
+
+def _pin_annotation(change: PinChange) -> Annotation:
+    return Annotation(
+        path=change.path,
+        line=max(change.line, 1),
+        level="failure" if change.rejects else "notice",
+        message=change.message,
+        title=f"entropy-gate: pin {change.kind}: {change.key}",
+    )
+
+
+def _finding_annotation(finding: Finding, strict: bool) -> Annotation:
+    level: Level = "failure" if finding.introduced or strict else "notice"
+    if finding.level == "warning":
+        level = "warning"
+    prefix = "" if finding.introduced else markdown.PRE_EXISTING
+    test = f" (test {finding.test})" if finding.test else ""
+    return Annotation(
+        path=finding.path,
+        line=max(finding.line, 1),
+        level=level,
+        message=f"{prefix}{finding.message}{test}",
+        title=f"entropy-gate: {finding.kind}",
+    )
+
+
+def _stronger_annotation(survivor: Survivor) -> Annotation:
+    return Annotation(
+        path=survivor.path,
+        line=max(survivor.line, 1),
+        level="notice",
+        message=phrases.stronger(survivor.mutant, survivor.test),
+        title="entropy-gate: stronger property",
+    )
+
+
+def _test_annotation(test: TestResult, manifest_path: str | None) -> Annotation | None:
+    failing = [(name, key) for name, key in _HOSTS if test.outcome(key) in FAILING]
+    if not failing:
+        return None
+    hosts = " and ".join(f"host {name}" for name, _ in failing)
+    message = f"{test.id} failed on {hosts} (host A {test.host_a}, host B {test.host_b})"
+    at_base = phrases.at_base_note(test)
+    if at_base:  # head outcomes decide: the base run explains, it never excuses (#9)
+        message += f"; it {at_base}"
+    details = "\n\n".join(
+        [f"host {name}:\n{m}" for name, m in (("A", test.message_a), ("B", test.message_b)) if m]
+        + [
+            f"replay{f' on host {host}' if host else ''}: {command}"
+            for host, command in phrases.replays(test)
+        ]
+    )
+    path, line = _test_location(test, manifest_path)
+    if path is None:
+        return None
+    return Annotation(
+        path=path,
+        line=line,
+        level="failure",
+        message=message,
+        title=f"entropy-gate: property failed on {hosts}",
+        raw_details=details,
+    )
+
+
+def _test_location(test: TestResult, manifest_path: str | None) -> tuple[str | None, int]:
+    if test.path and _repo_relative(test.path):
+        return PurePosixPath(test.path.replace("\\", "/")).as_posix(), max(test.line or 1, 1)
+    return manifest_path, 1
+
+
+def _repo_relative(path: str) -> bool:
+    """A path inside the repository: relative, no `..`, no drive."""
+    posix = PurePosixPath(path.replace("\\", "/"))
+    return not posix.is_absolute() and ".." not in posix.parts and ":" not in path
+
+
+def _cap_chars(value: str, limit: int) -> str:
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+def _cap_bytes(value: str, limit: int) -> str:
+    data = value.encode("utf-8")
+    if len(data) <= limit:
+        return value
+    return data[: limit - 4].decode("utf-8", "ignore") + "…"

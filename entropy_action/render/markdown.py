@@ -1,0 +1,329 @@
+"""The Markdown summary over a Verdict: the check run's `output.summary` and the job summary.
+
+What a PR author reads first: a verdict line (with what an env_coupled outcome follows), the
+seed's table row, then only what differs (tests, the commands that replay the failing ones, pin
+changes, findings, warnings, notices, the mutation strength, reasons, host errors) and last the
+inputs digest. Rendering only; every decision was made by `verdict.classify`. The wording of a
+fact is `wording`'s, shared with the text summary and the check run's annotations.
+
+Everything that came from a host's report or from the PR's files (test ids, messages, paths,
+host errors, the reasons quoting them) is untrusted: inline text is backslash-escaped (no
+emphasis, links, raw HTML, mentions or table breaks), code spans and fences are longer than
+any backtick run inside them, and long messages are cut.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from entropy_action.core.findings import Finding
+from entropy_action.core.score import MutationScore
+from entropy_action.manifest.pindiff import PinChange
+from entropy_action.render import phrases
+from entropy_action.verdict.model import FAILING, GATE_CONFIG, Classification, TestResult, Verdict
+
+MAX_MESSAGE_LINES = 20  # of one test's failure message or one host error
+MAX_MESSAGE_CHARS = 2000
+MAX_TESTS_SHOWN = 100  # rows of the differing-tests table
+TRUNCATED_NOTE = (
+    "**… summary truncated at {limit:,} {unit}.** The verdict JSON (the `verdict` artifact) "
+    "and `entropy-gate compare` locally have everything."
+)
+
+# The classification in words: the check run's title and the summary's verdict line.
+TITLES: dict[Classification, str] = {
+    "merge_candidate": "Merge candidate: both hosts pass under intact pins, nothing silenced",
+    "real_defect": "Real defect: the properties fail on both hosts",
+    "env_coupled": "Environment-coupled: passes on host A, fails on host B",
+    "env_coupled_reverse": "Environment-coupled the other way: fails on host A, passes on host B",
+    "pin_mutation": "Pin mutation: pins in entropy.yaml or the gate's configuration changed",
+    "entropy_silenced": "Entropy silenced: the patch silences nondeterminism in the tests",
+    "masked_defect": "Masked defect: the properties fail and the patch silences them",
+    "invalid": "Invalid input: the runs could not be judged",
+}
+
+PRE_EXISTING = "pre-existing — "  # the wording of `scan` and the text summary
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
+REPLAY_INTRO = (
+    "Each command replays a failing test under the seed it ran with, from the repository root:"
+)
+
+
+def text(value: str) -> str:
+    """Untrusted text as inline Markdown that renders literally, on one line.
+
+    Every ASCII punctuation character is backslash-escaped (CommonMark renders `\\X` as X for
+    all of them), so no emphasis, link, autolink, HTML tag, entity, heading or table cell
+    boundary can come from the data; line breaks become spaces.
+    """
+    flat = " ".join(value.split())
+    return _PUNCTUATION.sub(r"\\\1", flat)
+
+
+def code(value: str) -> str:
+    """Untrusted text as one inline code span (not for table cells: pipes stay)."""
+    flat = " ".join(value.split())
+    longest = max((len(run) for run in re.findall(r"`+", flat)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") or not flat else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+def fenced(value: str, info: str = "text", *, cut: bool = True) -> list[str]:
+    """Untrusted text as a fenced block no line inside can close (long text `cut`)."""
+    longest = max((len(run) for run in re.findall(r"`{3,}", value)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{info}", *(_cut(value) if cut else value).split("\n"), fence]
+
+
+def _cut(message: str) -> str:
+    lines = message.strip("\n").split("\n")
+    out = "\n".join(lines[:MAX_MESSAGE_LINES])
+    if len(out) > MAX_MESSAGE_CHARS:
+        out = out[:MAX_MESSAGE_CHARS] + " …"
+    if len(lines) > MAX_MESSAGE_LINES:
+        out += f"\n… {len(lines) - MAX_MESSAGE_LINES} more lines"
+    return out
+
+
+def title(verdict: Verdict) -> str:
+    return TITLES[verdict.classification]
+
+
+def render(verdict: Verdict) -> str:
+    """The whole summary as GitHub-flavoured Markdown."""
+    sections = [
+        _headline(verdict),
+        _row(verdict),
+        _tests(verdict),
+        _replays(verdict),
+        _pin_changes(verdict),
+        _findings(verdict),
+        _warnings(verdict),
+        _notices(verdict),
+        _strength(verdict.mutation),
+        _list("Reasons", verdict.reasons, text),
+        _errors(verdict.errors),
+        _digest(verdict.inputs_sha256),
+    ]
+    return "\n".join(line for section in sections if section for line in [*section, ""])
+
+
+def _headline(verdict: Verdict) -> list[str]:
+    mark = "✅" if verdict.merge else "❌"
+    action = "merge candidate" if verdict.merge else "do not merge"
+    lines = [
+        f"## {mark} entropy-gate: `{verdict.classification}` ({action})",
+        "",
+        f"**{title(verdict)}.**",
+    ]
+    if verdict.coupled_to:
+        lines += ["", _sentence(phrases.coupled([code(s) for s in verdict.coupled_to]))]
+    return lines
+
+
+def _sentence(phrase: str) -> str:
+    return phrase[:1].upper() + phrase[1:] + "."
+
+
+def _counted(verdict: Verdict) -> list[Finding]:
+    """The findings that count against the patch (`verdict.counted`'s rule)."""
+    return [
+        f
+        for f in verdict.findings
+        if f.level == "error" and (f.introduced or verdict.strict_baseline)
+    ]
+
+
+def _silencing(verdict: Verdict) -> str:
+    """The table's silencing column (a changed gate configuration is a pin, not silencing)."""
+    if [f for f in _counted(verdict) if f.kind != GATE_CONFIG]:
+        return "present (strict baseline)" if verdict.strict_baseline else "introduced"
+    errors = [f for f in verdict.findings if f.level == "error" and f.kind != GATE_CONFIG]
+    return "pre-existing only" if errors else "none"
+
+
+def _row(verdict: Verdict) -> list[str]:
+    pins = "yes" if verdict.pins_intact else "**no**"
+    if any(f.kind == GATE_CONFIG for f in _counted(verdict)):
+        pins += " (gate configuration **changed**)"
+    return [
+        "| host A | host B | pins intact | silencing | classification |",
+        "|---|---|---|---|---|",
+        f"| {verdict.host_a} | {verdict.host_b} | {pins} | {_silencing(verdict)} "
+        f"| `{verdict.classification}` |",
+        "",
+        f"Table row: {text(verdict.row)}",
+    ]
+
+
+def _differs(test: TestResult) -> bool:
+    return not test.host_a == test.host_b == "passed" and not (
+        test.host_a == test.host_b == "skipped"
+    )
+
+
+def _tests(verdict: Verdict) -> list[str]:
+    tests = verdict.tests
+    shown = [t for t in tests if _differs(t)]
+    if not tests:
+        return ["### Tests", "", "No test was reported."]
+    if not shown:
+        return []
+    lines = [
+        f"### Tests that differ or did not pass ({len(shown)} of {len(tests)})",
+        "",
+        "| test | host A | host B | note |",
+        "|---|---|---|---|",
+    ]
+    lines.extend(_test_row(test) for test in shown[:MAX_TESTS_SHOWN])
+    if len(shown) > MAX_TESTS_SHOWN:
+        lines += ["", f"… and {len(shown) - MAX_TESTS_SHOWN} more (see the verdict JSON)."]
+    lines.extend(_messages(shown[:MAX_TESTS_SHOWN]))
+    return lines
+
+
+def _test_row(test: TestResult) -> str:
+    note = phrases.at_base_note(test)
+    return f"| {text(test.id)} | {_outcome(test.host_a)} | {_outcome(test.host_b)} | {note} |"
+
+
+def _outcome(outcome: str) -> str:
+    return f"**{outcome}**" if outcome in FAILING or outcome == "missing" else outcome
+
+
+def _messages(tests: list[TestResult]) -> list[str]:
+    lines: list[str] = []
+    for test in tests:
+        for name, message in (("A", test.message_a), ("B", test.message_b)):
+            if message and test.outcome("a" if name == "A" else "b") in FAILING:
+                lines += ["", f"{text(test.id)} on host {name}:", "", *fenced(message)]
+    return lines
+
+
+def _replays(verdict: Verdict) -> list[str]:
+    """One fenced block of commands, each replaying a failing test under its seed."""
+    shown = [t for t in verdict.tests if _differs(t)][:MAX_TESTS_SHOWN]
+    commands: list[str] = []
+    for test in shown:
+        for host, command in phrases.replays(test):
+            commands += [f"# host {host}", command] if host else [command]
+    if not commands:
+        return []
+    return ["### Replay", "", REPLAY_INTRO, "", *fenced("\n".join(commands), "sh", cut=False)]
+
+
+def _pin_line(change: PinChange) -> str:
+    effect = "rejects" if change.rejects else "allowed"
+    return f"{code(f'{change.path}:{change.line}')} {text(change.message)} ({effect})"
+
+
+def _pin_changes(verdict: Verdict) -> list[str]:
+    if verdict.pin_diff:
+        return _list("Pin changes", [_pin_line(c) for c in verdict.pin_diff], str)
+    keys = [f"{kind}: {', '.join(k)}" for kind, k in verdict.pin_changes.items() if k]
+    return _list("Pin changes", keys, text)
+
+
+def _finding_line(finding: Finding, prefix: str = "") -> str:
+    where = code(finding.location())
+    test = f" (test {code(finding.test)})" if finding.test else ""
+    return f"{where} **{finding.kind}**{test}: {prefix}{text(finding.message)}"
+
+
+def _findings(verdict: Verdict) -> list[str]:
+    return _list("Findings", [_finding_line(f) for f in _counted(verdict)], str)
+
+
+def _warnings(verdict: Verdict) -> list[str]:
+    """Findings that explain the verdict and never reject (live reads of an unpinned source)."""
+    warned = [f for f in verdict.findings if f.level == "warning"]
+    items = [_finding_line(f, "" if f.introduced else PRE_EXISTING) for f in warned]
+    return _list("Warnings", items, str)
+
+
+def _notices(verdict: Verdict) -> list[str]:
+    if verdict.strict_baseline:
+        return []
+    pre = [f for f in verdict.findings if not f.introduced and f.level == "error"]
+    items = [_finding_line(f, PRE_EXISTING) for f in pre]
+    return _list("Notices", items, str)
+
+
+def _strength(score: MutationScore | None) -> list[str]:
+    """The mutation scores at the base and the head, and each mutant that changed sides."""
+    if score is None:
+        return []
+    scores = phrases.strength(score.render(), text(score.mode), score.not_counted)
+    weaker = phrases.weaker(len(score.weakened), code("weakened_property"))
+    items = [weaker] if score.weakened else []
+    items += [phrases.stronger(code(m.mutant), code(m.test)) for m in score.strengthened]
+    lines = ["### Property strength", "", _sentence(scores)]
+    lines += ["", *(f"- {item}" for item in items)] if items else []
+    if score.strengthened and not score.weakened:
+        lines += ["", f"**{_sentence(phrases.STRONGER_AT_HEAD)}**"]
+    return lines
+
+
+def _digest(digest: str | None) -> list[str]:
+    return [_sentence(phrases.inputs_digest(code(digest)))] if digest else []
+
+
+def _list(heading: str, items: list[str], render_item: Callable[[str], str]) -> list[str]:
+    if not items:
+        return []
+    return [f"### {heading}", ""] + [f"- {render_item(item)}" for item in items]
+
+
+def _errors(errors: list[str]) -> list[str]:
+    if not errors:
+        return []
+    lines = ["### Host errors"]
+    for error in errors:
+        lines += ["", *fenced(error)]
+    return lines
+
+
+def truncate(markdown: str, limit: int, *, unit: str = "characters") -> str:
+    """`markdown` within `limit` (characters, or UTF-8 bytes with unit="bytes"), cut at a line
+    boundary, an open code fence closed, and a note saying so appended."""
+    measure: Callable[[str], int] = (lambda s: len(s.encode("utf-8"))) if unit == "bytes" else len
+    if measure(markdown) <= limit:
+        return markdown
+    note = "\n\n" + TRUNCATED_NOTE.format(limit=limit, unit=unit) + "\n"
+    budget = limit - measure(note) - 8  # room for a closing fence
+    lines, kept, size, fence = markdown.split("\n"), [], 0, ""
+    for line in lines:
+        if size + measure(line) + 1 > budget:
+            kept.append(_prefix(line, budget - size - 1, measure))  # what fits of the last
+            fence = _track_fence(fence, kept[-1])
+            break
+        kept.append(line)
+        size += measure(line) + 1
+        fence = _track_fence(fence, line)
+    closing = [fence] if fence else []
+    return "\n".join([*kept, *closing]) + note
+
+
+def _prefix(line: str, budget: int, measure: Callable[[str], int]) -> str:
+    """The longest prefix of `line` whose measure is within `budget` (binary search)."""
+    low, high = 0, len(line)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if measure(line[:middle]) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    return line[:low]
+
+
+def _track_fence(open_fence: str, line: str) -> str:
+    """The fence still open after `line` ("" when none)."""
+    match = re.match(r"^(`{3,})", line)
+    if not match:
+        return open_fence
+    if not open_fence:
+        return match.group(1)
+    closes = line.strip() == "`" * len(line.strip()) and len(line.strip()) >= len(open_fence)
+    return "" if closes else open_fence

@@ -1,0 +1,86 @@
+"""One wording per fact, shared by the reporters (text summary, Markdown, check run).
+
+Each function returns our own words around pieces the caller has already made safe for its
+medium (plain text for the summary and annotations, escaped Markdown for the job summary), so a
+fact reads the same wherever a reviewer meets it.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from typing import Literal
+
+from entropy_action.verdict.model import FAILING, TestResult
+
+# Run from the repository root: --rootdir=. gives the node ids (and so the seeds) the gate saw.
+REPLAY = "python -m pytest -p entropy_action.plugin --rootdir=. --entropy-gate-seed="
+INPUTS_DIGEST = (
+    "sha256 of what the verdict is a function of (the gate's version, the head's and the base "
+    "ref's trees, entropy.yaml, each host's interpreter and distributions) and of each host's "
+    "report folder: two verdicts with the same digest judged the same inputs and reports"
+)
+_HOSTS: tuple[tuple[str, Literal["a", "b"]], ...] = (("A", "a"), ("B", "b"))
+
+
+def at_base(hosts: Sequence[str]) -> str:
+    """A test failing at the head that failed at the base ref too (#9: it explains, never
+    excuses)."""
+    on = f" on host {' and '.join(hosts)}" if hosts else ""
+    return f"failed at the base ref too{on}: the patch did not cause it, and it does not fix it"
+
+
+def failed_before_on(test: TestResult) -> list[str]:
+    """The hosts ("A", "B") on which `test` fails and already failed at the base ref."""
+    return [name for name, key in _HOSTS if test.failed_before(key)]
+
+
+def at_base_note(test: TestResult) -> str:
+    """`at_base` for `test`, or "" when it did not fail at the base ref."""
+    hosts = failed_before_on(test)
+    return at_base(hosts) if hosts or test.failed_at_base else ""
+
+
+def replays(test: TestResult) -> list[tuple[str | None, str]]:
+    """One (host or None for every host, command) per distinct seed a failing test ran with:
+    the command replays it under that seed."""
+    seeds: dict[str, int] = {}
+    for name, key in _HOSTS:
+        seed = test.seed_a if key == "a" else test.seed_b
+        if seed is not None and test.outcome(key) in FAILING:
+            seeds[name] = seed.rng_seed
+    target = shlex.quote(test.raw_ids[0] if test.raw_ids else test.id)
+    if len(set(seeds.values())) == 1:
+        return [(None, f"{REPLAY}{next(iter(seeds.values()))} {target}")]
+    return [(name, f"{REPLAY}{seed} {target}") for name, seed in seeds.items()]
+
+
+def coupled(sources: Sequence[str]) -> str:
+    """What an env_coupled outcome follows (Verdict.coupled_to), already formatted."""
+    return f"the failure follows: {', '.join(sources)}"
+
+
+def strength(score: str, mode: str, not_counted: int) -> str:
+    """The mutation scores (`MutationScore.render()`) with the mode and what was not counted."""
+    line = f"{score} (constraints.mutation: {mode})"
+    return line + (f"; {not_counted} not counted" if not_counted else "")
+
+
+def weaker(count: int, kind: str = "weakened_property") -> str:
+    """The mutants that now survive, counted: each is a `weakened_property` finding, shown
+    there once with its line and the test that killed it."""
+    return (
+        f"weaker: {count} mutant(s) the base's module killed survive the head's "
+        f"(each a {kind} finding)"
+    )
+
+
+def stronger(mutant: str, test: str) -> str:
+    return f"stronger: {mutant} (the head's {test} kills it)"
+
+
+STRONGER_AT_HEAD = "the property is stronger at the head"
+
+
+def inputs_digest(digest: str) -> str:
+    return f"inputs digest {digest}: {INPUTS_DIGEST}"

@@ -1,0 +1,169 @@
+"""Reporters over a Verdict: the readable text summary and the verdict JSON.
+
+Rendering only; every decision was made by `verdict.classify`.
+"""
+
+from __future__ import annotations
+
+from entropy_action.core.findings import Finding
+from entropy_action.core.score import MutationScore
+from entropy_action.render import phrases
+from entropy_action.render.phrases import REPLAY
+from entropy_action.verdict.model import TestResult, Verdict
+
+__all__ = ["REPLAY", "render_json", "render_strength", "render_text"]
+
+MAX_SHOWN_MESSAGE = 160  # characters of a test's message on its summary line
+
+_ACTIONS = {
+    "merge_candidate": "merge candidate",
+    "invalid": "invalid input; nothing was judged",
+}
+
+
+def render_json(verdict: Verdict) -> str:
+    """The verdict JSON, as `--json FILE` writes it (schema/verdict.schema.json)."""
+    return verdict.model_dump_json(indent=2) + "\n"
+
+
+def render_text(verdict: Verdict) -> str:
+    """The readable summary: classification, its table row, hosts, tests, pins, findings, why."""
+    sections = [
+        _headline(verdict),
+        _tests(verdict.tests, verdict.findings),
+        _pin_changes(verdict),
+        _findings(verdict.findings, verdict.strict_baseline),
+        _strength(verdict.mutation),
+        _bullets("reasons", verdict.reasons),
+        _errors(verdict.errors),
+        _digest(verdict.inputs_sha256),
+    ]
+    return "\n".join(line for section in sections for line in section) + "\n"
+
+
+def _headline(verdict: Verdict) -> list[str]:
+    action = _ACTIONS.get(verdict.classification, "do not merge")
+    lines = [f"entropy-gate verdict: {verdict.classification} ({action})"]
+    if verdict.coupled_to:
+        lines.append(f"  {phrases.coupled(verdict.coupled_to)}")
+    return [
+        *lines,
+        f"  table row: {verdict.row}",
+        f"  host A: {verdict.host_a}, host B: {verdict.host_b}, "
+        f"pins {'intact' if verdict.pins_intact else 'changed'}",
+    ]
+
+
+def _tests(tests: list[TestResult], findings: list[Finding]) -> list[str]:
+    """The tests that differ or did not pass; those skipped on both hosts only when the
+    patch is blamed for them (the rest were skipped at the base as well: a count)."""
+    flagged = {
+        f.test.split("::")[-1] for f in findings if f.introduced and f.test and f.level == "error"
+    }
+    if not tests:
+        return ["tests: none reported"]
+    shown = [t for t in tests if _noteworthy(t, flagged)]
+    skipped = sum(t.host_a == t.host_b == "skipped" and t not in shown for t in tests)
+    agreed = len(tests) - len(shown) - skipped
+    lines = [f"tests: {len(tests)}; {agreed} passed on both hosts"]
+    if skipped:  # each one that counts is a not_executed finding below
+        lines[0] += f"; {skipped} skipped on both"
+    if shown:
+        verb = "differs" if len(shown) == 1 else "differ"
+        lines[0] += f"; {len(shown)} {verb} between hosts or did not pass:"
+    for test in shown:
+        at_base = phrases.at_base_note(test)
+        note = f"  ({at_base})" if at_base else ""
+        lines.append(f"  A {test.host_a:<7}  B {test.host_b:<7}  {_display_id(test)}{note}")
+        for host, message in (("A", test.message_a), ("B", test.message_b)):
+            if message:
+                lines.append(f"      {host}: {_first_line(message)}")
+        lines.extend(_replays(test))
+    return lines
+
+
+def _replays(test: TestResult) -> list[str]:
+    return [
+        f"      replay{f' on host {host}' if host else ''}: {command}"
+        for host, command in phrases.replays(test)
+    ]
+
+
+def _noteworthy(test: TestResult, flagged: set[str]) -> bool:
+    if test.host_a == test.host_b == "skipped":
+        return test.id.split("::")[-1].split("[", 1)[0] in flagged
+    return not test.host_a == test.host_b == "passed"
+
+
+def _display_id(test: TestResult) -> str:
+    """The id as the hosts wrote it when they agree, else the normalized id."""
+    return test.raw_ids[0] if len(test.raw_ids) == 1 else test.id
+
+
+def _first_line(message: str) -> str:
+    line = message.strip().split("\n", 1)[0]
+    return line if len(line) <= MAX_SHOWN_MESSAGE else line[: MAX_SHOWN_MESSAGE - 1] + "…"
+
+
+def _pin_changes(verdict: Verdict) -> list[str]:
+    if verdict.pin_diff:
+        return ["pin changes:"] + [
+            f"  {c.path}:{c.line}: {c.message}" + ("" if c.rejects else " (does not reject)")
+            for c in verdict.pin_diff
+        ]
+    keys = [f"  {kind}: {', '.join(k)}" for kind, k in verdict.pin_changes.items() if k]
+    return ["pin changes:", *keys] if keys else []
+
+
+def _findings(findings: list[Finding], strict: bool) -> list[str]:
+    if not findings:
+        return []
+    return ["findings:"] + [f"  {_finding(f, strict)}" for f in findings]
+
+
+def _finding(finding: Finding, strict: bool) -> str:
+    if finding.level == "warning":
+        return f"{finding.location()}: warning: {finding.message}"
+    if finding.introduced:
+        return finding.render()
+    if strict:
+        return f"{finding.location()}: pre-existing, counts (strict_baseline) — {finding.message}"
+    return f"{finding.location()}: notice: pre-existing — {finding.message}"
+
+
+def render_strength(score: MutationScore | None, findings: list[Finding]) -> str:
+    """`entropy-gate strength`: the scores, the mutants that changed sides, the findings."""
+    lines = _strength(score) or ["strength: no mutation score (see the notes)"]
+    lines += _findings(findings, strict=False)
+    return "\n".join(lines) + "\n"
+
+
+def _strength(score: MutationScore | None) -> list[str]:
+    """The mutation score at the base and the head, and each mutant that changed sides."""
+    if score is None:
+        return []
+    lines = [f"strength: {phrases.strength(score.render(), score.mode, score.not_counted)}"]
+    lines += [f"  {phrases.weaker(len(score.weakened))}"] if score.weakened else []
+    lines += [f"  {phrases.stronger(m.mutant, m.test)}" for m in score.strengthened]
+    if score.strengthened and not score.weakened:
+        lines.append(f"  {phrases.STRONGER_AT_HEAD}")
+    return lines
+
+
+def _bullets(title: str, items: list[str]) -> list[str]:
+    return [f"{title}:"] + [f"  - {item}" for item in items] if items else []
+
+
+def _errors(errors: list[str]) -> list[str]:
+    if not errors:
+        return []
+    lines = ["host errors:"]
+    for error in errors:
+        first, *rest = error.split("\n")
+        lines.append(f"  - {first}")
+        lines.extend(f"      {line}" for line in rest)
+    return lines
+
+
+def _digest(digest: str | None) -> list[str]:
+    return [phrases.inputs_digest(digest)] if digest else []

@@ -1,0 +1,283 @@
+"""Property strength: what the property can still detect, at the base and at the head.
+
+Syntax rules trail the next trick; this measures the thing itself, on the head's code:
+
+1. the base's property module against the head's code (crossrun.py): a test the patch made
+   pass by changing the test is a `test_changed_to_pass` finding;
+2. mutation strength (mutation/): mutants of the code the property exercises, run under
+   the base's and the head's module; a mutant the base kills and the head lets survive is a
+   `weakened_property` finding, and both scores go into the verdict.
+
+Both need a changed property module: when the patch left it as it was, the base's and the
+head's module are one and the same and detect the same things. Findings here reject like
+the scan's (`entropy_silenced`, or `masked_defect` when both hosts fail). A step that cannot
+run is a note, never a pass of its own: the verdict still judges the head's hosts.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from entropy_action import scan
+from entropy_action.core import git
+from entropy_action.core.errors import GateError
+from entropy_action.core.findings import Finding
+from entropy_action.core.score import MutationScore, Survivor
+from entropy_action.evidence import hostreport
+from entropy_action.hosts import launch
+from entropy_action.manifest import baseline
+from entropy_action.manifest.baseline import PinCheck
+from entropy_action.scan import ScanResult
+from entropy_action.scan.runtime import DefinedTest
+from entropy_action.strength import base_on_head
+from entropy_action.strength.mutation import harness, measure, operators
+from entropy_action.verdict.model import Verdict
+
+
+@dataclass(frozen=True)
+class Strength:
+    """What the strength checks found, and what they could not do."""
+
+    findings: tuple[Finding, ...] = ()
+    notes: tuple[str, ...] = ()
+    score: MutationScore | None = None
+
+    def annotate(self, verdict: Verdict) -> Verdict:
+        """The verdict with the mutation score (findings went in through the evidence)."""
+        return (
+            verdict if self.score is None else verdict.model_copy(update={"mutation": self.score})
+        )
+
+
+def measure_strength(
+    check: PinCheck,
+    scanned: ScanResult,
+    host: base_on_head.HostSettings,
+    head_dir: Path,
+    work: Path,
+    *,
+    cross_run: bool = True,
+) -> Strength:
+    """The strength checks of the working tree against the base ref, after host A ran into
+    `head_dir`; their own runs go to `work`. The two parts run side by side."""
+    exclude = (work, head_dir)
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="strength") as pool:
+        crossing = (
+            pool.submit(_cross_run, check, scanned, host, head_dir, work) if cross_run else None
+        )
+        mutated = _mutation(check, scanned, host, exclude)
+        cross = crossing.result() if crossing is not None else Strength()
+    return Strength(
+        (*cross.findings, *mutated.findings), (*cross.notes, *mutated.notes), mutated.score
+    )
+
+
+def _cross_run(
+    check: PinCheck,
+    scanned: ScanResult,
+    host: base_on_head.HostSettings,
+    head_dir: Path,
+    work: Path,
+) -> Strength:
+    plan = base_on_head.plan(check)
+    if plan is None:
+        return Strength()
+    try:
+        head = hostreport.read_host(head_dir)
+    except GateError:
+        why = "host A left no readable report"
+        return Strength(notes=(f"the base's module was not run on the head's code: {why}",))
+    if host.progress is not None:
+        host.progress("running the base's property module against the head's code…")
+    try:
+        base_report = hostreport.read_host(
+            base_on_head.run(plan, check, host, work, exclude=(work, head_dir))
+        )
+    except GateError as exc:
+        line = exc.message.splitlines()[0]
+        return Strength(notes=(f"the base's module could not run on the head's code ({line})",))
+    return Strength(tuple(base_on_head.judge(head.tests, base_report.tests, scanned.tests)))
+
+
+def _mutation(
+    check: PinCheck, scanned: ScanResult, host: base_on_head.HostSettings, exclude: tuple[Path, ...]
+) -> Strength:
+    assert check.head is not None
+    constraints = (check.base or check.head).manifest.constraints
+    plan = base_on_head.plan(check)
+    if constraints.mutation == "off" or plan is None or check.base_commit is None:
+        return Strength()
+    inputs = measure.Inputs(
+        root=check.root,
+        base_module=plan.base_module,
+        head_module=plan.head_module,
+        touched=touched_functions(check.root, check.base_commit),
+        seed=check.head.manifest.pins.rng_seed or 0,
+        budget=measure.Budget(
+            constraints.mutation, constraints.max_mutants, constraints.time_budget_seconds
+        ),
+        cache=cache_dir(host.environ),
+    )
+    scratch = harness.scratch_dir(check.head)
+    head = check.head
+
+    def workspace(index: Path) -> harness.Workspace:
+        return harness.workspace(
+            check.root,
+            head,
+            plan.base_module,
+            host.environ,
+            scratch / index,
+            exclude=exclude,
+            python=host.python,
+        )
+
+    try:
+        measured = measure.measure(inputs, workspace, host.progress or (lambda line: None))
+    except GateError as exc:
+        line = exc.message.splitlines()[0]
+        return Strength(notes=(f"mutation: could not run ({line})",))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    score = score_of(measured, constraints.mutation) if measured.results else None
+    return Strength(
+        judge(measured.results, scanned.tests, head.manifest.module), measured.notes, score
+    )
+
+
+def judge(
+    results: Sequence[measure.Result], tests: Sequence[DefinedTest], module: str
+) -> tuple[Finding, ...]:
+    """One `weakened_property` per mutant the base's module kills and the head's lets
+    survive (pure)."""
+    lines = {t.name: t.line for t in tests}
+    found: list[Finding] = []
+    for result in results:
+        if result.timed_out or not result.base_killers or result.head_killers:
+            continue
+        killer = result.base_killers[0]
+        found.append(
+            Finding(
+                kind="weakened_property",
+                path=module,
+                line=lines.get(killer, 1),
+                message=f"mutant {result.mutant.describe()} is killed by the base's {killer} "
+                "and survives the head's module: the patch made the property weaker — a "
+                "defect like it would now pass",
+                test=killer,
+            )
+        )
+    return tuple(found)
+
+
+def score_of(measured: measure.Measured, mode: str) -> MutationScore:
+    counted, base, head = measure.killed_counts(measured.results)
+    weakened = [
+        _survivor(r.mutant, r.base_killers[0])
+        for r in measured.results
+        if not r.timed_out and r.base_killers and not r.head_killers
+    ]
+    stronger = [
+        _survivor(r.mutant, r.head_killers[0])
+        for r in measured.results
+        if not r.timed_out and r.head_killers and not r.base_killers
+    ]
+    not_counted = measured.skipped + sum(r.timed_out for r in measured.results)
+    return MutationScore(
+        mode=mode,
+        mutants=counted,
+        base_killed=base,
+        head_killed=head,
+        weakened=weakened,
+        strengthened=stronger,
+        not_counted=not_counted,
+    )
+
+
+def _survivor(mutant: operators.Mutant, test: str) -> Survivor:
+    return Survivor(mutant=mutant.describe(), path=mutant.path, line=mutant.line, test=test)
+
+
+def touched_functions(root: Path, commit: str) -> frozenset[tuple[str, str]]:
+    """(path, qualified name) of production functions the patch added or changed."""
+    found: set[tuple[str, str]] = set()
+    for path in git.changed_files(root, commit):
+        if not path.endswith(".py") or measure.is_support(path):
+            continue
+        try:
+            head = (root / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        base = (git.show(root, commit, path) or b"").decode("utf-8", "replace")
+        old = _dumps(base)
+        found.update((path, name) for name, dump in _dumps(head).items() if old.get(name) != dump)
+    return frozenset(found)
+
+
+def _dumps(text: str) -> dict[str, str]:
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return {}
+    spans = {line: name for line, _, _, name in operators.functions(text)}
+    return {
+        spans[node.lineno]: ast.dump(node)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno in spans
+    }
+
+
+def cache_dir(environ: Mapping[str, str]) -> Path | None:
+    """`$XDG_CACHE_HOME/entropy-gate/mutants` (else `~/.cache/...`); None without a home."""
+    base = environ.get("XDG_CACHE_HOME") or (
+        str(Path(environ["HOME"]) / ".cache") if environ.get("HOME") else None
+    )
+    return Path(base) / "entropy-gate" / "mutants" if base else None
+
+
+@dataclass(frozen=True)
+class StrengthSettings:
+    """`entropy-gate strength`: this part alone, parsed once by the CLI."""
+
+    manifest: Path
+    base_ref: str
+    environ: Mapping[str, str]
+    out: Path
+    namespaces: bool = True
+    progress: Callable[[str], None] = field(default=lambda line: None)
+    python: str | None = None  # host A's interpreter (default: this one)
+
+
+def run_strength(settings: StrengthSettings) -> tuple[Strength, tuple[str, ...]]:
+    """Pin check (for the manifests), scan (for the tests' lines), host A, then strength."""
+    check = baseline.check(settings.manifest, settings.base_ref, None)
+    if check.head is None:
+        raise GateError(f"{check.relative}: cannot be read at the head")
+    if check.base is None or check.base_commit is None:
+        return Strength(notes=("no manifest at the base ref: nothing to compare with",)), ()
+    scanned = scan.scan(check)
+    host = base_on_head.HostSettings(
+        settings.environ, settings.namespaces, settings.progress, settings.python
+    )
+    if base_on_head.plan(check) is None:
+        unchanged = "the property module is as at the base: both detect the same mutants"
+        return Strength(notes=(unchanged,)), check.notes
+    launch.run_host(
+        launch.RunSettings(
+            host="a",
+            out=settings.out / "host-a",
+            root=check.root,
+            loaded=check.head,
+            environ=settings.environ,
+            namespaces=settings.namespaces,
+            progress=settings.progress,
+            python=settings.python,
+        )
+    )
+    strong = measure_strength(check, scanned, host, settings.out / "host-a", settings.out)
+    return strong, check.notes + scanned.notes

@@ -1,0 +1,135 @@
+"""The base ref's property module against the head's code: tests the patch made pass by
+changing the test instead of the code.
+
+The head's tree is copied aside, the base's property module is written in place of the
+head's, and that copy runs on host A under the head's pins. A test that fails there on an
+assertion and passes with the head's module on the same code (host A's own run) was made
+to pass by the patch's change to the test: a `test_changed_to_pass` finding naming the test
+and the assertion that failed. A failure by anything else than an assertion (a TypeError
+from a changed signature whose calls the patch updated, an ImportError) says nothing about
+the property and is not a finding. Nothing runs when the patch left the module unchanged.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from entropy_action.core import git
+from entropy_action.core.findings import Finding
+from entropy_action.evidence import hostreport
+from entropy_action.evidence.hostreport import TestCase
+from entropy_action.hosts import isolate, launch
+from entropy_action.manifest.baseline import PinCheck
+from entropy_action.scan.runtime import DefinedTest, bare_id
+
+OUT = "base-on-head"
+# How pytest's JUnit message starts for a failed assertion: `assert x == y` (rewritten),
+# `AssertionError: ...` (unittest, plain raise) and `Failed: ...` (pytest.fail).
+ASSERTION = ("assert ", "AssertionError", "Failed: ")
+MAX_SHOWN = 160
+REVIEWED = (
+    "a property that really was wrong is changed in a reviewed change of its own, like a "
+    "cassette rotation, not in the patch that needs it green"
+)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the run needs: the head tree, the module path there, and the base's module."""
+
+    root: Path
+    module: str  # repository-relative, at the head
+    base_module: bytes
+    head_module: bytes = b""
+
+
+@dataclass(frozen=True)
+class HostSettings:
+    """How host A runs for this check (the caller's environment, namespaces, progress)."""
+
+    environ: Mapping[str, str]
+    namespaces: bool = True
+    progress: Callable[[str], None] | None = None
+    python: str | None = None  # host A's interpreter (default: this one)
+
+
+def plan(check: PinCheck) -> Plan | None:
+    """The run to make, or None when there is nothing to compare (no base, or the patch
+    left the property module's bytes as they were)."""
+    if check.head is None or check.base is None or check.base_commit is None:
+        return None
+    module = check.head.manifest.module
+    base_bytes = git.show(check.root, check.base_commit, check.base.manifest.module)
+    try:
+        head_bytes: bytes | None = (check.root / module).read_bytes()
+    except OSError:
+        head_bytes = None
+    if base_bytes is None or base_bytes == head_bytes:
+        return None
+    return Plan(check.root, module, base_bytes, head_bytes or b"")
+
+
+def run(
+    the_plan: Plan, check: PinCheck, host: HostSettings, out: Path, exclude: tuple[Path, ...] = ()
+) -> Path:
+    """Run the base's module against a copy of the head's tree on host A; the report dir.
+    The copy leaves out `out` and the `exclude`d folders (the gate's own output)."""
+    assert check.head is not None
+    with tempfile.TemporaryDirectory(prefix="entropy-gate-base-on-head-") as scratch:
+        tree = Path(scratch) / "tree"
+        isolate.copy_tree(the_plan.root, tree, exclude=(out, *exclude))
+        target = tree / the_plan.module
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(the_plan.base_module)
+        launch.run_host(
+            launch.RunSettings(
+                host="a",
+                out=out / OUT,
+                root=tree,
+                loaded=check.head,
+                environ=host.environ,
+                namespaces=host.namespaces,
+                progress=host.progress,
+                python=host.python,
+                count_assertions=False,  # only the outcomes are compared here
+            )
+        )
+    return out / OUT
+
+
+def judge(
+    head: Iterable[TestCase], base_on_head: Iterable[TestCase], tests: Sequence[DefinedTest]
+) -> list[Finding]:
+    """One finding per test that failed on an assertion with the base's module and passed
+    with the head's, on the same code (pure): the cases of host A's run and of the run of
+    the base's module, and the tests the head's module defines."""
+    passed = {case.id for case in hostreport.merge(head).values() if case.outcome == "passed"}
+    defined = {f"{t.path}::{t.name}": t for t in tests}
+    found: dict[str, Finding] = {}
+    for case in hostreport.merge(base_on_head).values():
+        name = bare_id(case.id)
+        if case.outcome != "failed" or case.id not in passed or name in found:
+            continue
+        if not (case.message or "").startswith(ASSERTION):
+            continue
+        test = defined.get(name)
+        shown = _first_line(case.message or "")
+        label = test.name if test is not None else name.rpartition(".py::")[2] or name
+        found[name] = Finding(
+            kind="test_changed_to_pass",
+            path=test.path if test is not None else (case.path or name.partition("::")[0]),
+            line=test.line if test is not None else (case.line or 1),
+            message=f"property {label} fails with the base's module on the head's code "
+            f"({shown}) and passes with the head's module: the patch made it pass by changing "
+            f"the test, not the code — {REVIEWED}",
+            test=label,
+        )
+    return list(found.values())
+
+
+def _first_line(message: str) -> str:
+    line = message.strip().splitlines()[0] if message.strip() else "failed"
+    return line if len(line) <= MAX_SHOWN else line[: MAX_SHOWN - 1] + "…"

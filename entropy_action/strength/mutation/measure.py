@@ -1,0 +1,427 @@
+"""Mutation strength, base vs head: mutants of the code the property exercises, run under the
+base's and the head's module; what the base kills and the head lets survive.
+
+Why a small operator set of our own and not mutmut or cosmic-ray: both mutate a whole
+project and need their own configuration, state and runner (mutmut's trampolines rewrite
+the sources it runs from, with a `mutants/` copy and a results database; cosmic-ray keeps a
+session database and a distributor), while the gate needs mutants of a handful of functions
+the property reached, drawn reproducibly from the pinned seed, and run under the pins by
+its own runner against two modules at once. Their users' reports are mostly about time
+("90 seconds * 522 is 13 hours"), tests selected from coverage missing a kill, and whole-suite
+runs; the gate sidesteps those by budget (`max_mutants`, `time_budget_seconds`), by
+mutating only what the property reached, and by counting only tests that pass unmutated.
+Six classic operators on `ast` (operators.py) are small enough to test exhaustively.
+
+The steps: one traced run on the unmutated head code (which production functions each test
+calls, via the probe); the functions to mutate (`changed`: those the patch touched or its
+changed tests reach; `all`: every one reached); the mutants, drawn with `rng_seed`; for
+each, the tests that reach its function: one pytest session per core collects them once
+and runs each mutant in a forked child (the probe), which a process of its own replaces
+where the fork cannot apply the mutant (schedule.py); each mutant stopped at ten times its
+tests' unmutated time, the whole step at `time_budget_seconds`, outcomes remembered per
+(mutant, modules, tests) digest (cache.py).
+
+`changed`, when only test functions differ between the modules (changes.py): a test the
+patch left as it was kills a mutant in both modules or in neither, so it cannot make them
+differ. The traced run then holds the changed tests of both modules only; each mutant runs
+against the changed tests, base and head versions; and only where those disagree does a
+traced run of the head's whole module find the unchanged tests that reach it, which then
+run against it until the first kills it: one that kills it kills it in both modules, and
+no finding is made.
+The scores are then those of the changed tests (and of the unchanged ones where they ran).
+`all`, or a patch that changed a helper, a fixture or an import of the module, runs every
+test of both modules against every mutant.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
+
+from entropy_action.strength.mutation import changes, operators, schedule
+from entropy_action.strength.mutation.harness import Imports, Outcome, Workspace
+from entropy_action.strength.mutation.operators import Mutant, Target
+from entropy_action.strength.mutation.schedule import Plan
+
+SUPPORT_DIRS = frozenset({"test", "tests", "testing", "conftest"})
+SKIP_DIRS = frozenset({".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".nox"})
+MIN_MUTANT_SECONDS = 3.0
+MUTANT_FACTOR = 10.0  # a mutant may take this many times its tests' unmutated time
+# `changed` traces the head's whole module in the first run, and confirms in the same child,
+# when it holds at most this many collected tests (a count, never a time): on a bigger one
+# the trace would cost an honest patch more than the second pass costs a weakening
+FOLD_MAX_TESTS = 30
+SATURATED = ("*", 0)  # the probe stopped tracing this test: it may reach anything
+NO_TEST_CHANGED = (
+    "mutation: the patch changed no test function: both modules run the same tests and "
+    "detect the same mutants"
+)
+
+
+@dataclass(frozen=True)
+class Budget:
+    mode: str  # "off" | "changed" | "all"
+    max_mutants: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Everything the measurement reads, gathered by the caller."""
+
+    root: Path
+    base_module: bytes
+    head_module: bytes
+    touched: frozenset[tuple[str, str]]  # (path, qualified name) of functions the patch changed
+    seed: int
+    budget: Budget
+    cache: Path | None = None
+
+
+@dataclass(frozen=True)
+class Result:
+    """One mutant under both modules."""
+
+    mutant: Mutant
+    base_killers: tuple[str, ...]  # base tests (names) that failed on it
+    head_killers: tuple[str, ...]
+    timed_out: bool = False
+
+
+@dataclass(frozen=True)
+class Measured:
+    results: tuple[Result, ...] = ()
+    notes: tuple[str, ...] = ()
+    skipped: int = 0  # mutants left out by the time budget
+    seconds: float = 0.0
+    extra: dict[str, int] = field(default_factory=dict)
+
+
+Passing = dict[str, list[str]]  # "head", "base": node ids that passed unmutated
+
+
+def measure(
+    inputs: Inputs,
+    make_workspace: Callable[[Path], Workspace],
+    progress: Callable[[str], None] = lambda line: None,
+) -> Measured:
+    """Run the mutation step; `make_workspace(scratch)` copies the tree for one worker."""
+    started = time.monotonic()
+    deadline = started + inputs.budget.seconds
+    diff = changes.between(inputs.base_module, inputs.head_module)
+    focused = inputs.budget.mode == "changed" and diff.only_tests
+    if focused and not diff.tests:
+        return Measured(notes=(NO_TEST_CHANGED,))
+    first = make_workspace(Path("0"))
+    t0 = time.monotonic()
+    selection = [first.head_module, first.base_module]
+    only = _only(first, diff.tests) if focused else None
+    whole = [first.head_module] if focused else []
+    baseline = first.run(
+        selection, inputs.budget.seconds, _watch(first), only, whole, FOLD_MAX_TESTS
+    )
+    fold = focused and baseline.whole
+    unmutated = time.monotonic() - t0
+    if baseline.timed_out:
+        return Measured(notes=("mutation: the unmutated run did not finish in the time budget",))
+    if baseline.outside is not None:
+        return Measured(notes=(cannot_measure(baseline.outside),), seconds=_since(started))
+    passing = _passing(baseline, first, diff.tests if fold else None)
+    mutants = _mutants(inputs, first, baseline, passing, diff.tests if diff.only_tests else None)
+    plans = [_plan(m, baseline, [*passing["head"], *passing["base"]]) for m in mutants]
+    plans = [p for p in plans if p.selection or not focused]
+    if not plans:
+        return Measured(notes=(_nothing_to_mutate(baseline, passing),), seconds=_since(started))
+    if fold:
+        unchanged = _unchanged(baseline, first.head_module, diff.tests)
+        plans = [_with_confirm(p, baseline, unchanged, first.base_module) for p in plans]
+    workers = max(1, os.cpu_count() or 1)
+    progress(f"mutation: {len(plans)} mutant(s) on {workers} worker(s)…")
+    spaces = [first, *(make_workspace(Path(str(i))) for i in range(1, min(workers, len(plans))))]
+    run = _Run(
+        spaces,
+        deadline,
+        schedule.Store(inputs.cache, inputs.base_module, inputs.head_module),
+        max(MIN_MUTANT_SECONDS, MUTANT_FACTOR * unmutated),
+    )
+    found = run.outcomes(plans)
+    results = {i: _result(plans[i], found[i], passing) for i in sorted(found)}
+    if focused:
+        settled = {i for i, outcome in found.items() if outcome.confirmed}
+        results = _confirm(plans, results, diff.tests, run, settled, baseline if fold else None)
+    if run.outside is not None:
+        return Measured(notes=(cannot_measure(run.outside),), seconds=_since(started))
+    return _measured(plans, results, inputs.budget, started)
+
+
+@dataclass
+class _Run:
+    """The workers, the deadline and the cache, shared by both phases; what was imported
+    from outside the copies, if anything."""
+
+    spaces: list[Workspace]
+    deadline: float
+    store: schedule.Store
+    alone_timeout: float
+    outside: Imports | None = None
+
+    def outcomes(self, plans: Sequence[Plan]) -> dict[int, Outcome]:
+        found = schedule.outcomes(plans, self.spaces, self.deadline, self.store, self.alone_timeout)
+        self.outside = self.outside or next(
+            (o.outside for o in found.values() if o.outside is not None), None
+        )
+        return found
+
+
+def _measured(
+    plans: Sequence[Plan], results: dict[int, Result], budget: Budget, started: float
+) -> Measured:
+    notes: list[str] = []
+    skipped = len(plans) - len(results)
+    if skipped:
+        notes.append(
+            f"mutation: budget reached: {len(results)} of {len(plans)} mutants run "
+            f"(time_budget_seconds={budget.seconds:g})"
+        )
+    timed = sum(r.timed_out for r in results.values())
+    if timed:
+        notes.append(f"mutation: {timed} mutant(s) stopped at their time budget, not counted")
+    ordered = tuple(results[i] for i in sorted(results))
+    return Measured(ordered, tuple(notes), skipped, _since(started))
+
+
+def _confirm(
+    plans: Sequence[Plan],
+    results: dict[int, Result],
+    changed: frozenset[str],
+    run: _Run,
+    settled: set[int],
+    full: Outcome | None,
+) -> dict[int, Result]:
+    """Where the changed tests disagree and the first pass did not confirm it already
+    (`settled`), the unchanged tests that reach the mutant (`full`, a traced run of the
+    head's whole module, else one now finds them): one that kills it kills it in both
+    modules. A mutant the budget leaves unconfirmed is left out."""
+    disagree = [
+        i
+        for i, r in results.items()
+        if not r.timed_out and bool(r.base_killers) != bool(r.head_killers) and i not in settled
+    ]
+    left = run.deadline - time.monotonic()
+    if not disagree:
+        return results
+    space = run.spaces[0]
+    if full is None and left > 0:
+        full = space.run([space.head_module], left, _watch(space))
+    out = dict(results)
+    if full is None or full.timed_out or full.outside is not None:
+        run.outside = run.outside or (full.outside if full else None)
+        return {i: r for i, r in out.items() if i not in disagree}
+    unchanged = _unchanged(full, space.head_module, changed)
+    checks = [
+        (i, replace(_plan(plans[i].mutant, full, unchanged), until_killed=True)) for i in disagree
+    ]
+    checks = [(i, check) for i, check in checks if check.selection]
+    found = run.outcomes([check for _, check in checks]) if checks else {}
+    for n, (i, check) in enumerate(checks):
+        outcome = found.get(n)
+        if outcome is None:
+            del out[i]
+        elif outcome.timed_out:
+            out[i] = Result(check.mutant, (), (), timed_out=True)
+        else:
+            # a test with no outcome did not run (the first kill stopped the child): only a
+            # test seen failing confirms, so a lost outcome never hides a finding
+            killers = _seen_failing(check.selection, outcome)
+            before = out[i]
+            out[i] = Result(
+                before.mutant, before.base_killers + killers, before.head_killers + killers
+            )
+    return out
+
+
+def _unchanged(full: Outcome, head_module: str, changed: frozenset[str]) -> list[str]:
+    """The head's tests the patch left as they were that passed in `full`."""
+    return [
+        n
+        for n, outcome in full.outcomes.items()
+        if outcome == "passed"
+        and n.split("::", 1)[0] == head_module
+        and test_name(n) not in changed
+    ]
+
+
+def _with_confirm(plan: Plan, full: Outcome, unchanged: list[str], base_module: str) -> Plan:
+    """`plan` with the unchanged tests that reach its mutant, to run in the same child where
+    the base's and the head's versions of the changed tests disagree (`_confirm`'s work,
+    folded into the first pass: no second traced run, no second session)."""
+    confirm = _plan(plan.mutant, full, unchanged)
+    if not confirm.selection:
+        return plan
+    base = tuple(n for n in plan.selection if n.split("::", 1)[0] == base_module)
+    head = tuple(n for n in plan.selection if n.split("::", 1)[0] != base_module)
+    return replace(
+        plan,
+        confirm=tuple(confirm.selection),
+        sides=(base, head),
+        confirm_timeout=confirm.timeout,
+    )
+
+
+def _only(space: Workspace, changed: frozenset[str]) -> list[str]:
+    """The changed tests of both modules (bare ids); the unchanged ones are the same in both
+    and run only to confirm a difference (`_confirm`)."""
+    return [
+        f"{module}::{name}"
+        for module in (space.head_module, space.base_module)
+        for name in sorted(changed)
+    ]
+
+
+def _plan(mutant: Mutant, baseline: Outcome, group: list[str]) -> Plan:
+    selection = _selection(mutant, baseline, group)
+    unmutated = sum(baseline.durations.get(n, 0.0) for n in selection)
+    return Plan(mutant, selection, max(MIN_MUTANT_SECONDS, MUTANT_FACTOR * unmutated))
+
+
+def cannot_measure(outside: Imports) -> str:
+    """Fail closed: survivors of mutants that never ran would read as "no weakening"."""
+    return f"mutation: cannot measure, no score: {outside.reason()}"
+
+
+def _nothing_to_mutate(baseline: Outcome, passing: Passing) -> str:
+    if any(baseline.reached.get(n) for n in (*passing["head"], *passing["base"])):
+        return "mutation: no function to mutate"
+    return (
+        "mutation: no function to mutate: the tests run reached no production code of the "
+        "checkout (tests that call none, or code installed outside the checkout, which is "
+        "not mutated)"
+    )
+
+
+def _since(started: float) -> float:
+    return time.monotonic() - started
+
+
+def _watch(space: Workspace) -> list[str]:
+    """The production files of the tree: Python files outside test folders and modules."""
+    found: list[str] = []
+    for folder, dirs, files in os.walk(space.tree):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+        for name in sorted(files):
+            relative = (Path(folder) / name).relative_to(space.tree).as_posix()
+            if name.endswith(".py") and not is_support(relative):
+                found.append(relative)
+    return found
+
+
+def is_support(path: str) -> bool:
+    pure = PurePosixPath(path)
+    name = pure.name
+    if name == "conftest.py" or name.startswith("test") or name.endswith("_test.py"):
+        return True
+    return any(part in SUPPORT_DIRS for part in pure.parts[:-1])
+
+
+def test_name(nodeid: str) -> str:
+    """`path::Class::test[param]` → `Class::test`."""
+    bare = nodeid.split("[", 1)[0]
+    return bare.split("::", 1)[1] if "::" in bare else bare
+
+
+def _passing(baseline: Outcome, space: Workspace, changed: frozenset[str] | None) -> Passing:
+    """Node ids that passed unmutated, per module ("head", "base"); with `changed`, only
+    those tests (the run held the head's whole module too, for `_confirm`)."""
+    out: dict[str, list[str]] = {"head": [], "base": []}
+    for nodeid, outcome in baseline.outcomes.items():
+        if outcome != "passed" or (changed is not None and test_name(nodeid) not in changed):
+            continue
+        path = nodeid.split("::", 1)[0]
+        if path == space.head_module:
+            out["head"].append(nodeid)
+        elif path == space.base_module:
+            out["base"].append(nodeid)
+    return out
+
+
+def _mutants(
+    inputs: Inputs,
+    space: Workspace,
+    baseline: Outcome,
+    passing: Passing,
+    changed: frozenset[str] | None,
+) -> list[Mutant]:
+    """The mutants of the functions the tests reached: in `changed` mode only those the
+    patch touched or its changed tests reach (`changed` None: every test may have changed)."""
+    reached: set[tuple[str, int]] = set()
+    near_change: set[tuple[str, int]] = set()
+    for nodeid in (*passing["head"], *passing["base"]):
+        found = baseline.reached.get(nodeid, [])
+        reached.update(found)
+        if changed is None or test_name(nodeid) in changed:
+            near_change.update(found)
+    sources: dict[str, str] = {}
+    targets: list[Target] = []
+    for path in sorted({p for p, _ in reached}):
+        try:
+            text = (space.tree / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        sources[path] = text
+        for line, first, _, name in operators.functions(text):
+            if (path, line) not in reached and (path, first) not in reached:
+                continue
+            hit = (path, line) in near_change or (path, first) in near_change
+            if inputs.budget.mode == "all" or hit or (path, name) in inputs.touched:
+                targets.append(Target(path, line, name))
+    return operators.mutants(sources, targets, inputs.seed, inputs.budget.max_mutants)
+
+
+def _selection(mutant: Mutant, baseline: Outcome, group: list[str]) -> list[str]:
+    """The tests of `group` that called the mutated function."""
+    first, end = mutant.span
+    return [
+        nodeid
+        for nodeid in group
+        if any(
+            (path == mutant.path and first <= line <= end) or (path, line) == SATURATED
+            for path, line in baseline.reached.get(nodeid, [])
+        )
+    ]
+
+
+def _result(plan: Plan, outcome: Outcome, passing: Passing) -> Result:
+    if outcome.timed_out:
+        return Result(plan.mutant, (), (), timed_out=True)
+    # the confirming tests that ran (only a test seen failing confirms, as in `_confirm`)
+    also = _seen_failing(plan.confirm, outcome) if outcome.confirmed else ()
+    killers = {
+        which: tuple(
+            dict.fromkeys(
+                test_name(n)
+                for n in passing[which]
+                if n in plan.selection and outcome.outcomes.get(n, "failed") != "passed"
+            )
+        )
+        for which in ("base", "head")
+    }
+    return Result(plan.mutant, killers["base"] + also, killers["head"] + also)
+
+
+def _seen_failing(tests: Sequence[str], outcome: Outcome) -> tuple[str, ...]:
+    return tuple(
+        dict.fromkeys(test_name(t) for t in tests if outcome.outcomes.get(t, "passed") != "passed")
+    )
+
+
+def killed_counts(results: Sequence[Result]) -> tuple[int, int, int]:
+    """(mutants counted, killed by the base's module, killed by the head's module)."""
+    counted = [r for r in results if not r.timed_out]
+    return (
+        len(counted),
+        sum(bool(r.base_killers) for r in counted),
+        sum(bool(r.head_killers) for r in counted),
+    )

@@ -1,0 +1,585 @@
+"""entropy-gate's pytest plugin, loaded inside the test process (runner.write_boot).
+
+Standard library only, and no import from the rest of entropy_action: the runner copies this
+file alone (as `entropy_gate_plugin.py`) into a private directory on PYTHONPATH, so it works
+under any interpreter that runs pytest. It does nothing unless the runner names a config file
+in the environment variable CONFIG_ENV. Then, at import (before conftests and test modules):
+
+- shifts the live wall clock forward with time-machine (ticking, never frozen) when asked;
+- refuses non-loopback sockets in-process and reports another hostname, when the runner could
+  not give the run its own network and UTS namespaces;
+
+and once collection is done it writes what the test process saw (the pinned variables, umask,
+temp dir, hash seed, locale, time zone) and what isolation took effect into a JSON report.
+
+Seeding (`rng_seed` in the config, or `--entropy-gate-seed N` to replay a failure by hand):
+before each test, `random`, numpy's legacy global RNG and `numpy.random.default_rng()` without
+a seed (only when the suite imported numpy: it is never imported here) are seeded from
+`test_seed(rng_seed, normalized node id)`; hypothesis runs with `rng_seed` as its seed and an
+example database in a private directory, never the checkout's `.hypothesis/`. Each test's seed
+goes into the JUnit report as the properties `entropy_seed` and `entropy_rng_seed`.
+
+Assertions executed per test are counted by assertcount.py, a plugin of its own.
+
+The channel (`channel_fd` in the config): a pipe's write end the gate passed to this process.
+Marked non-inheritable at load, so the tests' children do not get it. One JSON line goes
+down it at configure ("begin"), per test report as each phase finishes ("test": node id,
+phase, outcome, the terminal's category), per collection report that did not pass
+("collect"), and at session finish ("end", with pytest's counts). The gate assembles its own
+record of the run from these as they arrive, so a report rewritten later disagrees with it.
+
+PYTEST_DONT_REWRITE: the run imports this module before pytest could rewrite it (it has no
+assert to rewrite), and pytest is told so by this marker.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import ipaddress
+import json
+import locale
+import os
+import platform
+import random
+import socket
+import sys
+import tempfile
+import time
+import zlib
+from typing import Any
+
+CONFIG_ENV = "ENTROPY_GATE_PLUGIN"
+SEED_OPTION = "--entropy-gate-seed"
+HYPOTHESIS_DIR_ENV = "HYPOTHESIS_STORAGE_DIRECTORY"
+SUBTESTS_PROPERTY = "entropy_subtests"  # junit.SUBTESTS
+ROOT_PLACEHOLDER = "<root>"  # reports.ROOT_PLACEHOLDER: ids pair across checkouts
+_LOOPBACK_NAMES = frozenset({"", "localhost", "localhost.localdomain", "ip6-localhost"})
+_INET = (socket.AF_INET, socket.AF_INET6)
+
+_config: dict[str, Any] | None = None
+_state: dict[str, Any] = {}
+_written = False
+_subtests: dict[str, int] = {}  # node id: reports of its subtests so far
+_channel: dict[str, Any] = {}  # "fd": the channel's write end; "config": pytest's config
+
+
+def _load_config() -> dict[str, Any] | None:
+    path = os.environ.pop(CONFIG_ENV, None)  # children of the tests do not inherit it
+    if not path:
+        return None
+    with open(path, encoding="utf-8") as handle:
+        loaded = json.load(handle)
+    return loaded if isinstance(loaded, dict) else None
+
+
+# --- the live clock -------------------------------------------------------------------------
+
+
+def _import_time_machine() -> tuple[Any, bool]:
+    """time_machine, imported while dateutil.parser cannot be (see NOTES: it caches the year).
+
+    Returns the module (or None) and whether dateutil.parser had been imported already.
+    """
+    preimported = "dateutil.parser" in sys.modules
+    if not preimported:
+        sys.modules["dateutil.parser"] = None  # type: ignore[assignment]
+    try:
+        import time_machine  # noqa: PLC0415
+
+        return time_machine, preimported
+    except ImportError as exc:
+        _state["clock_error"] = f"time_machine is not importable: {exc}"
+        return None, preimported
+    finally:
+        if not preimported and sys.modules.get("dateutil.parser", 0) is None:
+            del sys.modules["dateutil.parser"]
+
+
+def _shift_clock(seconds: float) -> None:
+    time_machine, preimported = _import_time_machine()
+    _state["dateutil_preimported"] = preimported
+    if time_machine is None:
+        return
+    before = time.time()
+    time_machine.travel(before + seconds, tick=True).start()
+    _state["clock_shift_seconds"] = time.time() - before
+    _state["clock_method"] = "time-machine"
+
+
+# --- the network and the hostname, in-process ----------------------------------------------
+
+
+def _is_loopback(host: object) -> bool:
+    if host is None:
+        return True
+    if isinstance(host, bytes):
+        host = host.decode("ascii", "replace")
+    name = str(host).split("%", 1)[0].strip().lower().rstrip(".")
+    if name in _LOOPBACK_NAMES or name.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_unspecified
+
+
+def _refuse(what: object) -> OSError:
+    return OSError(
+        errno.ENETUNREACH, f"entropy-gate host B has no network: {what!r} is not loopback"
+    )
+
+
+def _check_address(family: int, address: object) -> None:
+    if family in _INET and isinstance(address, tuple) and not _is_loopback(address[0]):
+        raise _refuse(address[0])
+
+
+def _block_network() -> None:
+    real_getaddrinfo = socket.getaddrinfo
+
+    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if not _is_loopback(host):
+            raise socket.gaierror(
+                socket.EAI_NONAME, f"entropy-gate host B has no network: cannot resolve {host!r}"
+            )
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    def by_name(real: Any) -> Any:
+        def lookup(host: Any, *args: Any) -> Any:
+            if not _is_loopback(host):
+                raise _refuse(host)
+            return real(host, *args)
+
+        return lookup
+
+    def guarded(real: Any) -> Any:
+        def method(self: socket.socket, *args: Any) -> Any:
+            if args:
+                _check_address(self.family, args[-1])
+            return real(self, *args)
+
+        return method
+
+    socket.getaddrinfo = getaddrinfo
+    socket.gethostbyname = by_name(socket.gethostbyname)
+    socket.gethostbyname_ex = by_name(socket.gethostbyname_ex)
+    for name in ("connect", "connect_ex", "sendto"):
+        setattr(socket.socket, name, guarded(getattr(socket.socket, name)))
+    _state["network_blocked_in_process"] = True
+
+
+def _patch_hostname(name: str) -> None:
+    socket.gethostname = lambda: name
+    if hasattr(os, "uname"):
+        real = os.uname()
+        fields = (real.sysname, name, real.release, real.version, real.machine)
+        fake = type(real)(fields)
+        os.uname = lambda: fake
+    _state["hostname_patched_in_process"] = True
+
+
+def _activate(config: dict[str, Any]) -> None:
+    _open_channel(config)
+    for original in _originals(config):
+        _copy_first(original, str(config["tree"]))
+    if isinstance(config.get("rng_seed"), int):
+        _private_hypothesis_dir(config.get("hypothesis_dir"))
+    if config.get("block_network"):
+        _block_network()
+    if config.get("hostname"):
+        _patch_hostname(str(config["hostname"]))
+    shift = config.get("clock_shift_seconds")
+    if shift:
+        _shift_clock(float(shift))
+
+
+# --- seeding, per test ------------------------------------------------------------------------
+
+
+def test_seed(rng_seed: int, nodeid: str) -> int:
+    return (rng_seed + zlib.crc32(nodeid.encode("utf-8"))) & 0xFFFFFFFF
+
+
+test_seed.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
+
+
+class _Seeding:
+    """The run's base seed and the per-test seed in force (None: not seeding)."""
+
+    rng_seed: int | None = None
+    root: str = ""
+    current: int | None = None
+    drawn = 0  # default_rng() calls without a seed in the current test
+    numpy_patched = False
+
+
+def normalized_nodeid(nodeid: str, root: str) -> str:
+    """The node id with the checkout root replaced, so a copy of the tree elsewhere agrees."""
+    return nodeid.replace(root, ROOT_PLACEHOLDER) if len(root) > 1 else nodeid
+
+
+def _seed_id(nodeid: str) -> str:
+    """The id a test's seed derives from: normalized, its module under the path named in the
+    config's `seed_ids` (a mutation run holds the base's module under another name)."""
+    path, sep, rest = normalized_nodeid(nodeid, _Seeding.root).partition("::")
+    renamed = (_config or {}).get("seed_ids") or {}
+    return str(renamed.get(path, path)) + sep + rest
+
+
+def _patch_numpy(np_random: Any) -> None:
+    """`default_rng()` without a seed draws from the current test's seed instead of the OS."""
+    real = np_random.default_rng
+
+    def default_rng(seed: Any = None) -> Any:
+        if seed is None and _Seeding.current is not None:
+            _Seeding.drawn += 1
+            seed = [_Seeding.current, _Seeding.drawn]
+        return real(seed)
+
+    np_random.default_rng = default_rng
+    _Seeding.numpy_patched = True
+
+
+def _seed_numpy(seed: int) -> None:
+    numpy = sys.modules.get("numpy")  # only a suite that imported numpy pays
+    np_random = getattr(numpy, "random", None)  # numpy 2 loads numpy.random on first use
+    if np_random is None:
+        return
+    if not _Seeding.numpy_patched:
+        _patch_numpy(np_random)
+    np_random.seed(seed)
+
+
+def _seed_hypothesis(config: Any, rng_seed: int) -> None:
+    core = sys.modules.get("hypothesis.core")
+    if core is not None and getattr(config.option, "hypothesis_seed", None) is None:
+        setattr(core, "global_force_seed", rng_seed)  # what --hypothesis-seed does  # noqa: B010
+
+
+def _private_hypothesis_dir(path: str | None) -> None:
+    """Hypothesis's storage (its example database) away from the checkout's .hypothesis/."""
+    os.environ[HYPOTHESIS_DIR_ENV] = path or tempfile.mkdtemp(prefix="entropy-gate-hypothesis-")
+
+
+def pytest_addoption(parser: Any) -> None:
+    parser.getgroup("entropy-gate").addoption(
+        SEED_OPTION,
+        type=int,
+        default=None,
+        help="seed random, numpy and hypothesis before each test from this rng_seed, as the "
+        "entropy gate does (replays a failure it reported)",
+    )
+
+
+# --- the channel to the gate -----------------------------------------------------------------
+
+
+def _open_channel(config: dict[str, Any]) -> None:
+    fd = config.get("channel_fd")
+    if not isinstance(fd, int):
+        return
+    try:
+        os.set_inheritable(fd, False)
+    except OSError:
+        return
+    _channel["fd"] = fd
+
+
+def _send(record: dict[str, Any]) -> None:
+    fd = _channel.get("fd")
+    if fd is None:
+        return
+    data = (json.dumps(record, separators=(",", ":")) + "\n").encode("utf-8", "replace")
+    try:
+        while data:
+            data = data[os.write(fd, data) :]
+    except OSError:
+        _channel.pop("fd", None)  # the gate stopped listening: it will say so
+
+
+def _category(report: Any) -> str:
+    """The terminal's category for a report ("passed", "xfailed", "" for a passing setup)."""
+    config: Any = _channel.get("config")
+    try:
+        status = config.hook.pytest_report_teststatus(report=report, config=config)
+        return str(status[0]) if isinstance(status, tuple) else ""
+    except Exception:  # another plugin's hook: never break the run
+        return "?"
+
+
+def pytest_collectreport(report: Any) -> None:
+    if report.outcome != "passed":
+        cat = "error" if report.outcome == "failed" else "skipped"
+        _send({"kind": "collect", "id": report.nodeid, "outcome": report.outcome, "cat": cat})
+
+
+def _send_test(report: Any) -> None:
+    record = {"kind": "test", "id": report.nodeid, "when": report.when}
+    record.update({"outcome": report.outcome, "cat": _category(report)})
+    _send(record)
+
+
+def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
+    with contextlib.suppress(OSError):
+        _write_report()
+    _write_imports()
+    counts = {"collected": getattr(session, "testscollected", None)}
+    counts["failed"] = getattr(session, "testsfailed", None)
+    _send({"kind": "end", "exitstatus": int(exitstatus), **counts})
+
+
+def pytest_configure(config: Any) -> None:
+    if "fd" in _channel:
+        _channel["config"] = config
+        _send({"kind": "begin", "pid": os.getpid(), "host": (_config or {}).get("host")})
+    chosen = config.getoption(SEED_OPTION.lstrip("-").replace("-", "_"))
+    if chosen is None and _config is not None:
+        chosen = _config.get("rng_seed")
+    _Seeding.rng_seed = _Seeding.current = None
+    if not isinstance(chosen, int):
+        return
+    _Seeding.rng_seed = chosen & 0xFFFFFFFF
+    _Seeding.root = str(config.rootpath)
+    if _config is None:  # a replay by hand; the gate's runs set the directory at import
+        _private_hypothesis_dir(None)
+
+
+def pytest_runtest_setup(item: Any) -> None:
+    if _Seeding.rng_seed is None:
+        return
+    seed = test_seed(_Seeding.rng_seed, _seed_id(item.nodeid))
+    _Seeding.current, _Seeding.drawn = seed, 0
+    random.seed(seed)
+    _seed_numpy(seed)
+    _seed_hypothesis(item.config, _Seeding.rng_seed)
+    item.user_properties.append(("entropy_seed", seed))
+    item.user_properties.append(("entropy_rng_seed", _Seeding.rng_seed))
+
+
+def pytest_runtest_logreport(report: Any) -> None:
+    """Count the reports of subtests (unittest's subTest, pytest's `subtests` fixture): pytest
+    counts each in the JUnit suite's `tests` but writes no testcase for a passing one."""
+    if _config is not None and type(report).__name__ == "SubtestReport":
+        _subtests[report.nodeid] = _subtests.get(report.nodeid, 0) + 1
+    if "fd" in _channel:
+        _send_test(report)
+
+
+def pytest_runtest_teardown(item: Any) -> None:
+    """Note the test's subtest reports in its testcase (junit.SUBTESTS), for the reader's check
+    of the suite's counts; the teardown report carries the properties into the report."""
+    count = _subtests.pop(item.nodeid, 0)
+    if count:
+        item.user_properties.append((SUBTESTS_PROPERTY, count))
+
+
+# --- host B imports the code under test from its own copy -----------------------------------
+
+
+def _inside(path: str, root: str) -> bool:
+    return bool(root) and (path == root or path.startswith(root.rstrip(os.sep) + os.sep))
+
+
+class _CopyFirst:
+    """A meta path finder, first in line on host B: a top-level module that another finder
+    would load from the original checkout (an editable install's .pth entry or finder) is
+    loaded from the same place in the copy instead."""
+
+    def __init__(self, original: str, tree: str) -> None:
+        self.original, self.tree = os.path.realpath(original), os.path.realpath(tree)
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if path is not None or "." in name:
+            return None  # submodules follow their package's __path__, already in the copy
+        spec = self._found_elsewhere(name, target)
+        where = getattr(spec, "origin", None) or ""
+        locations = list(getattr(spec, "submodule_search_locations", None) or [])
+        place = os.path.realpath(locations[0] if locations else where) if spec else ""
+        if not _inside(place, self.original) or _inside(place, self.tree):
+            return None
+        mapped = os.path.join(self.tree, os.path.relpath(os.path.dirname(place), self.original))
+        import importlib.machinery  # noqa: PLC0415  # only on host B
+
+        return importlib.machinery.PathFinder.find_spec(name, [mapped], target)
+
+    def _found_elsewhere(self, name: str, target: Any) -> Any:
+        for finder in sys.meta_path:
+            if isinstance(finder, _CopyFirst) or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, None, target)
+            if spec is not None:
+                return spec
+        return None
+
+
+def _originals(config: dict[str, Any]) -> list[str]:
+    """The trees whose code this run must not import: host B's original checkout, and the
+    head checkout of a run of the base ref's module (which an editable install points at)."""
+    if not config.get("tree"):
+        return []
+    return [str(config[key]) for key in ("original", "checkout") if config.get(key)]
+
+
+def _copy_first(original: str, tree: str) -> None:
+    sys.meta_path.insert(0, _CopyFirst(original, tree))
+    _state["copy_first"] = True
+
+
+def imported_from(tree: str, original: str | None, *others: str) -> dict[str, Any]:
+    """Where the project's modules were imported from: top-level name -> folder inside the
+    run's tree, and the files imported from the original checkout instead (host B), or from
+    `others` (the head checkout, for a run of the base ref's module); "early" names their
+    top-level modules when every one was imported before this plugin loaded (by pytest
+    itself, too early for the copy-first finder), else it is empty."""
+    tree = os.path.realpath(tree)
+    elsewhere = [os.path.realpath(root) for root in (original, *others) if root]
+    code: dict[str, str] = {}
+    outside: list[str] = []
+    early: set[str] = set()  # the names of the modules imported from outside
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if not isinstance(file, str) or name == "__main__":
+            continue
+        path = os.path.realpath(file)
+        if _inside(path, tree):
+            top = name.split(".", 1)[0]
+            if top == name:
+                code.setdefault(top, os.path.dirname(path))
+        elif any(_inside(path, root) for root in elsewhere):
+            outside.append(path)
+            early.add(name)
+    every_early = bool(early) and early <= _PRELOADED
+    return {
+        "code": dict(sorted(code.items())[:100]),
+        "outside": sorted(outside)[:100],
+        "early": sorted({name.split(".", 1)[0] for name in early})[:100] if every_early else [],
+    }
+
+
+def _write_imports() -> None:
+    if _config is None or not _config.get("imports_report") or not _config.get("tree"):
+        return
+    seen = imported_from(str(_config["tree"]), None, *_originals(_config))
+    with contextlib.suppress(OSError), open(_config["imports_report"], "w") as handle:
+        json.dump(seen, handle)
+
+
+# --- what the test process saw ---------------------------------------------------------------
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+def _lc_ctype() -> str:
+    try:
+        return locale.setlocale(locale.LC_CTYPE)
+    except locale.Error as exc:
+        return f"<unknown: {exc}>"
+
+
+def _interfaces() -> list[str] | None:
+    try:
+        return sorted(name for _, name in socket.if_nameindex())
+    except (OSError, AttributeError):
+        return None
+
+
+def _loopback_works() -> bool:
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as server:
+            server.bind(("127.0.0.1", 0))
+            server.listen(1)
+            with socket.create_connection(server.getsockname(), timeout=2):
+                return True
+    except OSError:
+        return False
+
+
+def _fingerprint() -> dict[str, Any]:
+    hostname = socket.gethostname()
+    return {
+        "python_version": platform.python_version(),
+        "python_implementation": platform.python_implementation(),
+        "platform": platform.platform(),
+        "hostname": hostname,
+        "hostname_sha256": hashlib.sha256(hostname.encode("utf-8", "replace")).hexdigest(),
+        "uid": os.getuid() if hasattr(os, "getuid") else None,
+    }
+
+
+def _distributions_sha256() -> str | None:
+    """sha256 of the installed distributions: the sorted names of the *.dist-info and
+    *.egg-info entries (name-version) on sys.path, an input of the verdict. Listing folders
+    costs about a millisecond; parsing every METADATA file would cost a hundred."""
+    names: set[str] = set()
+    for entry in sys.path:
+        with contextlib.suppress(OSError):
+            names.update(
+                name.lower()
+                for name in os.listdir(entry or os.curdir)
+                if name.endswith((".dist-info", ".egg-info", ".egg-link"))
+            )
+    return hashlib.sha256("\n".join(sorted(names)).encode("utf-8", "replace")).hexdigest()
+
+
+def _report(config: dict[str, Any]) -> dict[str, Any]:
+    gettempdir = tempfile.gettempdir()
+    return {
+        "env": {name: os.environ.get(name) for name in config.get("env_names", [])},
+        "umask": _umask(),
+        "gettempdir": gettempdir,
+        "gettempdir_real": os.path.realpath(gettempdir),
+        "hash_randomization": sys.flags.hash_randomization,
+        "tzname": list(time.tzname),
+        "lc_ctype": _lc_ctype(),
+        "cwd": _START_CWD,  # before any conftest could chdir
+        "time": time.time(),
+        "fingerprint": _fingerprint(),
+        "interfaces": _interfaces(),
+        "loopback_works": _loopback_works() if config.get("check_loopback") else None,
+        "rng_seed": _Seeding.rng_seed,
+        "distributions_sha256": _distributions_sha256(),
+        "hypothesis_dir": os.environ.get(HYPOTHESIS_DIR_ENV),
+        **_state,
+    }
+
+
+def _write_report() -> None:
+    global _written  # noqa: PLW0603
+    if _config is None or _written:
+        return
+    _written = True
+    path = str(_config["report"])
+    with open(path + ".part", "w", encoding="utf-8") as handle:
+        json.dump(_report(_config), handle)
+    os.replace(path + ".part", path)
+
+
+def pytest_report_header() -> list[str]:
+    if _config is None:
+        return []
+    lines = [f"entropy-gate: host {_config.get('host', '?')} under the pins"]
+    if "clock_shift_seconds" in _state:
+        days = _state["clock_shift_seconds"] / 86400
+        lines.append(f"entropy-gate: live wall clock shifted forward {days:.1f} days (ticking)")
+    if _state.get("network_blocked_in_process"):
+        lines.append("entropy-gate: non-loopback sockets refused in-process")
+    return lines
+
+
+def pytest_collection_finish() -> None:
+    """Conftests and test modules are imported by now: report what they left in place."""
+    _write_report()
+
+
+_START_CWD = os.getcwd()
+_PRELOADED = frozenset(sys.modules)  # imported before this plugin loaded (pytest's own imports)
+_config = _load_config()
+if _config is not None:
+    _activate(_config)

@@ -1,0 +1,47 @@
+"""Whether the base's run on host A can tell the verdict anything (decided, never guessed).
+
+Head outcomes decide the verdict; the base's run on host A only explains. It is read by:
+the runtime `not_executed` rule (was a test that did not run at the head running at the
+base?), `cases_not_executed` (did a parametrized case that ran at the base vanish at the
+head?), `failed_at_base` (did a failing test fail there too?), `unpaired` (a test on one
+host only) and the live-entropy findings (was a live read already made at the base?).
+
+The gate may skip the run only when none of them can say anything, which needs two things:
+
+- `docs_only`: the patch changes documentation files only (before the hosts run). Then the
+  head's code and property module are the base's, so no case can have vanished; a patch
+  that changes any other file (code, data, conftest, the manifest) keeps the base run, run
+  alongside the hosts as before, because a case dropped by a data change shows only there.
+- `settled`: after the hosts ran, both reports are readable and clean, list the same tests,
+  every test passed on both, and neither host's audit saw a live read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import PurePosixPath
+
+from entropy_action.evidence.hostreport import HostReport
+
+DOC_SUFFIXES = frozenset({".md", ".rst"})  # prose pytest does not collect by default
+
+
+def docs_only(changed: Iterable[str]) -> bool:
+    """Whether every changed path (relative, `/`-separated) is a documentation file."""
+    return all(PurePosixPath(path).suffix.lower() in DOC_SUFFIXES for path in changed)
+
+
+def settled(host_a: HostReport | None, host_b: HostReport | None) -> str | None:
+    """Why the base run is still needed after the hosts ran; None when it can add nothing."""
+    if host_a is None or host_b is None:
+        return "a host report is unusable"
+    for name, report in (("A", host_a), ("B", host_b)):
+        if report.errors or report.info.returncode != 0 or not report.tests:
+            return f"host {name} did not pass cleanly"
+        if any(case.outcome != "passed" for case in report.tests):
+            return f"a test did not pass on host {name}"
+        if report.info.audit is not None and report.info.audit.records:
+            return f"host {name}'s audit saw a live read"
+    if {case.id for case in host_a.tests} != {case.id for case in host_b.tests}:
+        return "the hosts ran different tests"
+    return None
