@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from entropy_action.hosts import launch
+from entropy_action.hosts import launch, runsettings
 from entropy_action.manifest import pinfile
 
 MODULE = "tests/properties/test_many.py"
@@ -97,7 +97,7 @@ def main() -> int:
         loaded = pinfile.load(root / "entropy.yaml", repo_root=root)
 
         def run(audit: bool) -> tuple[float, float]:
-            settings = launch.RunSettings(
+            settings = runsettings.RunSettings(
                 host="a",
                 out=Path(tmp) / ("on" if audit else "off"),
                 root=root,

@@ -25,7 +25,8 @@ from pathlib import Path
 
 import benchlib
 
-from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML, Fingerprint, HostInfo
+from entropy_action.core.hostinfo import Fingerprint, HostInfo
+from entropy_action.core.layout import HOST_JSON, JUNIT_XML
 from entropy_action.evidence import hostreport
 from entropy_action.verdict import pairing
 

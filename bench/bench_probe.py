@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from entropy_action.hosts import launch
+from entropy_action.hosts import testfiles
 from entropy_action.strength.mutation import harness, measure
 
 
@@ -87,7 +87,7 @@ def main() -> None:
         folder = Path(scratch)
         probe_dir = folder / "probe"
         probe_dir.mkdir()
-        shutil.copyfile(launch.TESTPROC / "probe.py", probe_dir / f"{harness.PROBE_MODULE}.py")
+        shutil.copyfile(testfiles.TESTPROC / "probe.py", probe_dir / f"{harness.PROBE_MODULE}.py")
         config = folder / "probe.json"
         config.write_text(
             json.dumps({"report": str(folder / "out.json"), "root": str(root), "watch": watch})

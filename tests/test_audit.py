@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
+from entropy_action.core import layout
 from entropy_action.core.errors import GateError
-from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML
+from entropy_action.core.layout import HOST_JSON, JUNIT_XML
 from entropy_action.evidence import hostreport
-from entropy_action.hosts import launch
+from entropy_action.hosts import hostjson, launch, testfiles
 from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
 from tests.test_run_python import venv312  # noqa: F401 - a fixture
 
@@ -119,10 +120,10 @@ def _run(tmp_path: Path, name: str, **options: Any) -> dict[str, Any]:
     out = tmp_path / name / "out"
     environ = {**os.environ, "BILLING_REGION": SECRET}
     launch.run_host(settings(root, out, environ, **options))
-    text = "".join((out / f).read_text() for f in (HOST_JSON, JUNIT_XML, launch.PYTEST_LOG))
+    text = "".join((out / f).read_text() for f in (HOST_JSON, JUNIT_XML, layout.PYTEST_LOG))
     assert SECRET not in text  # a variable's value never leaves the test process
     data: dict[str, Any] = json.loads((out / HOST_JSON).read_text())
-    assert data["returncode"] == 0, (out / launch.PYTEST_LOG).read_text()
+    assert data["returncode"] == 0, (out / layout.PYTEST_LOG).read_text()
     return data
 
 
@@ -156,7 +157,7 @@ def test_without_the_audit_host_json_says_it_did_not_run(tmp_path: Path) -> None
     data = _run(tmp_path, "off", audit=False)
     assert data["audit"] is None
     assert "entropy_gate_audit" not in data["pytest_args"]
-    assert launch.AUDIT_MODULE not in launch.plugin_modules(audit=False, count=True)
+    assert testfiles.AUDIT_MODULE not in testfiles.plugin_modules(audit=False, count=True)
 
 
 def _host_json_with(tmp_path: Path, audit: object) -> Path:
@@ -206,17 +207,17 @@ def test_an_audit_report_the_test_process_spoiled_becomes_a_note(tmp_path: Path)
     spoiled = tmp_path / "audit.json"
     spoiled.write_text(json.dumps({"mechanism": "m", "records": [{**RECORD, "count": -5}]}))
     bare = info.model_copy(update={"audit": None})
-    again = launch._with_audit(bare, settings(root, out), spoiled)
+    again = hostjson.with_audit(bare, settings(root, out), spoiled)
     assert again.audit is None
     assert again.notes[-1] == (
         "live-entropy audit: report refused "
         "(field 'records.0.count': Input should be greater than or equal to 1)"
     )
-    missing = launch._with_audit(bare, settings(root, out), tmp_path / "none.json")
+    missing = hostjson.with_audit(bare, settings(root, out), tmp_path / "none.json")
     assert missing.notes[-1] == "live-entropy audit: the test process wrote no usable report"
 
 
-AUDIT = launch.TESTPROC / "audit.py"
+AUDIT = testfiles.TESTPROC / "audit.py"
 
 
 def _import_audit(tmp_path: Path, config: dict[str, Any] | None, script: str) -> None:
@@ -226,7 +227,7 @@ def _import_audit(tmp_path: Path, config: dict[str, Any] | None, script: str) ->
     env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(folder)}
     if config is not None:
         (tmp_path / "config.json").write_text(json.dumps(config))
-        env[launch.AUDIT_ENV] = str(tmp_path / "config.json")
+        env[testfiles.AUDIT_ENV] = str(tmp_path / "config.json")
     proc = subprocess.run(
         [sys.executable, "-c", script],
         env=env,

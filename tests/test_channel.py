@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from entropy_action.core import layout
 from entropy_action.core.errors import GateError
-from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML
-from entropy_action.evidence import hostreport
+from entropy_action.core.layout import HOST_JSON, JUNIT_XML
+from entropy_action.evidence import hostreport, ids, terminal
 from entropy_action.hosts import channel, isolate, launch
 from tests.test_faults import cli
 from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
@@ -103,7 +104,7 @@ def _pid_namespaces() -> bool:
 
 def test_a_normal_run_records_what_the_channel_heard_and_reads_as_junit_says(tmp_path):
     out = _run(tmp_path, {MODULE: PROPERTY})
-    record = json.loads((out / channel.OUTCOMES_JSON).read_text())
+    record = json.loads((out / layout.OUTCOMES_JSON).read_text())
     assert record["tests"] == {
         f"{MODULE}::test_ok": "passed",
         f"{MODULE}::test_fails": "failed",
@@ -194,7 +195,7 @@ def _reason(folder: Path) -> str:
 
 def test_a_missing_record_where_host_json_says_the_channel_was_used_is_unusable(honest, tmp_path):
     folder = _copy(honest, tmp_path / "r")
-    (folder / channel.OUTCOMES_JSON).unlink()
+    (folder / layout.OUTCOMES_JSON).unlink()
     assert _reason(folder) == (
         f"{folder}/outcomes.json: no such file (did the host run write its report here?)"
     )
@@ -214,13 +215,13 @@ def test_a_missing_record_where_host_json_says_the_channel_was_used_is_unusable(
 )
 def test_a_damaged_record_is_unusable(honest, tmp_path, text, why):
     folder = _copy(honest, tmp_path / "r")
-    (folder / channel.OUTCOMES_JSON).write_text(text)
+    (folder / layout.OUTCOMES_JSON).write_text(text)
     assert why in _reason(folder)
 
 
 def test_an_older_report_without_a_record_reads_as_before(honest, tmp_path):
     folder = _copy(honest, tmp_path / "r")
-    (folder / channel.OUTCOMES_JSON).unlink()
+    (folder / layout.OUTCOMES_JSON).unlink()
     info = json.loads((folder / HOST_JSON).read_text())
     del info["channel"]
     (folder / HOST_JSON).write_text(json.dumps(info))
@@ -280,12 +281,12 @@ def test_a_terminal_summary_that_disagrees_with_the_channel_is_unusable(honest, 
 
 def test_the_summary_line_is_parsed_as_pytest_writes_it():
     tail = "stuff\n==== 1 failed, 2 passed, 1 error, 3 warnings in 0.12s ====\n"
-    assert channel.summary_counts(tail) == {"failed": 1, "passed": 2, "error": 1, "warning": 3}
-    assert channel.summary_counts("1 passed, 2 subtests passed in 0.01s") == {
+    assert terminal.summary_counts(tail) == {"failed": 1, "passed": 2, "error": 1, "warning": 3}
+    assert terminal.summary_counts("1 passed, 2 subtests passed in 0.01s") == {
         "passed": 1,
         "subtests passed": 2,
     }
-    assert channel.summary_counts("no summary here\n") is None
+    assert terminal.summary_counts("no summary here\n") is None
 
 
 def test_malformed_channel_lines_are_counted_never_trusted():
@@ -308,9 +309,9 @@ def test_the_listener_drains_past_its_cap_and_says_it_was_truncated(monkeypatch)
 
 
 def test_junit_id_matches_the_readers_ids():
-    assert hostreport.junit_id(f"{MODULE}::test_x[a::b.c]", MODULE) == f"{MODULE}::test_x[a::b.c]"
-    assert hostreport.junit_id(f"{MODULE}::C::test_x", MODULE) == f"{MODULE}::C::test_x"
-    assert hostreport.junit_id(MODULE, MODULE) == MODULE
+    assert ids.junit_id(f"{MODULE}::test_x[a::b.c]", MODULE) == f"{MODULE}::test_x[a::b.c]"
+    assert ids.junit_id(f"{MODULE}::C::test_x", MODULE) == f"{MODULE}::C::test_x"
+    assert ids.junit_id(MODULE, MODULE) == MODULE
 
 
 def test_run_does_not_say_passed_when_the_channel_heard_a_failure(tmp_path):

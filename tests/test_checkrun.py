@@ -12,7 +12,8 @@ from entropy_action.core.score import MutationScore, Survivor
 from entropy_action.render import checkrun, markdown
 from entropy_action.render.checkrun import MAX_SUMMARY, plan
 from entropy_action.render.phrases import REPLAY
-from entropy_action.verdict.model import Evidence, TestSeed, classify
+from entropy_action.verdict.classify import Evidence, classify
+from entropy_action.verdict.model import TestSeed
 from tests.github_api import load_schemas, violations
 from tests.verdict_samples import (
     EVIDENCE,

@@ -18,11 +18,13 @@ from typing import Any
 import pytest
 
 from entropy_action.cli.main import main
-from entropy_action.core import git
+from entropy_action.core import git, layout
 from entropy_action.core.findings import Finding
-from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML, HostInfo
+from entropy_action.core.hostinfo import HostInfo
+from entropy_action.core.layout import HOST_JSON, JUNIT_XML
 from entropy_action.evidence import hostreport, stepfiles
-from entropy_action.evidence.hostreport import CaseOutcome, HostReport, TestCase
+from entropy_action.evidence.hostreport import HostReport
+from entropy_action.evidence.junitcases import CaseOutcome, TestCase
 from entropy_action.manifest import pinfile
 from entropy_action.manifest.pindiff import PinDiff
 from entropy_action.verdict import pairing
@@ -394,7 +396,7 @@ def clean_strength_step(folder: Path, repo: Repo) -> None:
         base_commit=git.resolve_ref(repo.path, "main"),
         measured=True,
     )
-    stepfiles.write(folder, stepfiles.STRENGTH_JSON, report)
+    stepfiles.write(folder, layout.STRENGTH_JSON, report)
 
 
 def test_with_a_base_ref_a_skip_that_stood_at_the_base_is_only_a_notice(shapes_repo, runs):

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from entropy_action.evidence.hostreport import TestCase
+from entropy_action.evidence.junitcases import TestCase
 from entropy_action.scan.runtime import DefinedTest
 from entropy_action.strength.base_on_head import judge
 from tests.helpers import Repo

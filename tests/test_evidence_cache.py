@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML
+from entropy_action.core.layout import HOST_JSON, JUNIT_XML
 from entropy_action.evidence import basecache, hostreport
 from entropy_action.evidence.basecache import KEY_JSON, CacheKey, EvidenceCache
 from tests.helpers import Repo

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from entropy_action.cli.commands.cache_key import PREFIX
-from entropy_action.core.hostinfo import JUNIT_XML
+from entropy_action.core.layout import JUNIT_XML
 from entropy_action.evidence import basecache
 from entropy_action.evidence.basecache import KEY_JSON
 from tests.helpers import Repo

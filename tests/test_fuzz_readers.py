@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from entropy_action.core.errors import GateError
 from entropy_action.core.hostinfo import HostInfo
-from entropy_action.evidence import hostreport
+from entropy_action.evidence import hostreport, ids, junitcases
 from entropy_action.manifest import pinfile, salvage
 from tests.helpers import SEED_MANIFEST
 from tests.hostile.build import FAILING_JUNIT, VALID_JUNIT, host_json
@@ -187,8 +187,8 @@ def test_the_lenient_manifest_reader_raises_nothing_but_gate_error(raw: bytes) -
 @FUZZ
 @given(raw=st.one_of(st.binary(max_size=3000), mutated_junit(), generated_junit()))
 def test_the_junit_reader_raises_nothing_but_gate_error(raw: bytes) -> None:
-    normalize = hostreport.normalizer([("/home/dev/project", hostreport.ROOT_PLACEHOLDER)])
-    only_gate_errors(lambda: hostreport.parse_junit(raw, "junit.xml", normalize, None), "junit.xml")
+    normalize = ids.normalizer([("/home/dev/project", ids.ROOT_PLACEHOLDER)])
+    only_gate_errors(lambda: junitcases.parse_junit(raw, "junit.xml", normalize, None), "junit.xml")
 
 
 @pytest.fixture(scope="module")
@@ -209,7 +209,7 @@ def test_the_mutations_reach_past_the_first_error() -> None:
     the unmutated seeds do, so a mutation that keeps them is a valid example."""
     assert pinfile.parse(SEED_BYTES, NAME).manifest.pins.rng_seed == 9173
     for junit in JUNIT_BYTES:
-        assert len(hostreport.parse_junit(junit, "junit.xml")[0]) == 1
+        assert len(junitcases.parse_junit(junit, "junit.xml")[0]) == 1
     assert HostInfo.model_validate(HOST).host == "a"
 
 
@@ -225,9 +225,7 @@ def test_the_normalizer_replaces_exactly_what_the_pattern_replaces(
     whatever the roots (nested, overlapping, sharing a suffix and a prefix) and the text."""
     pairs = [
         (root.rstrip("/"), name)
-        for root, name in zip(
-            roots, (hostreport.ROOT_PLACEHOLDER, hostreport.TMP_PLACEHOLDER), strict=False
-        )
+        for root, name in zip(roots, (ids.ROOT_PLACEHOLDER, ids.TMP_PLACEHOLDER), strict=False)
         if root.rstrip("/")
     ]
     pairs = sorted(dict(pairs).items(), key=lambda pair: len(pair[0]), reverse=True)
@@ -239,4 +237,4 @@ def test_the_normalizer_replaces_exactly_what_the_pattern_replaces(
     either = "|".join(re.escape(path) for path, _ in pairs)
     pattern = re.compile(f"(?:{either})" + r"(?![\w.\-])")
     expected = pattern.sub(lambda m: found[m.group(0)], text)
-    assert hostreport.normalizer(pairs)(text) == expected
+    assert ids.normalizer(pairs)(text) == expected

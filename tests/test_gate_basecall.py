@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from entropy_action.core.hostinfo import Audit, AuditRecord, HostInfo
-from entropy_action.evidence import hostreport
+from entropy_action.evidence import hostreport, junitcases
 from entropy_action.verdict import basepolicy
 from tests.helpers import Repo
 
@@ -120,7 +120,7 @@ def _report(
     }
     info = HostInfo.model_construct(**fields)
     tests = tuple(
-        hostreport.TestCase(id=test_id, raw_id=test_id, outcome=outcome)  # type: ignore[arg-type]
+        junitcases.TestCase(id=test_id, raw_id=test_id, outcome=outcome)  # type: ignore[arg-type]
         for test_id, outcome in outcomes.items()
     )
     return hostreport.HostReport(tmp_path / host, info, tests, ())

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from entropy_action.evidence import hostreport, stepfiles
+from entropy_action.core import layout
 from entropy_action.gate import attribution
 from entropy_action.gate.attribution import Trial
-from entropy_action.hosts import launch
-from entropy_action.verdict.model import Evidence, TestResult, Verdict, classify
+from entropy_action.verdict.classify import Evidence, classify
+from entropy_action.verdict.model import TestResult, Verdict
 from tests.helpers import Repo
 
 MANIFEST = """\
@@ -96,7 +96,7 @@ def test_the_workflow_rejects_a_tautology_through_host_as_strength_step(
     repo, base = fees
     repo.write("tests/test_fees.py", TAUTOLOGY)
     a, b = _host_jobs(repo, base)
-    written = json.loads((a / stepfiles.STRENGTH_JSON).read_text(encoding="utf-8"))
+    written = json.loads((a / layout.STRENGTH_JSON).read_text(encoding="utf-8"))
     assert written["measured"] is True
     assert written["base_commit"] == repo.git("rev-parse", base)
     code, verdict = _verdict(repo, base, a, b)
@@ -123,7 +123,7 @@ def test_a_strength_report_that_is_missing_or_not_this_runs_is_invalid(
     repo, base = fees
     repo.write("tests/test_fees.py", TAUTOLOGY)
     a, b = _host_jobs(repo, base)
-    path = a / stepfiles.STRENGTH_JSON
+    path = a / layout.STRENGTH_JSON
     data = json.loads(path.read_text(encoding="utf-8"))
     if tamper == "delete":
         path.unlink()
@@ -154,8 +154,8 @@ def test_a_patch_that_leaves_the_module_alone_needs_no_strength_report(
     repo, base = fees
     repo.write("fees.py", FEES.replace("return 0", "return 0  # no fee"))
     a, b = _host_jobs(repo, base)
-    assert json.loads((a / stepfiles.STRENGTH_JSON).read_text())["measured"] is False
-    (a / stepfiles.STRENGTH_JSON).unlink()  # a host job of an older gate, say
+    assert json.loads((a / layout.STRENGTH_JSON).read_text())["measured"] is False
+    (a / layout.STRENGTH_JSON).unlink()  # a host job of an older gate, say
     code, verdict = _verdict(repo, base, a, b)
     assert (code, verdict["classification"]) == (0, "merge_candidate"), _reasons(verdict)
 
@@ -172,7 +172,7 @@ def test_host_bs_job_attributes_its_failures_and_the_verdict_replays_them(
         + FEES.replace("if days_late > 30:", "if time.time() > 1893456000 or days_late > 30:"),
     )
     a, b = _host_jobs(repo, base)
-    recorded = json.loads((b / stepfiles.ATTRIBUTION_JSON).read_text(encoding="utf-8"))
+    recorded = json.loads((b / layout.ATTRIBUTION_JSON).read_text(encoding="utf-8"))
     assert recorded["tests"] == ["tests/test_fees.py::test_no_fee_on_the_due_day"]
     assert "python" not in recorded["dimensions"]
     code, verdict = _verdict(repo, base, a, b)
@@ -215,5 +215,5 @@ def _coupled_verdict() -> Verdict:
 
 def test_the_evidence_file_names_are_one_list_on_every_side() -> None:
     """The runner clears them, the report reader admits them, the host steps write them."""
-    names = (stepfiles.STRENGTH_JSON, stepfiles.ATTRIBUTION_JSON)
-    assert launch.EVIDENCE_FILES == hostreport.EVIDENCE_FILES == names
+    names = (layout.STRENGTH_JSON, layout.ATTRIBUTION_JSON)
+    assert layout.EVIDENCE_FILES == layout.EVIDENCE_FILES == names

@@ -14,7 +14,7 @@ import junitparser
 import pytest
 
 from entropy_action.core.errors import GateError
-from entropy_action.evidence import hostreport, junitstream
+from entropy_action.evidence import bounded, hostreport, ids, junitcases, junitstream
 from entropy_action.verdict import pairing
 from tests.test_reports import PASSING, host_info, write_host
 
@@ -83,7 +83,7 @@ def test_a_root_testsuite_counts_as_the_only_suite():
 
 
 def test_results_of_a_streamed_case_match_reading_it_whole():
-    tests, errors = hostreport.parse_junit(NESTED, "x.xml")
+    tests, errors = junitcases.parse_junit(NESTED, "x.xml")
     by_name = {t.raw_id.rsplit("::", 1)[-1]: t for t in tests}
     assert (by_name["nested_one"].outcome, by_name["nested_one"].message) == ("failed", "boom")
     assert (by_name["second"].outcome, by_name["second"].message) == ("skipped", "later")
@@ -99,8 +99,8 @@ def test_reading_from_a_file_and_from_bytes_agree(tmp_path):
     data = f"<testsuites><testsuite>{cases}</testsuite></testsuites>".encode()
     write_host(tmp_path, host_info("a", tmp_path), data)
     report = hostreport.read_host(tmp_path)
-    normalize = hostreport.normalizer(hostreport.placeholders(report.info))
-    tests, _ = hostreport.parse_junit(data, "junit.xml", normalize, report.info.module)
+    normalize = ids.normalizer(ids.placeholders(report.info))
+    tests, _ = junitcases.parse_junit(data, "junit.xml", normalize, report.info.module)
     assert [dataclasses.asdict(t) for t in report.tests] == [dataclasses.asdict(t) for t in tests]
     assert len(tests) == 3000
     assert tests[5].id == "tests/properties/test_shapes.py::test_5[<root>/x]"
@@ -109,24 +109,24 @@ def test_reading_from_a_file_and_from_bytes_agree(tmp_path):
 
 
 def test_a_document_type_after_a_prolog_longer_than_a_chunk_is_still_refused():
-    comment = b"<!--" + b"x" * (3 * hostreport.CHUNK) + b"-->"
+    comment = b"<!--" + b"x" * (3 * bounded.CHUNK) + b"-->"
     data = b'<?xml version="1.0"?>' + comment + b'<!DOCTYPE t [<!ENTITY e "boom">]><testsuites/>'
     with pytest.raises(GateError) as caught:
-        hostreport.parse_junit(data, "long.xml")
+        junitcases.parse_junit(data, "long.xml")
     assert caught.value.message == f"long.xml: {junitstream.DTD_REFUSED}"
 
 
 def test_a_long_prolog_without_a_document_type_is_read():
-    comment = b"<!--" + b"x" * (3 * hostreport.CHUNK) + b"-->"
+    comment = b"<!--" + b"x" * (3 * bounded.CHUNK) + b"-->"
     data = comment + b'<testsuite><testcase classname="m" name="a"/></testsuite>'
-    tests, _ = hostreport.parse_junit(data, "long.xml")
+    tests, _ = junitcases.parse_junit(data, "long.xml")
     assert [t.raw_id for t in tests] == ["m::a"]
 
 
 def test_a_document_type_after_the_root_is_an_error_not_a_declaration():
     data = b'<testsuites><!DOCTYPE t [<!ENTITY e "boom">]><testsuite/></testsuites>'
     with pytest.raises(GateError) as caught:
-        hostreport.parse_junit(data, "late.xml")
+        junitcases.parse_junit(data, "late.xml")
     assert caught.value.message == (
         "late.xml:1: not well-formed XML: not well-formed (invalid token) (column 14)"
     )
@@ -135,13 +135,13 @@ def test_a_document_type_after_the_root_is_an_error_not_a_declaration():
 def test_an_entity_no_document_type_declared_is_an_error():
     data = b'<testsuites><testsuite><testcase classname="m" name="&e;"/></testsuite></testsuites>'
     with pytest.raises(GateError) as caught:
-        hostreport.parse_junit(data, "ent.xml")
+        junitcases.parse_junit(data, "ent.xml")
     assert caught.value.message == "ent.xml:1: not well-formed XML: undefined entity (column 23)"
 
 
 def test_malformed_xml_is_told_before_a_foreign_root():
     with pytest.raises(GateError) as caught:
-        hostreport.parse_junit(b"<html><body></html>", "x.xml")
+        junitcases.parse_junit(b"<html><body></html>", "x.xml")
     assert caught.value.message.startswith("x.xml:1: not well-formed XML: mismatched tag")
 
 
@@ -154,13 +154,13 @@ def test_suites_nested_just_below_the_limit_are_read():
         + b"</testsuite>" * depth
         + b"</testsuites>"
     )
-    tests, _ = hostreport.parse_junit(data, "x.xml")
+    tests, _ = junitcases.parse_junit(data, "x.xml")
     assert [t.raw_id for t in tests] == ["m::deep"]
     deeper = data.replace(b"<testsuites>", b"<testsuites><testsuite>").replace(
         b"</testsuites>", b"</testsuite></testsuites>"
     )
     with pytest.raises(GateError, match="nested too deeply"):
-        hostreport.parse_junit(deeper, "x.xml")
+        junitcases.parse_junit(deeper, "x.xml")
 
 
 def test_the_verdict_on_reports_already_read_is_the_verdict_on_their_folders(tmp_path):
@@ -180,5 +180,5 @@ def test_the_verdict_on_reports_already_read_is_the_verdict_on_their_folders(tmp
 @pytest.mark.parametrize("line", ["²", "٣", "-1", "", "1" * 10])
 def test_a_line_that_is_not_ascii_digits_is_dropped_not_an_error(line):
     data = f'<testsuite><testcase classname="m" name="a" line="{line}"/></testsuite>'
-    (test,), _ = hostreport.parse_junit(data.encode(), "x.xml")
+    (test,), _ = junitcases.parse_junit(data.encode(), "x.xml")
     assert (test.raw_id, test.line) == ("m::a", None)

@@ -11,13 +11,14 @@ from typing import Any
 import pytest
 
 from entropy_action.core.findings import Finding
-from entropy_action.core.hostinfo import HOST_JSON, Audit, AuditRecord
+from entropy_action.core.hostinfo import Audit, AuditRecord
+from entropy_action.core.layout import HOST_JSON
 from entropy_action.gate import demo
 from entropy_action.manifest import pindiff, pinfile
 from entropy_action.manifest.pinfile import Pins
 from entropy_action.render import summary
 from entropy_action.verdict import live_entropy, pairing
-from entropy_action.verdict.model import Evidence, classify
+from entropy_action.verdict.classify import Evidence, classify
 
 PINNED = Pins(clock_unix=1768003200, rng_seed=9173, temp_root="/tmp/pinned")
 BARE = Pins(tz="UTC")

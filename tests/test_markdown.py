@@ -11,7 +11,7 @@ from markdown_it.token import Token
 
 from entropy_action.core.findings import Finding
 from entropy_action.render import markdown
-from entropy_action.verdict.model import Evidence, classify
+from entropy_action.verdict.classify import Evidence, classify
 from tests.verdict_samples import EVIDENCE, FAILING_B, GREEN, MODULE, result, verdict_of
 
 # GitHub-flavoured enough: tables and strikethrough on, raw HTML allowed (GitHub passes it

@@ -9,7 +9,8 @@ import textwrap
 from entropy_action.core.findings import Finding
 from entropy_action.core.score import MutationScore, Survivor
 from entropy_action.render import markdown, phrases, summary
-from entropy_action.verdict.model import Evidence, TestResult, TestSeed, Verdict, classify
+from entropy_action.verdict.classify import Evidence, classify
+from entropy_action.verdict.model import TestResult, TestSeed, Verdict
 from tests.test_markdown import GFM, HOSTILE_ID, table_rows, tokens
 from tests.verdict_samples import GREEN, MODULE, result
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action.evidence import hostreport
-from entropy_action.hosts import launch
+from entropy_action.evidence import junitcases
+from entropy_action.hosts import testfiles
 
 pytest_plugins = ["pytester"]
 
@@ -156,7 +156,7 @@ def test_the_reader_takes_the_counts_from_the_report(pytester: pytest.Pytester) 
     pytester.makepyfile(test_counted=COUNTED)
     pytester.makeconftest(CONFTEST)
     _, junit = run(pytester, *HOOK_ON, "-o", "junit_family=xunit1")
-    tests, errors = hostreport.parse_junit(junit.read_bytes(), "junit.xml")
+    tests, errors = junitcases.parse_junit(junit.read_bytes(), "junit.xml")
     assert errors == ()
     by_id = {test.id: (test.assertions, test.assertion_sites) for test in tests}
     assert by_id["test_counted.py::test_loop"] == (5, 1)
@@ -171,7 +171,7 @@ def test_the_reader_ignores_counts_that_are_not_small_integers(value: str) -> No
         '<property name="entropy_assertion_sites" value="1"/></properties>'
         "</testcase></testsuite>"
     ).encode()
-    (test,), _ = hostreport.parse_junit(xml, "junit.xml")
+    (test,), _ = junitcases.parse_junit(xml, "junit.xml")
     assert test.assertions is None
     assert test.assertion_sites == 1
 
@@ -190,7 +190,7 @@ def test_a_stale_rewrite_without_the_hook_is_dropped_before_a_run(
     assert [name.split(".")[0] for name in cached] == ["conftest", "test_counted"]
     _, junit = run(pytester, *HOOK_ON)
     assert counts(junit)["test_three"] == ("0", "0")  # the stale rewrite fires no hook
-    launch.drop_rewritten_pycs(pytester.path, "test_counted.py")
+    testfiles.drop_rewritten_pycs(pytester.path, "test_counted.py")
     assert list((pytester.path / "__pycache__").glob("*-pytest-*.pyc")) == []
     _, junit = run(pytester, *HOOK_ON)
     assert counts(junit)["test_three"] == ("3", "3")

@@ -17,7 +17,7 @@ from entropy_action.manifest import baseline
 from entropy_action.manifest.pinfile import DEFAULT_PROTECTED_PATHS
 from entropy_action.render import checkrun, markdown, summary
 from entropy_action.scan import protected
-from entropy_action.verdict.model import Evidence, classify
+from entropy_action.verdict.classify import Evidence, classify
 from tests.helpers import Repo
 
 CALLER = """\

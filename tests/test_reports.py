@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from entropy_action.core.errors import GateError
-from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML, Fingerprint, HostInfo
-from entropy_action.evidence import hostreport
+from entropy_action.core.hostinfo import Fingerprint, HostInfo
+from entropy_action.core.layout import HOST_JSON, JUNIT_XML
+from entropy_action.evidence import hostreport, ids, junitcases
 
 MODULE = "tests/properties/test_shapes.py"
 SHA = hashlib.sha256(b"version: 1\n").hexdigest()
@@ -184,7 +185,7 @@ def outcomes(report: hostreport.HostReport) -> dict[str, str]:
 
 
 def test_a_real_pytest_report_gives_one_case_per_test_with_its_outcome(mixed):
-    merged = {k: v.outcome for k, v in hostreport.merge(mixed.tests).items()}
+    merged = {k: v.outcome for k, v in junitcases.merge(mixed.tests).items()}
     assert merged == {
         f"{MODULE}::test_pass": "passed",
         f"{MODULE}::test_fail": "failed",
@@ -204,7 +205,7 @@ def test_a_real_pytest_report_gives_one_case_per_test_with_its_outcome(mixed):
 def test_a_test_that_fails_and_errors_in_teardown_is_reported_twice_and_kept_as_failed(mixed):
     twice = [t for t in mixed.tests if t.id.endswith("::test_fail_then_teardown")]
     assert [t.outcome for t in twice] == ["failed", "error"]
-    assert hostreport.merge(twice)[twice[0].id].message == "assert False"
+    assert junitcases.merge(twice)[twice[0].id].message == "assert False"
 
 
 def test_messages_lines_and_raw_ids_are_kept(mixed):
@@ -455,11 +456,11 @@ def test_control_characters_in_a_report_are_escaped_not_printed(tmp_path):
     ],
 )
 def test_node_ids_are_rebuilt_from_xunit1_attributes(file, classname, name, expected):
-    assert hostreport.node_id(file, classname, name) == expected
+    assert ids.node_id(file, classname, name) == expected
 
 
 def pairs_for(root: str, temp_root: str | None) -> list[tuple[str, str]]:
-    return hostreport.placeholders(host_info("a", root, temp_root=temp_root))
+    return ids.placeholders(host_info("a", root, temp_root=temp_root))
 
 
 @pytest.mark.parametrize(
@@ -478,4 +479,4 @@ def pairs_for(root: str, temp_root: str | None) -> list[tuple[str, str]]:
     ],
 )
 def test_the_checkout_and_temp_roots_are_replaced_by_placeholders(root, temp_root, text, expected):
-    assert hostreport.normalizer(pairs_for(root, temp_root))(text) == expected
+    assert ids.normalizer(pairs_for(root, temp_root))(text) == expected

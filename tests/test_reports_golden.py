@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 
 from entropy_action.core.errors import GateError
-from entropy_action.evidence import hostreport
+from entropy_action.evidence import ids, junitcases
 from tests.test_reports import host_info
 
 GOLDEN = Path(__file__).parent / "data" / "junit"
 INPUTS = sorted(GOLDEN.glob("*.xml"))
 SUFFIXES = (".results.json", ".exception")
-NORMALIZE = hostreport.normalizer(
-    hostreport.placeholders(host_info("a", "/home/dev/project", temp_root="/tmp/entropy-invoice"))
+NORMALIZE = ids.normalizer(
+    ids.placeholders(host_info("a", "/home/dev/project", temp_root="/tmp/entropy-invoice"))
 )
 REGENERATE = "regenerate with: .venv/bin/python -m tests.test_reports_golden"
 
@@ -28,14 +28,14 @@ REGENERATE = "regenerate with: .venv/bin/python -m tests.test_reports_golden"
 def render(xml: Path) -> tuple[str, str]:
     """(suffix, text) of what the parser makes of one input."""
     try:
-        tests, errors = hostreport.parse_junit(xml.read_bytes(), xml.name, NORMALIZE)
+        tests, errors = junitcases.parse_junit(xml.read_bytes(), xml.name, NORMALIZE)
     except GateError as exc:
         return ".exception", exc.message + "\n"
     data = {"tests": [_case(t) for t in tests], "errors": list(errors)}
     return ".results.json", json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def _case(test: hostreport.TestCase) -> dict[str, object]:
+def _case(test: junitcases.TestCase) -> dict[str, object]:
     """A case as JSON; the seeds and assertion counts only where the gate's plugin recorded
     them."""
     data = dataclasses.asdict(test)

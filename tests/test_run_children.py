@@ -9,8 +9,9 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from entropy_action.core.hostinfo import JUNIT_XML, HostInfo
-from entropy_action.hosts import isolate, launch
+from entropy_action.core.hostinfo import HostInfo
+from entropy_action.core.layout import JUNIT_XML
+from entropy_action.hosts import isolate, launch, testfiles
 from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
 
 CHILD_PROPERTY = """\
@@ -89,7 +90,7 @@ def test_a_sitecustomize_the_childsite_shadows_still_runs(tmp_path: Path) -> Non
     (other / "sitecustomize.py").write_text("import os\nos.environ['SHADOWED_RAN'] = '1'\n")
     ours = tmp_path / "ours"
     ours.mkdir()
-    source = launch.TESTPROC / "childsite.py"
+    source = testfiles.TESTPROC / "childsite.py"
     (ours / "sitecustomize.py").write_text(source.read_text())
     env = {**os.environ, "PYTHONPATH": f"{ours}{os.pathsep}{other}"}
     env.pop("ENTROPY_GATE_CHILD", None)

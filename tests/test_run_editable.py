@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action.core.hostinfo import JUNIT_XML, HostInfo
+from entropy_action.core.hostinfo import HostInfo
+from entropy_action.core.layout import JUNIT_XML
 from entropy_action.gate import local
-from entropy_action.hosts import launch
+from entropy_action.hosts import hostjson, launch
 from entropy_action.verdict import pairing
 from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
 
@@ -113,7 +114,7 @@ def test_host_b_imports_the_package_from_its_copy(editable, tmp_path):
     assert info_b.imported_from["gatepkg"] == str((copy / "src" / "gatepkg").resolve())
     assert seen_b["file"] == str(copy / "src" / "gatepkg" / "__init__.py")
     assert info_b.imported_outside == []
-    assert launch.outcome(info_b)[0] == 0
+    assert hostjson.outcome(info_b)[0] == 0
 
 
 def test_a_run_of_the_base_module_imports_the_base_code_not_the_heads(editable, tmp_path):
@@ -138,7 +139,7 @@ def test_a_run_of_the_base_module_imports_the_base_code_not_the_heads(editable, 
             assert seen["file"] == str(tree / "src" / "gatepkg" / "__init__.py")
             assert info.imported_from["gatepkg"] == str((tree / "src" / "gatepkg").resolve())
             assert info.imported_outside == []
-            assert launch.outcome(info)[0] == 0
+            assert hostjson.outcome(info)[0] == 0
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=root, check=True)
 
@@ -160,7 +161,7 @@ def test_a_host_b_run_that_imported_from_the_original_tree_is_invalid(editable, 
     launch.run_host(settings(root, out_a, dict(os.environ), python=python))
     info_b = launch.run_host(settings(root, out_b, dict(os.environ), python=python, isolate=True))
     assert info_b.imported_outside == [str(planted.resolve())]
-    code, why = launch.outcome(info_b)
+    code, why = hostjson.outcome(info_b)
     assert (code, why) == (
         2,
         f"host b: the code under test was imported from outside its own tree: {planted.resolve()}",
@@ -213,7 +214,7 @@ def test_code_imported_before_the_plugin_loaded_is_named_with_what_to_do(
     init = str((root / "src" / "gatepkg" / "__init__.py").resolve())
     assert init in info_b.imported_outside
     assert info_b.imported_before_plugin == ["gatepkg"]
-    code, why = launch.outcome(info_b)
+    code, why = hostjson.outcome(info_b)
     assert code == 2
     assert why == EARLY_REASON.format(file=info_b.imported_outside[0]).replace("host B:", "host b:")
     verdict = pairing.evaluate(out_a, out_b, loaded=None, pin_diff=None)

@@ -21,8 +21,8 @@ from typing import Any, Literal
 import pytest
 
 from entropy_action.core.errors import GateError
-from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML
-from entropy_action.hosts import launch
+from entropy_action.core.layout import HOST_JSON, JUNIT_XML
+from entropy_action.hosts import hostjson, launch, runsettings, testfiles
 from entropy_action.manifest import pinfile
 from entropy_action.testproc import plugin
 from tests.helpers import Repo
@@ -84,10 +84,10 @@ def make_repo(path: Path, files: Mapping[str, str]) -> Path:
 
 def settings(
     root: Path, out: Path, environ: Mapping[str, str] | None = None, **options: Any
-) -> launch.RunSettings:
+) -> runsettings.RunSettings:
     loaded = pinfile.load(root / "entropy.yaml", repo_root=root)
     host: Literal["a", "b"] = "b" if options.get("isolate") else "a"
-    return launch.RunSettings(
+    return runsettings.RunSettings(
         host=host,
         out=out,
         root=root,
@@ -177,7 +177,7 @@ def test_host_a_runs_under_the_pins_and_reports_them(tmp_path: Path) -> None:
         "test_umask_is_pinned": "passed",
         "test_host_a_inherits_the_callers_environment": "passed",
     }
-    assert launch.outcome(info) == (0, "host a: properties passed")
+    assert hostjson.outcome(info) == (0, "host a: properties passed")
     data = host_json(out)
     assert data == json.loads(info.model_dump_json())
     assert data["pins_applied"] == {
@@ -235,7 +235,7 @@ def test_host_a_runs_under_the_pins_and_reports_them(tmp_path: Path) -> None:
 
 
 def test_the_runner_and_the_plugin_agree_on_the_variable_name() -> None:
-    assert launch.PLUGIN_ENV == plugin.CONFIG_ENV
+    assert testfiles.PLUGIN_ENV == plugin.CONFIG_ENV
 
 
 def test_junit_records_file_and_line_for_each_test(tmp_path: Path) -> None:
@@ -464,7 +464,7 @@ def test_a_conftest_that_fails_to_import_is_a_failed_host(repo: Repo) -> None:
     repo.commit()
     result = repo.cli("run", "--host", "a", "--out", "out")
     assert result.code == 1
-    assert result.err.splitlines()[-1] == f"host a: {launch.CONFTEST_NOTE}"
+    assert result.err.splitlines()[-1] == f"host a: {hostjson.CONFTEST_NOTE}"
     assert outcomes(repo.path / "out" / JUNIT_XML) == {"conftest": "error"}
     error = next(ET.parse(repo.path / "out" / JUNIT_XML).getroot().iter("error"))
     assert error.get("message", "").startswith("ImportError while loading conftest")
@@ -516,9 +516,9 @@ def test_a_pinned_locale_this_machine_lacks_is_a_pin_that_did_not_take(repo: Rep
 def test_the_plugin_copies_bring_the_gates_bytecode(tmp_path: Path) -> None:
     """The test process loads the copied modules from the gate's compiled bytecode instead of
     compiling them again in every run."""
-    source = launch.TESTPROC / "audit.py"
+    source = testfiles.TESTPROC / "audit.py"
     py_compile.compile(str(source), doraise=True)  # what an install does
-    launch.copy_module(source, tmp_path, "copied_audit")
+    testfiles.copy_module(source, tmp_path, "copied_audit")
     env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(tmp_path)}
     done = subprocess.run(
         [sys.executable, "-v", "-c", "import copied_audit"],
@@ -536,7 +536,7 @@ def test_a_copy_without_the_gates_bytecode_is_compiled_as_usual(tmp_path: Path) 
     source = tmp_path / "src" / "lonely.py"
     source.parent.mkdir()
     source.write_text("VALUE = 3\n")
-    launch.copy_module(source, tmp_path, "copied")
+    testfiles.copy_module(source, tmp_path, "copied")
     assert not (tmp_path / "__pycache__").exists()
     env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(tmp_path)}
     done = subprocess.run(
@@ -557,13 +557,13 @@ def test_the_runs_plugins_load_as_plain_modules_without_a_warning(
     is still registered by its own `-p`, which undoes a block in the project's addopts."""
     folder = pytester.path / "plugins"
     folder.mkdir()
-    here = launch.TESTPROC
+    here = testfiles.TESTPROC
     for source, name in (("plugin.py", "entropy_gate_plugin"), ("audit.py", "entropy_gate_audit")):
-        launch.copy_module(here / source, folder, name)
-    launch.copy_module(here / "assertcount.py", folder, "entropy_gate_assertcount")
-    modules = launch.plugin_modules(audit=True, count=True)
+        testfiles.copy_module(here / source, folder, name)
+    testfiles.copy_module(here / "assertcount.py", folder, "entropy_gate_assertcount")
+    modules = testfiles.plugin_modules(audit=True, count=True)
     assert modules == ["entropy_gate_plugin", "entropy_gate_audit", "entropy_gate_assertcount"]
-    launch.write_boot(folder, modules)
+    testfiles.write_boot(folder, modules)
     pytester.makepyfile(test_one="def test_one():\n    assert 1 == 1\n")
     monkeypatch.setenv("PYTHONPATH", str(folder))
     junit = pytester.path / "junit.xml"
@@ -578,4 +578,4 @@ def test_the_runs_plugins_load_as_plain_modules_without_a_warning(
     text = junit.read_text()
     assert '<property name="entropy_assertions" value="1"' in text  # assertcount ran
     assert '<property name="entropy_rng_seed" value="5"' in text  # and the plugin
-    assert launch.plugin_modules(audit=False, count=False) == ["entropy_gate_plugin"]
+    assert testfiles.plugin_modules(audit=False, count=False) == ["entropy_gate_plugin"]

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from entropy_action.core.errors import GateError
-from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML
+from entropy_action.core.layout import HOST_JSON, JUNIT_XML
 from entropy_action.hosts import isolate, launch
 from tests.helpers import Repo
 from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, outcomes, settings

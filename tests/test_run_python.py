@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from entropy_action.core.hostinfo import JUNIT_XML
-from entropy_action.hosts import isolate, launch
+from entropy_action.core.layout import JUNIT_XML
+from entropy_action.hosts import isolate, launch, testfiles
 from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, outcomes, settings
 
 PYENV = Path("/root/.pyenv/versions")
-PLUGIN = launch.TESTPROC / "plugin.py"
+PLUGIN = testfiles.TESTPROC / "plugin.py"
 
 
 def _other_python(version: str) -> Path:

@@ -10,7 +10,8 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from entropy_action.core.hostinfo import JUNIT_XML, HostInfo
+from entropy_action.core.hostinfo import HostInfo
+from entropy_action.core.layout import JUNIT_XML
 from entropy_action.evidence import hostreport
 from entropy_action.hosts import isolate, launch
 from entropy_action.render.summary import REPLAY

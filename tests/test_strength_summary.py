@@ -5,7 +5,7 @@ from __future__ import annotations
 from entropy_action.core.findings import Finding
 from entropy_action.core.score import MutationScore, Survivor
 from entropy_action.render import summary
-from entropy_action.verdict.model import Evidence, classify
+from entropy_action.verdict.classify import Evidence, classify
 
 WEAKER = Survivor(
     mutant="billing/fees.py:27: amount > limit → amount >= limit",

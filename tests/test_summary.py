@@ -12,18 +12,17 @@ from entropy_action.cli.commands.schema import manifest_schema, verdict_schema
 from entropy_action.core.findings import Finding
 from entropy_action.manifest.pindiff import PinChange, PinDiff
 from entropy_action.render import summary
-from entropy_action.verdict import model as verdicts
-from entropy_action.verdict.model import Evidence, Verdict, classify
+from entropy_action.verdict import model
+from entropy_action.verdict.classify import Evidence, classify
+from entropy_action.verdict.model import Verdict
 from tests.helpers import Repo
 
 SCHEMA = Path(__file__).parent.parent / "schema" / "verdict.schema.json"
 MODULE = "tests/properties/test_invoice_total.py"
 
 
-def result(
-    name: str, a: str = "passed", b: str = "passed", **fields: object
-) -> verdicts.TestResult:
-    return verdicts.TEST_RESULT.validate_python(
+def result(name: str, a: str = "passed", b: str = "passed", **fields: object) -> model.TestResult:
+    return model.TEST_RESULT.validate_python(
         {"id": f"{MODULE}::{name}", "raw_ids": [f"{MODULE}::{name}"], "host_a": a, "host_b": b}
         | fields
     )

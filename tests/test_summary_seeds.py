@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from entropy_action.render.summary import REPLAY, render_text
-from entropy_action.verdict.model import TEST_RESULT, Evidence, TestResult, TestSeed, classify
+from entropy_action.verdict.classify import Evidence, classify
+from entropy_action.verdict.model import TEST_RESULT, TestResult, TestSeed
 
 ID = "tests/t.py::test_total[a b]"
 

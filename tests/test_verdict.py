@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from entropy_action.core.findings import Finding
-from entropy_action.verdict.model import Evidence, HostOutcome, classify
+from entropy_action.verdict.classify import Evidence, classify
+from entropy_action.verdict.model import HostOutcome
 
 SKIP = Finding(
     kind="skip_marker",

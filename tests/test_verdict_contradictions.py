@@ -7,7 +7,8 @@ import itertools
 import pytest
 
 from entropy_action.core.findings import Finding
-from entropy_action.verdict.model import Evidence, HostOutcome, classify, contradictions
+from entropy_action.verdict.classify import Evidence, classify, contradictions
+from entropy_action.verdict.model import HostOutcome
 
 OUTCOMES: tuple[HostOutcome, ...] = ("pass", "fail", "missing")
 FINDING = Finding(kind="skip_marker", path="t.py", line=3, message="skip", introduced=True)

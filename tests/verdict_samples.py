@@ -4,14 +4,8 @@ from __future__ import annotations
 
 from entropy_action.core.findings import Finding
 from entropy_action.manifest.pindiff import PinChange
-from entropy_action.verdict.model import (
-    TEST_RESULT,
-    Classification,
-    Evidence,
-    TestResult,
-    Verdict,
-    classify,
-)
+from entropy_action.verdict.classify import Evidence, classify
+from entropy_action.verdict.model import TEST_RESULT, Classification, TestResult, Verdict
 
 MODULE = "tests/properties/test_invoice_total.py"
 SKIP = Finding(

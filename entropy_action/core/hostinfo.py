@@ -6,9 +6,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-HOST_JSON = "host.json"
-JUNIT_XML = "junit.xml"
-
 
 class Fingerprint(BaseModel):
     """Enough of a machine to tell two hosts apart; equal fingerprints mean one host."""

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from entropy_action import __version__
+from entropy_action.core import layout
 from entropy_action.core.errors import GateError
-from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML
-from entropy_action.evidence import hostreport
-from entropy_action.hosts import channel
+from entropy_action.core.layout import HOST_JSON, JUNIT_XML
+from entropy_action.evidence import bounded, hostreport, outcomes
 
 KEY_JSON = "key.json"
 ENTRIES = "base-runs"
@@ -139,8 +139,8 @@ class EvidenceCache:
         scratch = Path(tempfile.mkdtemp(prefix=".new-", dir=self.root))
         try:
             (scratch / KEY_JSON).write_bytes(_canonical(key.fields))
-            for name in (HOST_JSON, JUNIT_XML, channel.OUTCOMES_JSON):
-                if name == channel.OUTCOMES_JSON and not (source / name).is_file():
+            for name in (HOST_JSON, JUNIT_XML, layout.OUTCOMES_JSON):
+                if name == layout.OUTCOMES_JSON and not (source / name).is_file():
                     continue  # an older gate's report: none
                 shutil.copyfile(source / name, scratch / name, follow_symlinks=False)
             entry = self.root / key.digest
@@ -173,7 +173,7 @@ class EvidenceCache:
 _STORED = (
     (HOST_JSON, hostreport.MAX_HOST_JSON),
     (JUNIT_XML, hostreport.MAX_JUNIT_XML),
-    (channel.OUTCOMES_JSON, channel.MAX_OUTCOMES_JSON),
+    (layout.OUTCOMES_JSON, outcomes.MAX_OUTCOMES_JSON),
 )
 
 
@@ -188,7 +188,7 @@ def _remove(entry: Path) -> None:
 def _check(entry: Path, key: CacheKey, dest: Path) -> str | None:
     """Why the entry cannot be used for `key` (None: it is sound and now copied to `dest`)."""
     try:
-        stored = json.loads(hostreport.read_capped(entry / KEY_JSON, MAX_KEY_JSON).decode("utf-8"))
+        stored = json.loads(bounded.read_capped(entry / KEY_JSON, MAX_KEY_JSON).decode("utf-8"))
     except GateError as exc:
         return exc.message
     except (UnicodeDecodeError, ValueError, RecursionError):
@@ -199,9 +199,9 @@ def _check(entry: Path, key: CacheKey, dest: Path) -> str | None:
     dest.mkdir(parents=True)
     try:
         for name, limit in _STORED:
-            if name == channel.OUTCOMES_JSON and not os.path.lexists(entry / name):
+            if name == layout.OUTCOMES_JSON and not os.path.lexists(entry / name):
                 continue  # read_host says whether host.json needs it
-            (dest / name).write_bytes(hostreport.read_capped(entry / name, limit))
+            (dest / name).write_bytes(bounded.read_capped(entry / name, limit))
         report = hostreport.read_host(dest)
     except GateError as exc:
         return exc.message

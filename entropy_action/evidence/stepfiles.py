@@ -18,10 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from entropy_action.core.errors import GateError
 from entropy_action.core.findings import Finding
 from entropy_action.core.hostinfo import HostInfo
+from entropy_action.core.layout import ATTRIBUTION_JSON, STRENGTH_JSON
 from entropy_action.core.score import MutationScore
 
-STRENGTH_JSON = "strength.json"
-ATTRIBUTION_JSON = "attribution.json"
 MAX_EVIDENCE = 4 << 20  # bytes of one evidence file
 STRENGTH_KINDS = frozenset({"test_changed_to_pass", "weakened_property"})
 _SHA = r"^[0-9a-f]{40,64}$"
@@ -100,15 +99,15 @@ def read_attribution(folder: Path, info: HostInfo) -> AttributionReport | None:
 
 
 def _read(path: Path, model: type[_B], info: HostInfo) -> _B | None:
-    from entropy_action.evidence import hostreport  # noqa: PLC0415 (junitparser stays out of the writers)
+    from entropy_action.evidence import bounded  # noqa: PLC0415 (junitparser stays out of the writers)
 
     if not path.exists() and not path.is_symlink():
         return None
-    loaded = hostreport.read_json_object(path, MAX_EVIDENCE, f"the {path.name} a host job writes")
+    loaded = bounded.read_json_object(path, MAX_EVIDENCE, f"the {path.name} a host job writes")
     try:
         report = model.model_validate(loaded)
     except ValidationError as exc:
-        raise GateError(f"{path}: {hostreport._field_problem(exc)}") from None
+        raise GateError(f"{path}: {bounded.field_problem(exc)}") from None
     for field in ("property_id", "manifest_sha256", "commit"):
         if getattr(report, field) != getattr(info, field):
             raise GateError(

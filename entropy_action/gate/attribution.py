@@ -14,8 +14,8 @@ from pathlib import Path
 
 from entropy_action.core.errors import GateError
 from entropy_action.core.findings import Finding
-from entropy_action.evidence import hostreport
-from entropy_action.hosts import isolate, launch
+from entropy_action.evidence import hostreport, ids, junitcases
+from entropy_action.hosts import isolate, launch, runsettings
 from entropy_action.verdict.model import Verdict
 
 COUPLED = ("env_coupled", "env_coupled_reverse")
@@ -54,7 +54,7 @@ def disagreeing(verdict: Verdict) -> dict[str, str]:
         t.id: t.host_a
         for t in verdict.tests
         if t.host_a != t.host_b and t.host_a in _DECIDED and t.host_b in _DECIDED
-        if hostreport.ROOT_PLACEHOLDER not in t.id and hostreport.TMP_PLACEHOLDER not in t.id
+        if ids.ROOT_PLACEHOLDER not in t.id and ids.TMP_PLACEHOLDER not in t.id
     }
 
 
@@ -130,7 +130,7 @@ def with_attribution(verdict: Verdict, coupled: list[str]) -> Verdict:
 # --- the re-runs, on this machine ------------------------------------------------------------
 
 
-def rerun_host_b(base: launch.RunSettings, out: Path, tests: Sequence[str]) -> Rerun:
+def rerun_host_b(base: runsettings.RunSettings, out: Path, tests: Sequence[str]) -> Rerun:
     """Re-runs of host B selecting `tests`, each into its own folder under `out`."""
     count = 0
 
@@ -145,18 +145,18 @@ def rerun_host_b(base: launch.RunSettings, out: Path, tests: Sequence[str]) -> R
             report = hostreport.read_host(folder)
         except GateError:
             return {}
-        return {case.id: case.outcome for case in hostreport.merge(report.tests).values()}
+        return {case.id: case.outcome for case in junitcases.merge(report.tests).values()}
 
     return run
 
 
 def _replace(
-    base: launch.RunSettings,
+    base: runsettings.RunSettings,
     out: Path,
     python: str | None,
     trial: Trial,
     tests: tuple[str, ...],
-) -> launch.RunSettings:
+) -> runsettings.RunSettings:
     from dataclasses import replace  # noqa: PLC0415 - a local helper's only need
 
     return replace(
@@ -226,8 +226,8 @@ def failing_ids(report: hostreport.HostReport) -> list[str]:
     """The tests a host failed that another tree can select (no checkout path in the id)."""
     return [
         case.id
-        for case in hostreport.merge(report.tests).values()
+        for case in junitcases.merge(report.tests).values()
         if case.outcome in ("failed", "error")
-        and hostreport.ROOT_PLACEHOLDER not in case.id
-        and hostreport.TMP_PLACEHOLDER not in case.id
+        and ids.ROOT_PLACEHOLDER not in case.id
+        and ids.TMP_PLACEHOLDER not in case.id
     ]

@@ -17,11 +17,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from entropy_action import scan
+from entropy_action.core import layout
 from entropy_action.core.errors import GateError
 from entropy_action.core.hostinfo import HostInfo
 from entropy_action.evidence import hostreport, stepfiles
 from entropy_action.gate import attribution
-from entropy_action.hosts import launch
+from entropy_action.hosts import runsettings
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.scan import ScanResult
 from entropy_action.strength import assess, base_on_head
@@ -57,12 +58,12 @@ def strength_step(
         notes=list(found.notes),
         mutation=found.score,
     )
-    stepfiles.write(folder, stepfiles.STRENGTH_JSON, report)
+    stepfiles.write(folder, layout.STRENGTH_JSON, report)
     return report
 
 
 def attribution_step(
-    settings: launch.RunSettings,
+    settings: runsettings.RunSettings,
     environ: Mapping[str, str],
     pinned: Sequence[str],
     dims: Sequence[str],
@@ -101,5 +102,5 @@ def attribution_step(
             for trial, got in trials
         ],
     )
-    stepfiles.write(settings.out, stepfiles.ATTRIBUTION_JSON, found)
+    stepfiles.write(settings.out, layout.ATTRIBUTION_JSON, found)
     return found

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from entropy_action import scan
-from entropy_action.core import git
+from entropy_action.core import git, layout
 from entropy_action.core.errors import GateError
-from entropy_action.core.hostinfo import HOST_JSON, HostInfo
+from entropy_action.core.hostinfo import HostInfo
+from entropy_action.core.layout import HOST_JSON
 from entropy_action.evidence import hostreport, inputs, stepfiles
 from entropy_action.evidence.hostreport import HostReport
 from entropy_action.gate import attribution
@@ -29,7 +30,8 @@ from entropy_action.scan import ScanResult
 from entropy_action.strength import base_on_head
 from entropy_action.strength.assess import Strength
 from entropy_action.verdict import pairing
-from entropy_action.verdict.model import Evidence, Verdict, classify
+from entropy_action.verdict.classify import Evidence, classify
+from entropy_action.verdict.model import Verdict
 
 NO_BASE = (
     "no base commit to judge against: no pin check and no silencing scan could run, so "
@@ -124,7 +126,7 @@ def _strength(dossier: Dossier, report_a: HostReport | None) -> tuple[Strength, 
     if report_a is None:
         return Strength(), []  # host A is unusable: evaluate says why, the verdict is invalid
     needed = strength_needed(check)
-    where = report_a.dir / stepfiles.STRENGTH_JSON
+    where = report_a.dir / layout.STRENGTH_JSON
     try:
         found = stepfiles.read_strength(report_a.dir, report_a.info)
     except GateError as exc:

@@ -8,7 +8,6 @@ it executed at the base.
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 import threading
 import time
@@ -18,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from entropy_action import scan
-from entropy_action.core import git
+from entropy_action.core import git, layout
 from entropy_action.core.errors import ExitCode, GateError
-from entropy_action.evidence import basecache, hostreport
-from entropy_action.gate import attribution, hoststeps, judge
-from entropy_action.hosts import launch
+from entropy_action.evidence import hostreport
+from entropy_action.gate import attribution, baserun, hoststeps, judge
+from entropy_action.hosts import hostjson, launch, runsettings
 from entropy_action.manifest import baseline
 from entropy_action.strength import base_on_head
 from entropy_action.verdict import basepolicy, pairing
@@ -173,7 +172,7 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
     want_base = settings.base_run and check.base is not None and check.base_commit is not None
     deferred = want_base and _docs_only(check)
     if want_base and not deferred:
-        jobs["base run"] = lambda: _base_run(settings, check, out, "a", invalid)
+        jobs["base run"] = lambda: baserun.run(_base(settings), check, out, "a", invalid)
     failures = _execute(jobs, settings.progress)
     errors = tuple(f"{name}: {failures[name]}" for name in ("host A", "host B") if name in failures)
     notes = tuple(sorted(host_notes))
@@ -189,7 +188,10 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
             return Runs(errors, None, None, None, notes, host_b, host_a)
         settings.progress(f"base run needed: {why or 'a host could not run'}")
         failures.update(
-            _execute({"base run": lambda: _base_run(settings, check, out, "a")}, settings.progress)
+            _execute(
+                {"base run": lambda: baserun.run(_base(settings), check, out, "a")},
+                settings.progress,
+            )
         )
     if "base run" in failures:
         notes += (f"base run failed ({failures['base run']}); attributing skips statically",)
@@ -197,15 +199,30 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
     base_b: Path | None = None
     if host_b is not None and any(case.outcome in FAILING for case in host_b.tests):
         more = _execute(
-            {"base run on host B": lambda: _base_run(settings, check, out, "b")}, settings.progress
+            {"base run on host B": lambda: baserun.run(_base(settings), check, out, "b")},
+            settings.progress,
         )
-        base_b = None if more else out / "base-b"
+        base_b = None if more else baserun.folder(out, "b")
         notes += tuple(
             f"{name} failed ({why}); host B's failures are not told pre-existing"
             for name, why in more.items()
         )
-    base_a = _read_or_none(out / "base-a") or out / "base-a"  # unusable: evaluate says why
+    folder_a = baserun.folder(out, "a")
+    base_a = _read_or_none(folder_a) or folder_a  # unusable: evaluate says why
     return Runs(errors, pairing.base_cases(base_a), base_a, base_b, notes, host_b, host_a)
+
+
+def _base(settings: GateSettings) -> baserun.BaseRun:
+    """The base run made as the gate's own host runs are (interpreters, namespaces, cache)."""
+    return baserun.BaseRun(
+        environ=settings.environ,
+        python_a=settings.python_a,
+        python_b=settings.python,
+        namespaces=settings.namespaces,
+        timeout=settings.timeout,
+        progress=settings.progress,
+        cache_dir=settings.cache_dir,
+    )
 
 
 def _docs_only(check: baseline.PinCheck) -> bool:
@@ -215,7 +232,7 @@ def _docs_only(check: baseline.PinCheck) -> bool:
 
 
 def _run_host(
-    settings: launch.RunSettings,
+    settings: runsettings.RunSettings,
     notes: list[str],
     invalid: threading.Event,
     read: dict[str, hostreport.HostReport | None],
@@ -227,12 +244,12 @@ def _run_host(
     be running (the gate reads each report once)."""
     info = launch.run_host(settings)
     notes.extend(f"host {settings.host.upper()}: {note}" for note in info.notes)
-    code, why = launch.outcome(info)
+    code, why = hostjson.outcome(info)
     if code == ExitCode.INVALID:
         invalid.set()
         if info.imported_outside:
             return
-        detail = _first_error(settings.out / launch.PYTEST_LOG)
+        detail = _first_error(settings.out / layout.PYTEST_LOG)
         raise GateError(why.split(": ", 1)[-1] + (f" — {detail}" if detail else ""))
     read[settings.host] = _read_or_none(settings.out)
 
@@ -249,10 +266,10 @@ def _first_error(log: Path, limit: int = 65536) -> str:
 
 def _host(
     settings: GateSettings, check: baseline.PinCheck, out: Path, host: str
-) -> launch.RunSettings:
+) -> runsettings.RunSettings:
     assert check.head is not None
     isolated = host == "b"
-    return launch.RunSettings(
+    return runsettings.RunSettings(
         host="b" if isolated else "a",
         out=out / f"host-{host}",
         root=check.root,
@@ -268,92 +285,6 @@ def _host(
 
 def _labelled(progress: Callable[[str], None], label: str) -> Callable[[str], None]:
     return lambda line: progress(f"{label}: {line}")
-
-
-def _base_run(
-    settings: GateSettings,
-    check: baseline.PinCheck,
-    out: Path,
-    host: str,
-    cancel: threading.Event | None = None,
-) -> None:
-    """The base's module on `host`: from the evidence cache when a sound entry matches; not
-    started, or killed while it runs, once `cancel` is set (a host run was invalid)."""
-    if cancel is not None and cancel.is_set():
-        return
-    if settings.cache_dir is None or check.base is None or check.base_commit is None:
-        _run_base(settings, check, out, host, cancel)
-        return
-    cache = basecache.EvidenceCache(settings.cache_dir)
-    key = base_cache_key(settings, check, host)
-    label = f"base run on host {host.upper()}"
-    hit, notes = cache.restore(key, out / f"base-{host}")
-    for note in notes:
-        settings.progress(f"{label}: {note}")
-    if hit:
-        settings.progress(f"{label}: reused from the cache ({key.digest[:12]})")
-        return
-    _run_base(settings, check, out, host, cancel)
-    if cancel is not None and cancel.is_set():
-        return  # killed: nothing worth caching
-    for note in cache.store(key, out / f"base-{host}"):
-        settings.progress(f"{label}: {note}")
-
-
-def base_cache_key(
-    settings: GateSettings, check: baseline.PinCheck, host: str
-) -> basecache.CacheKey:
-    """The evidence cache's key of the base run on `host` (`entropy-gate cache-key` prints its
-    digest for the Action's actions/cache): the interpreter is the one that host runs."""
-    assert check.base is not None
-    assert check.base_commit is not None
-    return basecache.base_run_key(
-        base_commit=check.base_commit,
-        manifest_sha256=check.base.sha256,
-        host=host,
-        python=settings.python if host == "b" else settings.python_a,
-    )
-
-
-def run_base(settings: GateSettings, check: baseline.PinCheck, out: Path, host: str) -> Path:
-    """The base ref's module on one host (`entropy-gate run --base-ref`); its report folder."""
-    _base_run(settings, check, out, host)
-    return out / f"base-{host}"
-
-
-def _run_base(
-    settings: GateSettings,
-    check: baseline.PinCheck,
-    out: Path,
-    host: str,
-    cancel: threading.Event | None = None,
-) -> None:
-    """The base ref's module in a temporary git worktree, under the base's manifest."""
-    assert check.base is not None
-    assert check.base_commit is not None
-    tree = out / f"base-tree-{host}"
-    if tree.exists():
-        shutil.rmtree(tree)
-    git.add_worktree(check.root, check.base_commit, tree)
-    try:
-        launch.run_host(
-            launch.RunSettings(
-                host="b" if host == "b" else "a",
-                out=out / f"base-{host}",
-                root=tree,
-                loaded=check.base,
-                environ=settings.environ,
-                isolate=host == "b",
-                python=settings.python if host == "b" else settings.python_a,
-                namespaces=settings.namespaces,
-                progress=_labelled(settings.progress, f"base run on host {host.upper()}"),
-                timeout=settings.timeout,
-                checkout=check.root,  # the base's code, not the head's through an editable install
-                cancel=cancel,
-            )
-        )
-    finally:
-        git.remove_worktree(check.root, tree)
 
 
 def _execute(

@@ -23,12 +23,13 @@ from pydantic import ValidationError
 from entropy_action import __version__
 from entropy_action.core.errors import GateError
 from entropy_action.evidence import inputs
-from entropy_action.evidence.hostreport import _field_problem, read_capped, read_json_object
+from entropy_action.evidence.bounded import field_problem, read_capped, read_json_object
 from entropy_action.github import api, workflow
 from entropy_action.github.api import ApiSettings, PublishError, Secret
 from entropy_action.render import checkrun, markdown
 from entropy_action.render.checkrun import Annotation, CheckRunPlan
-from entropy_action.verdict.model import Verdict, contradictions
+from entropy_action.verdict.classify import contradictions
+from entropy_action.verdict.model import Verdict
 
 MAX_VERDICT = 32 * 1024 * 1024  # bytes of a verdict file
 MAX_EVENT = 64 * 1024 * 1024  # bytes of $GITHUB_EVENT_PATH
@@ -88,7 +89,7 @@ def read_verdict(path: Path) -> Verdict:
     try:
         verdict = Verdict.model_validate(loaded)
     except ValidationError as exc:
-        raise GateError(f"{path}: not a verdict: {_field_problem(exc)}") from None
+        raise GateError(f"{path}: not a verdict: {field_problem(exc)}") from None
     wrong = contradictions(verdict)
     if wrong:
         raise GateError(f"{path}: not a verdict the gate wrote: {'; '.join(wrong)}")

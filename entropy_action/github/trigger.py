@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from entropy_action.core import git
 from entropy_action.core.errors import GateError
-from entropy_action.evidence import hostreport
+from entropy_action.evidence import bounded, hostreport
 
 MAX_EVENT = 64 * 1024 * 1024  # bytes of $GITHUB_EVENT_PATH (as publisher reads it)
 CALLER = ".github/workflows/entropy-gate.yml"
@@ -64,7 +64,7 @@ def trusted_head(event_name: str, event_path: Path | None, caller: str) -> str:
 
 
 def _event(path: Path) -> dict[str, object]:
-    return hostreport.read_json_object(path, MAX_EVENT, "the event file (GITHUB_EVENT_PATH)")
+    return bounded.read_json_object(path, MAX_EVENT, "the event file (GITHUB_EVENT_PATH)")
 
 
 def _shown(value: object) -> str:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,19 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from entropy_action.core.errors import GateError
+from entropy_action.evidence.junitcases import RANK
 
-OUTCOMES_JSON = "outcomes.json"
 MAX_BYTES = 256 << 20  # read from the channel; more is drained and discarded (truncated)
 MAX_LINES = 4_000_000
 MAX_LINE = 64 << 10  # bytes of one line; a longer one is malformed
-MAX_OUTCOMES_JSON = 128 << 20
 JOIN_SECONDS = 10.0  # after pytest and all it left are gone, the pipe is closed: EOF is near
-# worst last; "error" is a setup or teardown failure, as junit.xml writes it
-RANK = {"passed": 0, "skipped": 1, "error": 2, "failed": 3}
-# terminal categories compared with the summary line at the end of pytest.log
-COMPARED = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
-_SUMMARY = re.compile(r"^=*\s*((?:\d+ [a-z][a-z ]*?)(?:, \d+ [a-z][a-z ]*?)*) in [\d.]+s\b")
-_PLURAL = {"errors": "error", "warnings": "warning"}
 _ACTIONS = ("begin", "end", "test", "collect")
 
 
@@ -153,54 +145,3 @@ def write(path: Path, data: dict[str, Any]) -> None:
 
 
 # --- read side -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Outcomes:
-    """outcomes.json, checked."""
-
-    tests: dict[str, str]
-    collect_errors: tuple[str, ...]
-    counts: dict[str, int]
-    complete: bool  # a begin and an end line arrived, nothing truncated
-
-
-def parse_outcomes(path: Path, loaded: dict[str, Any]) -> Outcomes:
-    """The checked record; GateError naming the file and field when it is damaged."""
-    tests, errors, counts = loaded.get("tests"), loaded.get("collect_errors"), loaded.get("counts")
-    if loaded.get("format") != 1:
-        raise GateError(f"{path}: field 'format': must be 1")
-    if not isinstance(tests, dict) or not set(tests.values()) <= RANK.keys():
-        raise GateError(f"{path}: field 'tests': must map test ids to outcomes")
-    if not isinstance(errors, list) or not all(isinstance(e, str) for e in errors):
-        raise GateError(f"{path}: field 'collect_errors': must be a list of test ids")
-    if not isinstance(counts, dict) or not all(
-        isinstance(v, int) and not isinstance(v, bool) for v in counts.values()
-    ):
-        raise GateError(f"{path}: field 'counts': must map categories to integers")
-    complete = bool(loaded.get("begin")) and bool(loaded.get("end"))
-    return Outcomes(tests, tuple(errors), counts, complete and loaded.get("truncated") is False)
-
-
-def summary_counts(tail: str) -> dict[str, int] | None:
-    """The counts of pytest's terminal summary line ("1 failed, 2 passed in 0.12s"), the
-    last one in `tail`; None when there is none."""
-    for line in reversed(tail.splitlines()[-20:]):
-        found = _SUMMARY.match(line.strip())
-        if found:
-            counts: dict[str, int] = {}
-            for part in found.group(1).split(", "):
-                number, _, word = part.partition(" ")
-                word = _PLURAL.get(word.strip(), word.strip())
-                counts[word] = counts.get(word, 0) + int(number)
-            return counts
-    return None
-
-
-def summary_disagrees(summary: dict[str, int], counts: dict[str, int]) -> str | None:
-    """The first compared category in which the terminal summary and the channel differ."""
-    for name in COMPARED:
-        said, heard = summary.get(name, 0), counts.get(name, 0)
-        if said != heard:
-            return f"{said} {name} in pytest's summary, {heard} as the gate's channel saw them"
-    return None

@@ -21,7 +21,7 @@ import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,26 +41,6 @@ class Claim:
 
     target: Path
     private: Path | None = None
-
-
-def unsafe(target: Path, places: Mapping[str, Path]) -> str | None:
-    """Why `target` may not be the temp root, which the gate empties before and after each run:
-    a symbolic link, the checkout or inside it, or a folder that is or holds one of `places`."""
-    if target.is_symlink():
-        return "is a symbolic link; pin a real directory"
-    resolved = target.resolve()
-    for what, given in places.items():
-        place = given.resolve()
-        if resolved == place:
-            reason = f"is the {what}"
-        elif place.is_relative_to(resolved):
-            reason = f"holds the {what}"
-        elif what == "checkout" and resolved.is_relative_to(place):
-            reason = "lies inside the checkout"
-        else:
-            continue
-        return f"{reason}; the gate empties it before and after each run: pin a dedicated directory"
-    return None
 
 
 def plan(pin: str | None, private: Path | None) -> Claim | None:

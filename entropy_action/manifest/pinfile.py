@@ -15,7 +15,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic.json_schema import SkipJsonSchema
 
 from entropy_action.core.errors import GateError
-from entropy_action.hosts import temproot
 from entropy_action.manifest import safe_yaml
 from entropy_action.manifest.run_options import RunOptions
 
@@ -436,7 +435,7 @@ def _suggest(path: tuple[str | int, ...]) -> str:
 def check_temp_root(loaded: LoadedManifest, places: Mapping[str, Path]) -> None:
     """pins.temp_root may not be a symbolic link, the checkout or hold `places` (see temproot)."""
     value = loaded.manifest.pins.temp_root
-    why = None if value is None else temproot.unsafe(Path(value), places)
+    why = None if value is None else unsafe_temp_root(Path(value), places)
     if why:
         line = loaded.line_of("pins", "temp_root")
         raise safe_yaml.problem(loaded.name, line, f"pins.temp_root {value!r} {why}")
@@ -460,3 +459,23 @@ def _check_files(loaded: LoadedManifest, repo_root: Path) -> None:
             raise safe_yaml.problem(
                 loaded.name, line, f"{field} {relative!r} does not exist in the repository"
             )
+
+
+def unsafe_temp_root(target: Path, places: Mapping[str, Path]) -> str | None:
+    """Why `target` may not be the temp root, which the gate empties before and after each run:
+    a symbolic link, the checkout or inside it, or a folder that is or holds one of `places`."""
+    if target.is_symlink():
+        return "is a symbolic link; pin a real directory"
+    resolved = target.resolve()
+    for what, given in places.items():
+        place = given.resolve()
+        if resolved == place:
+            reason = f"is the {what}"
+        elif place.is_relative_to(resolved):
+            reason = f"holds the {what}"
+        elif what == "checkout" and resolved.is_relative_to(place):
+            reason = "lies inside the checkout"
+        else:
+            continue
+        return f"{reason}; the gate empties it before and after each run: pin a dedicated directory"
+    return None

@@ -21,7 +21,8 @@ from entropy_action.core.findings import Finding
 from entropy_action.core.score import MutationScore
 from entropy_action.manifest.pindiff import PinChange
 from entropy_action.render import phrases
-from entropy_action.verdict.model import FAILING, GATE_CONFIG, Classification, TestResult, Verdict
+from entropy_action.verdict.classify import GATE_CONFIG
+from entropy_action.verdict.model import FAILING, Classification, TestResult, Verdict
 
 MAX_MESSAGE_LINES = 20  # of one test's failure message or one host error
 MAX_MESSAGE_CHARS = 2000

@@ -29,7 +29,7 @@ from entropy_action.core.errors import GateError
 from entropy_action.core.findings import Finding
 from entropy_action.core.score import MutationScore, Survivor
 from entropy_action.evidence import hostreport
-from entropy_action.hosts import launch
+from entropy_action.hosts import launch, runsettings
 from entropy_action.manifest import baseline
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.scan import ScanResult
@@ -268,7 +268,7 @@ def run_strength(settings: StrengthSettings) -> tuple[Strength, tuple[str, ...]]
         unchanged = "the property module is as at the base: both detect the same mutants"
         return Strength(notes=(unchanged,)), check.notes
     launch.run_host(
-        launch.RunSettings(
+        runsettings.RunSettings(
             host="a",
             out=settings.out / "host-a",
             root=check.root,

@@ -19,9 +19,9 @@ from pathlib import Path
 
 from entropy_action.core import git
 from entropy_action.core.findings import Finding
-from entropy_action.evidence import hostreport
-from entropy_action.evidence.hostreport import TestCase
-from entropy_action.hosts import isolate, launch
+from entropy_action.evidence import junitcases
+from entropy_action.evidence.junitcases import TestCase
+from entropy_action.hosts import isolate, launch, runsettings
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.scan.runtime import DefinedTest, bare_id
 
@@ -85,7 +85,7 @@ def run(
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(the_plan.base_module)
         launch.run_host(
-            launch.RunSettings(
+            runsettings.RunSettings(
                 host="a",
                 out=out / OUT,
                 root=tree,
@@ -106,10 +106,10 @@ def judge(
     """One finding per test that failed on an assertion with the base's module and passed
     with the head's, on the same code (pure): the cases of host A's run and of the run of
     the base's module, and the tests the head's module defines."""
-    passed = {case.id for case in hostreport.merge(head).values() if case.outcome == "passed"}
+    passed = {case.id for case in junitcases.merge(head).values() if case.outcome == "passed"}
     defined = {f"{t.path}::{t.name}": t for t in tests}
     found: dict[str, Finding] = {}
-    for case in hostreport.merge(base_on_head).values():
+    for case in junitcases.merge(base_on_head).values():
         name = bare_id(case.id)
         if case.outcome != "failed" or case.id not in passed or name in found:
             continue

@@ -16,22 +16,22 @@ from typing import Literal
 
 from entropy_action.core.errors import GateError
 from entropy_action.core.findings import Finding
-from entropy_action.core.hostinfo import HOST_JSON, outside_reason
-from entropy_action.evidence import hostreport
+from entropy_action.core.hostinfo import outside_reason
+from entropy_action.core.layout import HOST_JSON
+from entropy_action.evidence import hostreport, junitcases
 from entropy_action.evidence.hostreport import HostReport
 from entropy_action.manifest.pindiff import PinDiff
 from entropy_action.manifest.pinfile import LoadedManifest
 from entropy_action.verdict import live_entropy
+from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import (
     FAILING,
     Assertions,
-    Evidence,
     HostOutcome,
     TestOutcome,
     TestResult,
     TestSeed,
     Verdict,
-    classify,
     not_run_on,
 )
 
@@ -142,8 +142,8 @@ def with_baseline(
     """Each result with its outcome in the base ref's run on each host that had one."""
     if base_a is None and base_b is None:
         return results
-    by_a = hostreport.merge(base_a.tests) if base_a else None
-    by_b = hostreport.merge(base_b.tests) if base_b else None
+    by_a = junitcases.merge(base_a.tests) if base_a else None
+    by_b = junitcases.merge(base_b.tests) if base_b else None
     out = []
     for result in results:
         known = dataclasses.replace(
@@ -253,13 +253,13 @@ def _shown(value: str | None, limit: int = 60) -> str:
 
 def pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:
     """One TestResult per normalized test id, in host A's order, then host B's extra ones."""
-    with hostreport.no_gc():
+    with junitcases.no_gc():
         return _pair(a, b)
 
 
 def _pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:
-    by_a = hostreport.merge(a.tests) if a else {}
-    by_b = hostreport.merge(b.tests) if b else {}
+    by_a = junitcases.merge(a.tests) if a else {}
+    by_b = junitcases.merge(b.tests) if b else {}
     results = []
     # One pass over a suite that may hold 100,000 tests: for a test both hosts ran (nearly
     # every one) the helpers are inlined, and called only for what a test has.
@@ -291,7 +291,7 @@ def _pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:
 
 
 def _result(
-    test_id: str, in_a: hostreport.TestCase | None, in_b: hostreport.TestCase | None
+    test_id: str, in_a: junitcases.TestCase | None, in_b: junitcases.TestCase | None
 ) -> TestResult:
     first = in_a or in_b
     assert first is not None
@@ -311,7 +311,7 @@ def _result(
     )
 
 
-def _raw_ids(a: hostreport.TestCase | None, b: hostreport.TestCase | None) -> list[str]:
+def _raw_ids(a: junitcases.TestCase | None, b: junitcases.TestCase | None) -> list[str]:
     if a is None or b is None or a.raw_id == b.raw_id:
         return [(a or b).raw_id]  # type: ignore[union-attr]  # one of them is a test
     return [a.raw_id, b.raw_id]
@@ -342,14 +342,14 @@ def unpaired(a: HostReport | None, b: HostReport | None, tests: Sequence[TestRes
     return problems
 
 
-def _seed(test: hostreport.TestCase | None) -> TestSeed | None:
+def _seed(test: junitcases.TestCase | None) -> TestSeed | None:
     if test is None or test.seed is None or test.rng_seed is None:
         return None
     return TestSeed(rng_seed=test.rng_seed, seed=test.seed)
 
 
 def _seed_b(
-    a: hostreport.TestCase, b: hostreport.TestCase, seed_a: TestSeed | None
+    a: junitcases.TestCase, b: junitcases.TestCase, seed_a: TestSeed | None
 ) -> TestSeed | None:
     """Host B's seed; host A's TestSeed (a frozen value) when both seeded the test alike."""
     if seed_a is not None and (a.seed, a.rng_seed) == (b.seed, b.rng_seed):
@@ -357,7 +357,7 @@ def _seed_b(
     return _seed(b)
 
 
-def _assertions(test: hostreport.TestCase | None) -> Assertions | None:
+def _assertions(test: junitcases.TestCase | None) -> Assertions | None:
     if test is None or test.assertions is None or test.assertion_sites is None:
         return None
     return _counted(test.assertions, test.assertion_sites)
@@ -369,7 +369,7 @@ def _counted(executed: int, sites: int) -> Assertions:
     return Assertions(executed=executed, sites=sites)
 
 
-def _test_outcome(test: hostreport.TestCase | None) -> TestOutcome:
+def _test_outcome(test: junitcases.TestCase | None) -> TestOutcome:
     return test.outcome if test is not None else "missing"
 
 
@@ -396,4 +396,4 @@ def base_cases(base_dir: Path | HostReport) -> dict[str, str] | None:
         report = base_dir if isinstance(base_dir, HostReport) else hostreport.read_host(base_dir)
     except GateError:
         return None
-    return {case.id: case.outcome for case in hostreport.merge(report.tests).values()}
+    return {case.id: case.outcome for case in junitcases.merge(report.tests).values()}

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _key(args: argparse.Namespace) -> str:
-    from entropy_action.gate import local  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.gate import baserun  # noqa: PLC0415 (--help imports no model)
     from entropy_action.manifest import baseline  # noqa: PLC0415 (--help imports no model)
 
     path: Path = args.manifest
@@ -54,11 +54,5 @@ def _key(args: argparse.Namespace) -> str:
     if check.base is None or check.base_commit is None:
         print(f"note: no cache key: {args.base_ref} has no readable manifest", file=sys.stderr)
         return ""
-    settings = local.GateSettings(
-        manifest=path,
-        base_ref=args.base_ref,
-        environ=args.environ,
-        python=args.python,
-        python_a=args.python,
-    )
-    return PREFIX + local.base_cache_key(settings, check, args.host).digest
+    base = baserun.BaseRun(environ=args.environ, python_a=args.python, python_b=args.python)
+    return PREFIX + baserun.cache_key(base, check, args.host).digest

@@ -79,7 +79,7 @@ class Inputs:
 
 def run(args: argparse.Namespace) -> int:
     from entropy_action.render import summary  # noqa: PLC0415 (--help imports no model)
-    from entropy_action.verdict.model import exit_code  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.verdict.classify import exit_code  # noqa: PLC0415 (--help imports no model)
 
     verdict = judge_reports(
         Inputs(

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 def _gate(args: argparse.Namespace, out: Path) -> int:
     from entropy_action.gate import local  # noqa: PLC0415 (--help imports no model)
     from entropy_action.render import summary  # noqa: PLC0415 (--help imports no model)
-    from entropy_action.verdict.model import exit_code  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.verdict.classify import exit_code  # noqa: PLC0415 (--help imports no model)
 
     settings = local.GateSettings(
         manifest=args.manifest,

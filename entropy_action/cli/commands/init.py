@@ -76,14 +76,14 @@ def _only_module(root: Path) -> str:
 
 def _audit(root: Path, module: str, environ: Mapping[str, str]) -> tuple[list[AuditRecord], str]:
     """The audit's records from one host A run of `module` under a provisional manifest."""
-    from entropy_action.hosts import launch  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.hosts import hostjson, launch, runsettings  # noqa: PLC0415 (--help imports no model)
     from entropy_action.manifest import pinfile  # noqa: PLC0415 (--help imports no model)
 
     provisional = f"version: 1\nproperty_id: init\nmodule: {module}\npins:\n  rng_seed: 0\n"
     loaded = pinfile.parse(provisional.encode("utf-8"), "the provisional manifest", root)
     with tempfile.TemporaryDirectory(prefix="entropy-gate-init-") as scratch:
         info = launch.run_host(
-            launch.RunSettings(
+            runsettings.RunSettings(
                 host="a",
                 out=Path(scratch) / "out",
                 root=root,
@@ -92,7 +92,7 @@ def _audit(root: Path, module: str, environ: Mapping[str, str]) -> tuple[list[Au
                 progress=lambda line: print(f"  {line}", file=sys.stderr),
             )
         )
-    code, why = launch.outcome(info)
+    code, why = hostjson.outcome(info)
     if info.audit is None:
         raise GateError(f"{module}: the live-entropy audit did not report ({why})")
     return list(info.audit.records), (why if code else "")

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from entropy_action.cli import options
-from entropy_action.cli.commands.verdict import BASE_DIR
 from entropy_action.core.errors import ExitCode, GateError
+from entropy_action.core.layout import BASE_FOLDER
 
 if TYPE_CHECKING:
     from entropy_action.core.hostinfo import HostInfo
-    from entropy_action.hosts import launch
+    from entropy_action.hosts import runsettings
     from entropy_action.manifest import baseline, pinfile
 
 NAME = "run"
@@ -62,7 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from entropy_action.hosts import launch  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.core import layout  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.hosts import hostjson, launch, runsettings  # noqa: PLC0415 (--help imports no model)
     from entropy_action.manifest import pinfile  # noqa: PLC0415 (--help imports no model)
 
     path: Path = args.manifest
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     loaded = pinfile.load(path, repo_root=root, name=str(path))
     for warning in loaded.warnings:
         print(warning, file=sys.stderr)
-    settings = launch.RunSettings(
+    settings = runsettings.RunSettings(
         host=args.host,
         out=args.out,
         root=root,
@@ -83,12 +84,12 @@ def run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
     )
     info = launch.run_host(settings)
-    _show_log(args.out / launch.PYTEST_LOG, fence=args.environ.get("GITHUB_ACTIONS") == "true")
+    _show_log(args.out / layout.PYTEST_LOG, fence=args.environ.get("GITHUB_ACTIONS") == "true")
     for line in info.isolation:
         print(f"isolation: {line}", file=sys.stderr)
     for note in info.notes:
         print(f"note: {note}", file=sys.stderr)
-    code, message = launch.outcome(info)
+    code, message = hostjson.outcome(info)
     if code == ExitCode.OK:
         code, message = _as_read(args.out, info.host, code, message)
     print(message, file=sys.stderr)
@@ -120,7 +121,7 @@ def _as_read(out: Path, host: str, code: ExitCode, message: str) -> tuple[ExitCo
     return code, message
 
 
-def _attribution(settings: launch.RunSettings, loaded: pinfile.LoadedManifest) -> None:
+def _attribution(settings: runsettings.RunSettings, loaded: pinfile.LoadedManifest) -> None:
     """Host B failed tests: its attribution re-runs, beside the report (attribution.json).
     The interpreter is not one of the perturbations here: host A's runs on another runner."""
     from entropy_action.gate import attribution, hoststeps  # noqa: PLC0415 (--help imports no model)
@@ -156,7 +157,7 @@ def _strength(args: argparse.Namespace, check: baseline.PinCheck, info: HostInfo
 def _run_base(args: argparse.Namespace, path: Path) -> baseline.PinCheck | None:
     """The base ref's module on this host into DIR/base; a failure there is only a note.
     The pin check it read the base with (None: no base manifest to compare with)."""
-    from entropy_action.gate import local  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.gate import baserun  # noqa: PLC0415 (--help imports no model)
     from entropy_action.manifest import baseline  # noqa: PLC0415 (--help imports no model)
 
     try:
@@ -167,20 +168,18 @@ def _run_base(args: argparse.Namespace, path: Path) -> baseline.PinCheck | None:
     if check.base is None or check.base_commit is None or check.head is None:
         print(f"note: no base run: {args.base_ref} has no readable manifest", file=sys.stderr)
         return None
-    settings = local.GateSettings(
-        manifest=path,
-        base_ref=args.base_ref,
+    base = baserun.BaseRun(
         environ=args.environ,
-        python=args.python,
         python_a=args.python,
+        python_b=args.python,
         namespaces=options.namespaces_allowed(args.environ),
         progress=lambda message: print(message, file=sys.stderr, flush=True),
         cache_dir=args.cache_dir,
     )
-    target = args.out / BASE_DIR
+    target = args.out / BASE_FOLDER
     shutil.rmtree(target, ignore_errors=True)
     try:
-        done = local.run_base(settings, check, args.out, args.host)
+        done = baserun.run(base, check, args.out, args.host)
     except GateError as exc:
         print(
             f"note: the base run failed ({exc.message}); skips are attributed statically",

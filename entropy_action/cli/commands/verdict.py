@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from entropy_action.cli.commands import compare as compare_command
 from entropy_action.cli.options import MANIFEST_NAME
 from entropy_action.core.errors import GateError
+from entropy_action.core.layout import BASE_FOLDER
 from entropy_action.github import workflow
 
 if TYPE_CHECKING:
@@ -28,7 +29,6 @@ HELP = (
     "ref's run on that host): verdict JSON, job summary, step outputs; exit 0 only for a "
     "merge candidate, 1 rejected, 2 invalid (a host that reported nothing is invalid)"
 )
-BASE_DIR = "base"  # `entropy-gate run --base-ref` puts the base ref's run here
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -58,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from entropy_action.render import summary  # noqa: PLC0415 (--help imports no model)
-    from entropy_action.verdict.model import exit_code  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.verdict.classify import exit_code  # noqa: PLC0415 (--help imports no model)
 
     host_a, host_b = args.host_a, args.host_b
     verdict = compare_command.judge_reports(
@@ -102,7 +102,7 @@ def _unusable(folder: Path) -> str:
 
 def base_run(folder: Path) -> Path | None:
     """FOLDER/base when it is a real folder inside FOLDER (never through a symlink)."""
-    candidate = folder / BASE_DIR
+    candidate = folder / BASE_FOLDER
     if folder.is_symlink() or candidate.is_symlink() or not candidate.is_dir():
         return None
     return candidate

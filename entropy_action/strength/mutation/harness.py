@@ -29,7 +29,7 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from entropy_action.core.errors import GateError
-from entropy_action.hosts import isolate, launch, pinsseen, temproot
+from entropy_action.hosts import isolate, launch, pinsseen, temproot, testfiles
 from entropy_action.manifest.pinfile import LoadedManifest
 
 PROBE_MODULE = "entropy_gate_probe"
@@ -38,10 +38,10 @@ MAX_REPORT = 8 << 20
 GRACE = 5.0  # seconds a session may take past its budget to stop and write what it has
 DROPPED = (
     *launch.DROPPED_ON_A,
-    launch.PLUGIN_ENV,
-    launch.AUDIT_ENV,
-    launch.GATE_HOST_ENV,
-    launch.LOCK_ENV,
+    testfiles.PLUGIN_ENV,
+    testfiles.AUDIT_ENV,
+    testfiles.GATE_HOST_ENV,
+    testfiles.LOCK_ENV,
     PROBE_ENV,
 )
 
@@ -148,7 +148,7 @@ class Workspace:
 
     @property
     def imports(self) -> Path:
-        return self.scratch / launch.IMPORTS_FILE
+        return self.scratch / testfiles.IMPORTS_FILE
 
     def outside(self) -> Imports | None:
         """What the last run imported from the checkout instead of this copy (the plugin's
@@ -257,9 +257,9 @@ def workspace(
     (tree / base_module_path).write_bytes(base_module)
     probe_dir = scratch / "probe"
     probe_dir.mkdir(exist_ok=True)
-    here = launch.TESTPROC
+    here = testfiles.TESTPROC
     shutil.copyfile(here / "probe.py", probe_dir / f"{PROBE_MODULE}.py")
-    shutil.copyfile(here / "plugin.py", probe_dir / f"{launch.PLUGIN_MODULE}.py")
+    shutil.copyfile(here / "plugin.py", probe_dir / f"{testfiles.PLUGIN_MODULE}.py")
     pins = manifest.pins
     cassette = str(tree / pins.cassette) if pins.cassette else None
     temp = str(scratch / "tmp") if pins.temp_root else None
@@ -267,12 +267,12 @@ def workspace(
     env.update({name: value for _, name, value in pinsseen.pinned_environ(pins, temp, cassette)})
     old = env.get("PYTHONPATH")
     env["PYTHONPATH"] = os.pathsep.join([str(probe_dir), *([old] if old else [])])
-    env[launch.GATE_HOST_ENV] = "a"  # the user's seams plugin is active, as on host A
+    env[testfiles.GATE_HOST_ENV] = "a"  # the user's seams plugin is active, as on host A
     plugin = _plugin_config(root, tree, scratch, pins.rng_seed, {base_module_path: manifest.module})
-    env[launch.PLUGIN_ENV] = str(plugin)
+    env[testfiles.PLUGIN_ENV] = str(plugin)
     options = (
         *manifest.run.pytest_args,
-        *("-p", launch.PLUGIN_MODULE, "-p", PROBE_MODULE, "-p", "no:cacheprovider"),
+        *("-p", testfiles.PLUGIN_MODULE, "-p", PROBE_MODULE, "-p", "no:cacheprovider"),
         *("--rootdir=.", "-q", "-o", "console_output_style=classic"),
     )
     interpreter = launch.resolve_python(python)
@@ -291,7 +291,7 @@ def _plugin_config(
         "hypothesis_dir": str(scratch / "hypothesis"),
         "tree": str(tree.absolute()),
         "checkout": str(root.absolute()),
-        "imports_report": str(scratch / launch.IMPORTS_FILE),
+        "imports_report": str(scratch / testfiles.IMPORTS_FILE),
         "seed_ids": seed_ids,
     }
     path = scratch / "plugin.json"

@@ -1,0 +1,122 @@
+"""The base run: the base ref's property module, under the base's manifest, in a git worktree
+of the base commit, on host A or host B — from the base evidence cache when a sound entry
+matches. One implementation for the local gate (`gate`) and the host jobs (`run --base-ref`);
+whether its result can change a verdict is verdict.basepolicy's question, not this module's.
+
+Its report folder is `OUT/base-a` or `OUT/base-b` (`folder`); the host jobs move it to
+`DIR/base` (core.layout.BASE_FOLDER), where `verdict` and `compare` read it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from entropy_action.core import git
+from entropy_action.evidence import basecache
+from entropy_action.hosts import launch, runsettings
+from entropy_action.manifest.baseline import PinCheck
+
+Host = Literal["a", "b"]
+
+
+@dataclass(frozen=True)
+class BaseRun:
+    """How the base run is made on this machine (the gate's settings, or `run`'s options)."""
+
+    environ: Mapping[str, str]
+    python_a: str | None = None  # host A's interpreter (default: this one)
+    python_b: str | None = None  # host B's interpreter
+    namespaces: bool = True
+    timeout: float | None = None
+    progress: Callable[[str], None] = field(default=lambda line: None)
+    cache_dir: Path | None = None  # the base evidence cache (None: no cache)
+
+    def python(self, host: Host) -> str | None:
+        return self.python_b if host == "b" else self.python_a
+
+
+def folder(out: Path, host: Host) -> Path:
+    """Where the base run on `host` leaves its report under `out`."""
+    return out / f"base-{host}"
+
+
+def run(
+    base: BaseRun,
+    check: PinCheck,
+    out: Path,
+    host: Host,
+    cancel: threading.Event | None = None,
+) -> Path:
+    """The base's module on `host`, its report in `folder(out, host)`: from the evidence cache
+    when a sound entry matches; not started, or killed while it runs, once `cancel` is set (a
+    host run was invalid). GateError when it cannot run."""
+    target = folder(out, host)
+    if cancel is not None and cancel.is_set():
+        return target
+    if base.cache_dir is None or check.base is None or check.base_commit is None:
+        _run_in_worktree(base, check, out, host, cancel)
+        return target
+    cache = basecache.EvidenceCache(base.cache_dir)
+    key = cache_key(base, check, host)
+    label = f"base run on host {host.upper()}"
+    hit, notes = cache.restore(key, target)
+    for note in notes:
+        base.progress(f"{label}: {note}")
+    if hit:
+        base.progress(f"{label}: reused from the cache ({key.digest[:12]})")
+        return target
+    _run_in_worktree(base, check, out, host, cancel)
+    if cancel is None or not cancel.is_set():  # killed: nothing worth caching
+        for note in cache.store(key, target):
+            base.progress(f"{label}: {note}")
+    return target
+
+
+def cache_key(base: BaseRun, check: PinCheck, host: Host) -> basecache.CacheKey:
+    """The evidence cache's key of the base run on `host` (`entropy-gate cache-key` prints its
+    digest for the Action's actions/cache): the interpreter is the one that host runs."""
+    assert check.base is not None
+    assert check.base_commit is not None
+    return basecache.base_run_key(
+        base_commit=check.base_commit,
+        manifest_sha256=check.base.sha256,
+        host=host,
+        python=base.python(host),
+    )
+
+
+def _run_in_worktree(
+    base: BaseRun, check: PinCheck, out: Path, host: Host, cancel: threading.Event | None
+) -> None:
+    """The base ref's module in a temporary git worktree, under the base's manifest."""
+    assert check.base is not None
+    assert check.base_commit is not None
+    tree = out / f"base-tree-{host}"
+    if tree.exists():
+        shutil.rmtree(tree)
+    git.add_worktree(check.root, check.base_commit, tree)
+    label = f"base run on host {host.upper()}"
+    try:
+        launch.run_host(
+            runsettings.RunSettings(
+                host=host,
+                out=folder(out, host),
+                root=tree,
+                loaded=check.base,
+                environ=base.environ,
+                isolate=host == "b",
+                python=base.python(host),
+                namespaces=base.namespaces,
+                progress=lambda line: base.progress(f"{label}: {line}"),
+                timeout=base.timeout,
+                checkout=check.root,  # the base's code, not the head's through an editable install
+                cancel=cancel,
+            )
+        )
+    finally:
+        git.remove_worktree(check.root, tree)

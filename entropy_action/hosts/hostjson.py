@@ -1,0 +1,221 @@
+"""host.json as a host run writes it: what the run saw, its outcome, its channel and its
+audit records."""
+
+from __future__ import annotations
+
+import signal
+import xml.etree.ElementTree as ET
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from entropy_action import __version__
+from entropy_action.core import git, layout
+from entropy_action.core.errors import ExitCode, GateError
+from entropy_action.core.hostinfo import Audit, ChannelInfo, HostInfo, outside_reason
+from entropy_action.core.layout import EVIDENCE_FILES, HOST_JSON, JUNIT_XML, PYTEST_LOG
+from entropy_action.evidence import ids
+from entropy_action.hosts import channel, pinsseen
+from entropy_action.hosts.runsettings import Launch, RunSettings
+from entropy_action.hosts.testfiles import (
+    CHILDREN_FILE,
+    IMPORTS_FILE,
+)
+
+PYTEST_USAGE_ERROR = 4
+
+
+CONFTEST_NOTE = "a conftest failed to import: recorded as an error in junit.xml (see pytest.log)"
+
+
+_CONFTEST_FAILED = "ImportError while loading conftest"
+
+
+def write_host_json(path: Path, info: HostInfo) -> None:
+    try:
+        path.write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:  # a full disk, say
+        raise GateError(f"{path}: cannot write the host report: {exc.strerror}") from None
+
+
+def signal_name(returncode: int) -> str:
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
+
+
+def outcome(info: HostInfo) -> tuple[ExitCode, str]:
+    """The exit code of `run` for a finished host, and a one-line reason."""
+    host = f"host {info.host}"
+    if info.pins_mismatch:
+        return ExitCode.INVALID, f"{host}: pins did not take: {'; '.join(info.pins_mismatch)}"
+    if info.imported_outside:
+        return ExitCode.INVALID, f"{host}: {outside_reason(info)}"
+    code = info.returncode
+    if code < 0:
+        return ExitCode.INVALID, (
+            f"{host}: pytest was killed by {signal_name(code)}; the run did not finish and its "
+            "report is not trusted"
+        )
+    if code == PYTEST_USAGE_ERROR and CONFTEST_NOTE in info.notes:
+        return ExitCode.REJECTED, f"{host}: {CONFTEST_NOTE}"
+    known = {
+        0: (ExitCode.OK, "properties passed"),
+        1: (ExitCode.REJECTED, "a property failed"),
+        2: (ExitCode.REJECTED, "collection failed or the run was interrupted (see junit.xml)"),
+        3: (ExitCode.REJECTED, "pytest stopped with an internal error (see pytest.log)"),
+        4: (
+            ExitCode.INVALID,
+            "pytest usage error (see pytest.log); an option in addopts may need a plugin this "
+            'interpreter lacks: set run.pytest_args, e.g. ["-o", "addopts="]',
+        ),
+        5: (ExitCode.REJECTED, "no tests were collected from the property module"),
+    }
+    status, words = known.get(code, (ExitCode.REJECTED, f"pytest exited {code}"))
+    return status, f"{host}: {words}"
+
+
+def with_channel(info: HostInfo, heard: channel.Heard, out: Path, module: str) -> HostInfo:
+    """outcomes.json, the gate's own record of what its plugin said, and host.json's note."""
+    data = channel.record(heard, lambda nodeid: ids.junit_id(nodeid, module))
+    channel.write(out / layout.OUTCOMES_JSON, data)
+    complete = heard.begin is not None and heard.end is not None and not heard.truncated
+    used = ChannelInfo(
+        tests=len(data["tests"]),
+        complete=complete,
+        lines=heard.lines,
+        malformed=heard.malformed,
+        truncated=heard.truncated,
+    )
+    notes = list(info.notes)
+    if heard.malformed:
+        notes.append(f"the gate's channel: {heard.malformed} line(s) not the plugin's, ignored")
+    if heard.truncated:
+        notes.append("the gate's channel: more than its cap arrived; the rest was discarded")
+    return info.model_copy(update={"channel": used, "notes": notes})
+
+
+def with_audit(info: HostInfo, settings: RunSettings, path: Path) -> HostInfo:
+    """host.json with the audit's records; a report the test process spoiled is a note."""
+    if not settings.audit:
+        return info
+    data = pinsseen.read_report(path)
+    if data is None:
+        note = "live-entropy audit: the test process wrote no usable report"
+        return info.model_copy(update={"notes": [*info.notes, note]})
+    try:
+        return info.model_copy(update={"audit": Audit.model_validate(data)})
+    except ValidationError as exc:
+        where = ".".join(str(part) for part in exc.errors()[0]["loc"])[:80]
+        note = f"live-entropy audit: report refused (field {where!r}: {exc.errors()[0]['msg']})"
+        return info.model_copy(update={"notes": [*info.notes, note]})
+
+
+def record_conftest_failure(out: Path) -> bool:
+    """A conftest that fails to import stops pytest (exit 4) before it writes JUnit XML: write
+    one error case, so the host counts as failed like a module that fails at import."""
+    log, junit = out / PYTEST_LOG, out / JUNIT_XML
+    try:
+        text = log.read_bytes()[-16384:].decode("utf-8", "replace")
+    except OSError:
+        return False
+    start = text.find(_CONFTEST_FAILED)
+    if start < 0 or junit.exists():
+        return False
+    first = text[start:].splitlines()[0]
+    suite = ET.Element("testsuite", name="pytest", errors="1", failures="0", skipped="0", tests="1")
+    case = ET.SubElement(suite, "testcase", classname="", name="conftest", time="0")
+    ET.SubElement(case, "error", message=first).text = text[start:]
+    root = ET.Element("testsuites")
+    root.append(suite)
+    ET.ElementTree(root).write(junit, encoding="utf-8", xml_declaration=True)
+    return True
+
+
+def last_line(path: Path, limit: int = 65536) -> str:
+    """The last non-empty line of a log, for one-line messages."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(max(0, path.stat().st_size - limit))
+            lines = handle.read().decode("utf-8", "replace").strip().splitlines()
+    except OSError:
+        return "no output"
+    return lines[-1].strip() if lines else "no output"
+
+
+def host_info(
+    settings: RunSettings,
+    launch: Launch,
+    python: str,
+    report: dict[str, Any] | None,
+    returncode: int,
+    started: tuple[str, float],
+) -> HostInfo:
+    manifest = settings.loaded.manifest
+    claim = launch.temp_root
+    applied, mismatch = pinsseen.verify_pins(
+        manifest.pins, launch.expected, report, None if claim is None else claim.target
+    )
+    if report is None and returncode not in (0, 1, 2, 5):
+        mismatch = []  # pytest did not get far enough to report: `outcome` says why
+    isolation: list[str] = []
+    notes = list(launch.notes)
+    if launch.hostb is not None:
+        isolation, more = pinsseen.effects(launch.hostb, report, started[1])
+        notes += more
+        children = pinsseen.read_children(launch.scratch / CHILDREN_FILE)
+        isolation += pinsseen.child_effects(launch.hostb, children, notes)
+    temp_root = report.get("gettempdir") if report else None
+    imports = pinsseen.read_imports(launch.scratch / IMPORTS_FILE)
+    return HostInfo(
+        host=settings.host,
+        gate_version=__version__,
+        property_id=manifest.property_id,
+        module=manifest.module,
+        manifest_sha256=settings.loaded.sha256,
+        returncode=returncode,
+        fingerprint=pinsseen.fingerprint(report, settings.environ, isolated=settings.isolate),
+        pins_applied=applied,
+        pins_mismatch=mismatch,
+        started_at=started[0],
+        finished_at=utc_now(),
+        isolated=settings.isolate,
+        isolation=isolation,
+        notes=notes,
+        root=str(report["cwd"])
+        if report and isinstance(report.get("cwd"), str)
+        else str(launch.cwd),
+        temp_root=str(temp_root) if temp_root else (str(claim.target) if claim else None),
+        pytest_args=launch.pytest_args,
+        python=python,
+        distributions_sha256=_text(report, "distributions_sha256"),
+        imported_from=imports.get("code", {}),
+        imported_outside=imports.get("outside", []),
+        imported_before_plugin=imports.get("early", []),
+        rng_seed=report.get("rng_seed")
+        if report and isinstance(report.get("rng_seed"), int)
+        else None,
+        commit=git.head_commit(settings.root),
+    )
+
+
+def _text(report: dict[str, Any] | None, key: str) -> str | None:
+    value = report.get(key) if report else None
+    return value if isinstance(value, str) and len(value) <= 128 else None
+
+
+def prepare_out(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        # what an earlier run left here (its host steps' evidence included) is never read
+        for name in (JUNIT_XML, HOST_JSON, PYTEST_LOG, layout.OUTCOMES_JSON, *EVIDENCE_FILES):
+            (out / name).unlink(missing_ok=True)
+    except OSError as exc:
+        raise GateError(f"--out {out}: cannot write there: {exc.strerror}") from None
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")

@@ -1,0 +1,134 @@
+"""The gate's files in the test process: the testproc/ modules copied into a private folder
+on its PYTHONPATH, under the names the test process imports them by."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import shutil
+from pathlib import Path
+
+PLUGIN_MODULE = "entropy_gate_plugin"
+
+
+BOOT_MODULE = "entropy_gate_boot"  # the first `-p`: imports the run's plugins (write_boot)
+
+
+CHILD_ENV = "ENTROPY_GATE_CHILD"  # childsite.CHILD_ENV
+
+
+CHILDREN_FILE = "children.jsonl"
+
+
+IMPORTS_FILE = "imports.json"
+
+
+ASSERTION_HOOK = "enable_assertion_pass_hook"  # assertcount.ASSERTION_HOOK_INI
+
+
+ASSERTCOUNT_MODULE = "entropy_gate_assertcount"  # assertcount.py, copied beside the plugin
+
+
+AUDIT_MODULE = "entropy_gate_audit"  # audit.py, copied beside the plugin
+
+
+AUDIT_ENV = "ENTROPY_GATE_AUDIT"  # audit.AUDIT_ENV
+
+
+AUDIT_JSON = "audit.json"
+
+
+GATE_HOST_ENV = "ENTROPY_GATE_HOST"  # seams.GATE_HOST_ENV: the user plugin is active under us
+
+
+LOCK_ENV = "ENTROPY_GATE_LOCK"  # seams.LOCK_ENV: "1" locks the network in-process
+
+
+NSINIT_FILE = "entropy_gate_nsinit.py"
+
+
+NSINIT_RESULT = "nsinit.json"  # nsinit's exit status of pytest and what it killed
+
+
+PLUGIN_ENV = "ENTROPY_GATE_PLUGIN"  # plugin.CONFIG_ENV; the plugin may not import us
+
+
+TESTPROC = Path(__file__).parent.parent / "testproc"  # the files copied into the test process
+
+
+def drop_rewritten_pycs(root: Path, module: str) -> None:
+    """Remove pytest's cached rewrites of the property module and the conftests above it.
+
+    A rewrite cached by a run without the assertion-pass hook (a developer's own pytest run
+    in this checkout) is reused as it is, and its assertions would count as none executed.
+    pytest rewrites them again (its documentation says to delete them when turning the hook
+    on); host B's copy and the base's worktree hold no caches.
+    """
+    target = root / module
+    found = [(target.parent, target.stem)]
+    for folder in (target.parent, *target.parent.parents):
+        if folder != root and root not in folder.parents:
+            break
+        found.append((folder, "conftest"))
+    for folder, stem in found:
+        for pyc in (folder / "__pycache__").glob(f"{stem}.*-pytest-*.pyc"):
+            with contextlib.suppress(OSError):
+                pyc.unlink()
+
+
+def install_plugin(scratch: Path) -> Path:
+    """plugin.py, audit.py, assertcount.py and nsinit.py alone in a private directory: the
+    gate's site stays out."""
+    folder = scratch / "plugin"
+    folder.mkdir()
+    here = TESTPROC
+    copy_module(here / "plugin.py", folder, PLUGIN_MODULE)
+    copy_module(here / "audit.py", folder, AUDIT_MODULE)
+    copy_module(here / "assertcount.py", folder, ASSERTCOUNT_MODULE)
+    shutil.copyfile(here / "nsinit.py", folder / NSINIT_FILE)
+    return folder
+
+
+def copy_module(source: Path, folder: Path, name: str) -> None:
+    """`source` as module `name` in `folder`, with the gate's own bytecode of it when there is
+    one (an install compiles it): else the test process compiles the ~1,000 lines of the three
+    modules again in every run (~35 ms). The copy keeps the source's mtime, which the
+    bytecode's header records; bytecode that does not match is recompiled by Python as usual,
+    and another interpreter (`--python`) looks for its own tag and does not find it."""
+    target = folder / f"{name}.py"
+    shutil.copy2(source, target)
+    compiled = Path(importlib.util.cache_from_source(str(source)))
+    if compiled.is_file():
+        with contextlib.suppress(OSError):
+            cached = Path(importlib.util.cache_from_source(str(target)))
+            cached.parent.mkdir(exist_ok=True)
+            shutil.copyfile(compiled, cached)
+
+
+def plugin_modules(*, audit: bool, count: bool) -> list[str]:
+    """The gate's plugins a run loads, in order: the plugin, the audit, the counting."""
+    return [
+        PLUGIN_MODULE,
+        *([AUDIT_MODULE] if audit else []),
+        *([ASSERTCOUNT_MODULE] if count else []),
+    ]
+
+
+def write_boot(folder: Path, modules: list[str]) -> None:
+    """The module pytest loads first with `-p`: it imports the run's plugins as plain modules,
+    from the gate's bytecode. pytest then registers each from its own `-p` (which also undoes
+    a `-p no:NAME` in the project's addopts) and finds it imported: loaded by `-p` alone, pytest
+    would rewrite their asserts, parsing and compiling their ~1,000 lines again in every run.
+    Their docstrings say PYTEST_DONT_REWRITE, so pytest does not warn that they were imported
+    before it could rewrite them."""
+    imports = "".join(f"import {name}  # noqa: F401\n" for name in modules)
+    text = f'"""The gate\'s plugins, imported first (runner.write_boot)."""\n\n{imports}'
+    (folder / f"{BOOT_MODULE}.py").write_text(text, encoding="utf-8")
+
+
+def install_childsite(scratch: Path) -> Path:
+    """childsite.py as sitecustomize.py in a directory of its own (children run it at start)."""
+    folder = scratch / "childsite"
+    folder.mkdir()
+    shutil.copyfile(TESTPROC / "childsite.py", folder / "sitecustomize.py")
+    return folder
