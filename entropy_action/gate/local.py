@@ -152,7 +152,7 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
     then, only when host B failed a test, the base's module on host B too.
 
     On a docs-only patch the base run on host A waits for the hosts and is skipped when they
-    passed cleanly, since nothing could then read it (`basecall`).
+    passed cleanly, since nothing could then read it (`verdict.basepolicy`).
 
     That second base run never changes the verdict (head outcomes decide); it only marks
     host B's failures `failed_at_base`. It is kept because it costs nothing on a patch that
@@ -226,7 +226,7 @@ def _base(settings: GateSettings) -> baserun.BaseRun:
 
 
 def _docs_only(check: baseline.PinCheck) -> bool:
-    """Whether the patch touches documentation only (`basecall`: the base run may wait)."""
+    """Whether the patch touches documentation only (`verdict.basepolicy`: the base run may wait)."""
     assert check.base_commit is not None
     return basepolicy.docs_only(git.changed_files(check.root, check.base_commit))
 

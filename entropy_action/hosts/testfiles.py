@@ -122,7 +122,7 @@ def write_boot(folder: Path, modules: list[str]) -> None:
     Their docstrings say PYTEST_DONT_REWRITE, so pytest does not warn that they were imported
     before it could rewrite them."""
     imports = "".join(f"import {name}  # noqa: F401\n" for name in modules)
-    text = f'"""The gate\'s plugins, imported first (runner.write_boot)."""\n\n{imports}'
+    text = f'"""The gate\'s plugins, imported first (hosts.testfiles.write_boot)."""\n\n{imports}'
     (folder / f"{BOOT_MODULE}.py").write_text(text, encoding="utf-8")
 
 

@@ -4,7 +4,7 @@ What a PR author reads first: a verdict line (with what an env_coupled outcome f
 seed's table row, then only what differs (tests, the commands that replay the failing ones, pin
 changes, findings, warnings, notices, the mutation strength, reasons, host errors) and last the
 inputs digest. Rendering only; every decision was made by `verdict.classify`. The wording of a
-fact is `wording`'s, shared with the text summary and the check run's annotations.
+fact is `render.phrases`', shared with the text summary and the check run's annotations.
 
 Everything that came from a host's report or from the PR's files (test ids, messages, paths,
 host errors, the reasons quoting them) is untrusted: inline text is backslash-escaped (no

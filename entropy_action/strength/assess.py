@@ -2,7 +2,7 @@
 
 Syntax rules trail the next trick; this measures the thing itself, on the head's code:
 
-1. the base's property module against the head's code (crossrun.py): a test the patch made
+1. the base's property module against the head's code (base_on_head.py): a test the patch made
    pass by changing the test is a `test_changed_to_pass` finding;
 2. mutation strength (mutation/): mutants of the code the property exercises, run under
    the base's and the head's module; a mutant the base kills and the head lets survive is a

@@ -1,6 +1,6 @@
 """Counting the assertions each test executed, inside the test process.
 
-Loaded as `entropy_gate_assertcount` (runner.write_boot) next to `-o
+Loaded as `entropy_gate_assertcount` (hosts.testfiles.write_boot) next to `-o
 enable_assertion_pass_hook=true`: the runner copies this file alone beside the plugin, so it
 imports the standard library only and nothing from entropy_action. Each test's count goes into
 the JUnit report as the properties `entropy_assertions` (how many passed) and

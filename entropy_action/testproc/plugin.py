@@ -1,4 +1,4 @@
-"""entropy-gate's pytest plugin, loaded inside the test process (runner.write_boot).
+"""entropy-gate's pytest plugin, loaded inside the test process (hosts.testfiles.write_boot).
 
 Standard library only, and no import from the rest of entropy_action: the runner copies this
 file alone (as `entropy_gate_plugin.py`) into a private directory on PYTHONPATH, so it works
@@ -54,7 +54,7 @@ CONFIG_ENV = "ENTROPY_GATE_PLUGIN"
 SEED_OPTION = "--entropy-gate-seed"
 HYPOTHESIS_DIR_ENV = "HYPOTHESIS_STORAGE_DIRECTORY"
 SUBTESTS_PROPERTY = "entropy_subtests"  # junit.SUBTESTS
-ROOT_PLACEHOLDER = "<root>"  # reports.ROOT_PLACEHOLDER: ids pair across checkouts
+ROOT_PLACEHOLDER = "<root>"  # evidence.ids.ROOT_PLACEHOLDER: ids pair across checkouts
 _LOOPBACK_NAMES = frozenset({"", "localhost", "localhost.localdomain", "ip6-localhost"})
 _INET = (socket.AF_INET, socket.AF_INET6)
 
