@@ -1,8 +1,8 @@
 """entropy-gate's pytest plugin, loaded inside the test process (runner.write_boot).
 
-Standard library only, and no import from the rest of entropy_action: the runner copies this
-file alone (as `entropy_gate_plugin.py`) into a private directory on PYTHONPATH, so it works
-under any interpreter that runs pytest. It does nothing unless the runner names a config file
+Standard library only, and of entropy_action only its sibling netblock.py: the runner copies
+this file (as `entropy_gate_plugin.py`, netblock.py beside it as `entropy_gate_netblock.py`)
+into a private directory on PYTHONPATH, so it works under any interpreter that runs pytest. It does nothing unless the runner names a config file
 in the environment variable CONFIG_ENV. Then, at import (before conftests and test modules):
 
 - shifts the live wall clock forward with time-machine (ticking, never frozen) when asked;
