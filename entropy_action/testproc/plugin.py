@@ -2,8 +2,9 @@
 
 Standard library only, and of entropy_action only its sibling netblock.py: the runner copies
 this file (as `entropy_gate_plugin.py`, netblock.py beside it as `entropy_gate_netblock.py`)
-into a private directory on PYTHONPATH, so it works under any interpreter that runs pytest. It does nothing unless the runner names a config file
-in the environment variable CONFIG_ENV. Then, at import (before conftests and test modules):
+into a private directory on PYTHONPATH, so it works under any interpreter that runs pytest. It
+does nothing unless the runner names a config file in the environment variable CONFIG_ENV.
+Then, at import (before conftests and test modules):
 
 - shifts the live wall clock forward with time-machine (ticking, never frozen) when asked;
 - refuses non-loopback sockets in-process and reports another hostname, when the runner could
