@@ -34,9 +34,11 @@ CALLS = {
     "socket.getaddrinfo": lambda: socket.getaddrinfo("example.com", 80),
     "socket.gethostbyname": lambda: socket.gethostbyname("example.com"),
     "socket.gethostbyname_ex": lambda: socket.gethostbyname_ex("example.com"),
+    "socket.gethostbyaddr": lambda: socket.gethostbyaddr("192.0.2.1"),
     "socket.socket.connect": lambda: udp().connect(("192.0.2.1", 9)),
     "socket.socket.connect_ex": lambda: udp().connect_ex(("192.0.2.1", 9)),
     "socket.socket.sendto": lambda: udp().sendto(b"x", ("192.0.2.1", 9)),
+    "socket.socket.sendmsg": lambda: udp().sendmsg([b"x"], [], 0, ("192.0.2.1", 9)),
 }
 """
 
@@ -66,8 +68,12 @@ def test_loopback_is_open():
         receiver.bind(("127.0.0.1", 0))
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sender:
             sender.sendto(b"ping", receiver.getsockname())
+            sender.sendmsg([b"pong"], [], 0, receiver.getsockname())
+            sender.connect(receiver.getsockname())
+            sender.sendmsg([b"pung"], ())  # no address: the connected peer
         receiver.settimeout(5)
-        assert receiver.recv(4) == b"ping"
+        assert [receiver.recv(4) for _ in range(3)] == [b"ping", b"pong", b"pung"]
+    assert socket.gethostbyaddr("127.0.0.1")[2] == ["127.0.0.1"]
     assert socket.gethostbyname("localhost").startswith("127.")
     assert socket.getaddrinfo("127.0.0.1", 80)
 """
@@ -114,7 +120,7 @@ def _plugin_run(
 
 
 def _refusal(entry: str, plugin: bool) -> str:
-    host = NAME if entry.count(".") == 1 else OUTSIDE  # socket.X resolves, socket.socket.X sends
+    host = NAME if entry.startswith("socket.gethostbyname") or "getaddrinfo" in entry else OUTSIDE
     if plugin:
         return f"entropy-gate host B has no network: '{host}' is not loopback"
     return (
@@ -128,9 +134,11 @@ def test_the_entry_points_are_one_list() -> None:
         "socket.getaddrinfo",
         "socket.gethostbyname",
         "socket.gethostbyname_ex",
+        "socket.gethostbyaddr",
         "socket.socket.connect",
         "socket.socket.connect_ex",
         "socket.socket.sendto",
+        "socket.socket.sendmsg",
     )
     assert set(netblock.AUDIT_EVENTS) == {e.rpartition(".")[2] for e in netblock.ENTRY_POINTS}
 

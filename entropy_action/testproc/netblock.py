@@ -23,8 +23,11 @@ from typing import Any
 
 LOOPBACK_NAMES = frozenset({"", "localhost", "localhost.localdomain", "ip6-localhost"})
 INET = (socket.AF_INET, socket.AF_INET6)
-RESOLVERS = ("getaddrinfo", "gethostbyname", "gethostbyname_ex")  # functions of `socket`
-METHODS = ("connect", "connect_ex", "sendto")  # methods of `socket.socket`
+# Functions of `socket` whose first argument is a host.
+RESOLVERS = ("getaddrinfo", "gethostbyname", "gethostbyname_ex", "gethostbyaddr")
+# Methods of `socket.socket`, and where their address is among the arguments after `self`.
+ADDRESS_AT = {"connect": 0, "connect_ex": 0, "sendto": -1, "sendmsg": 3}
+METHODS = tuple(ADDRESS_AT)
 ENTRY_POINTS = (
     *(f"socket.{name}" for name in RESOLVERS),
     *(f"socket.socket.{name}" for name in METHODS),
@@ -34,9 +37,11 @@ AUDIT_EVENTS = {
     "getaddrinfo": "socket.getaddrinfo",
     "gethostbyname": "socket.gethostbyname",
     "gethostbyname_ex": "socket.gethostbyname",
+    "gethostbyaddr": "socket.gethostbyaddr",
     "connect": "socket.connect",
     "connect_ex": "socket.connect",
     "sendto": "socket.sendto",
+    "sendmsg": "socket.sendmsg",
 }
 
 Refusal = Callable[[object], "str | None"]  # the host tried -> the message, None: allowed now
@@ -81,10 +86,18 @@ def _resolver(name: str, real: Any, refusal: Refusal, audit: bool) -> Any:
     return resolve
 
 
+def _address(name: str, args: tuple[Any, ...]) -> Any:
+    """connect(address), sendto(data[, flags], address), sendmsg(buffers, ancdata, flags,
+    address): the address, or None when the call names none."""
+    at = ADDRESS_AT[name]
+    return args[at] if -len(args) <= at < len(args) else None
+
+
 def _method(name: str, real: Any, refusal: Refusal, audit: bool) -> Any:
     def method(self: socket.socket, *args: Any) -> Any:
-        address = args[-1] if args else None  # connect(address), sendto(data[, flags], address)
-        tried = address[0] if self.family in INET and isinstance(address, tuple) else None
+        address = _address(name, args)
+        inet = self.family in INET and isinstance(address, tuple) and len(address) > 0
+        tried = address[0] if inet else None
         message = None if is_loopback(tried) else refusal(tried)
         if message is not None:
             if audit:
