@@ -561,6 +561,8 @@ def test_the_runs_plugins_load_as_plain_modules_without_a_warning(
     for source, name in (("plugin.py", "entropy_gate_plugin"), ("audit.py", "entropy_gate_audit")):
         testfiles.copy_module(here / source, folder, name)
     testfiles.copy_module(here / "assertcount.py", folder, "entropy_gate_assertcount")
+    testfiles.copy_module(here / "vocabulary.py", folder, "entropy_gate_vocabulary")
+    testfiles.copy_module(here / "netblock.py", folder, "entropy_gate_netblock")
     modules = testfiles.plugin_modules(audit=True, count=True)
     assert modules == ["entropy_gate_plugin", "entropy_gate_audit", "entropy_gate_assertcount"]
     testfiles.write_boot(folder, modules)

@@ -32,6 +32,7 @@ def test_the_plugin_works_copied_alone_under_another_interpreter(tmp_path: Path)
     folder = tmp_path / "plugin"
     folder.mkdir()
     shutil.copyfile(PLUGIN, folder / "entropy_gate_plugin.py")
+    shutil.copyfile(PLUGIN.with_name("netblock.py"), folder / "entropy_gate_netblock.py")
     config = {
         "host": "b",
         "report": str(tmp_path / "report.json"),

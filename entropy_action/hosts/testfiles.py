@@ -32,6 +32,12 @@ ASSERTCOUNT_MODULE = "entropy_gate_assertcount"  # assertcount.py, copied beside
 AUDIT_MODULE = "entropy_gate_audit"  # audit.py, copied beside the plugin
 
 
+VOCABULARY_MODULE = "entropy_gate_vocabulary"  # vocabulary.py: assertcount imports it
+
+
+NETBLOCK_MODULE = "entropy_gate_netblock"  # netblock.py: the plugin imports it
+
+
 AUDIT_ENV = "ENTROPY_GATE_AUDIT"  # audit.AUDIT_ENV
 
 
@@ -77,14 +83,16 @@ def drop_rewritten_pycs(root: Path, module: str) -> None:
 
 
 def install_plugin(scratch: Path) -> Path:
-    """plugin.py, audit.py, assertcount.py and nsinit.py alone in a private directory: the
-    gate's site stays out."""
+    """plugin.py, audit.py, assertcount.py, the siblings they import (vocabulary.py,
+    netblock.py) and nsinit.py alone in a private directory: the gate's site stays out."""
     folder = scratch / "plugin"
     folder.mkdir()
     here = TESTPROC
     copy_module(here / "plugin.py", folder, PLUGIN_MODULE)
+    copy_module(here / "netblock.py", folder, NETBLOCK_MODULE)
     copy_module(here / "audit.py", folder, AUDIT_MODULE)
     copy_module(here / "assertcount.py", folder, ASSERTCOUNT_MODULE)
+    copy_module(here / "vocabulary.py", folder, VOCABULARY_MODULE)
     shutil.copyfile(here / "nsinit.py", folder / NSINIT_FILE)
     return folder
 

@@ -19,13 +19,9 @@ own `entropy_gate_plugin`, so both load side by side.
 
 from __future__ import annotations
 
-import errno
 import importlib
-import ipaddress
 import os
 import random
-import socket
-import sys
 import time
 import zlib
 from collections.abc import Iterator
@@ -35,10 +31,11 @@ from typing import Any, Protocol
 
 import pytest
 
+from entropy_action.testproc import netblock
+
 GATE_HOST_ENV = "ENTROPY_GATE_HOST"  # set by the runner: "a" or "b"
 LOCK_ENV = "ENTROPY_GATE_LOCK"  # set by the runner to "1" on host B unless its network is kept
 PLUGIN_NAME = "entropy_gate"
-_LOOPBACK_NAMES = frozenset({"", "localhost", "localhost.localdomain", "ip6-localhost"})
 
 
 class Clock(Protocol):
@@ -240,51 +237,16 @@ def pytest_runtest_call() -> Iterator[None]:
 # --- the network lock ------------------------------------------------------------------------
 
 
-def _is_loopback(host: object) -> bool:
-    if host is None:
-        return True
-    if isinstance(host, bytes):
-        host = host.decode("ascii", "replace")
-    name = str(host).split("%", 1)[0].strip().lower().rstrip(".")
-    if name in _LOOPBACK_NAMES or name.endswith(".localhost"):
-        return True
-    try:
-        address = ipaddress.ip_address(name)
-    except ValueError:
-        return False
-    return address.is_loopback or address.is_unspecified
-
-
 def refusal(test: str | None, host: object) -> str:
     who = test or "a test"
     return f"entropy-gate: no network for {who}: it tried to reach {host!r} (loopback only)"
 
 
 def _lock_network() -> None:
-    real_getaddrinfo, real_connect = socket.getaddrinfo, socket.socket.connect
-    real_connect_ex = socket.socket.connect_ex
+    """Refuse every non-loopback host at every entry point (netblock.ENTRY_POINTS) while a
+    test runs, naming it; the attempt still reaches the audit hook."""
 
-    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
-        if _state.test is not None and not _is_loopback(host):
-            sys.audit("socket.getaddrinfo", host, *args)  # the attempt, for the audit
-            raise socket.gaierror(socket.EAI_NONAME, refusal(_state.test, host))
-        return real_getaddrinfo(host, *args, **kwargs)
+    def refused(host: object) -> str | None:
+        return None if _state.test is None else refusal(_state.test, host)
 
-    def check(sock: socket.socket, address: Any) -> None:
-        inet = sock.family in (socket.AF_INET, socket.AF_INET6)
-        tried = address[0] if inet and isinstance(address, tuple) else None
-        if _state.test is not None and not _is_loopback(tried):
-            sys.audit("socket.connect", sock, address)  # the attempt, for the audit
-            raise OSError(errno.ENETUNREACH, refusal(_state.test, tried))
-
-    def connect(self: socket.socket, address: Any) -> None:
-        check(self, address)
-        real_connect(self, address)
-
-    def connect_ex(self: socket.socket, address: Any) -> int:
-        check(self, address)
-        return int(real_connect_ex(self, address))
-
-    socket.getaddrinfo = getaddrinfo
-    socket.socket.connect = connect  # type: ignore[method-assign, assignment]
-    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign, assignment]
+    netblock.install(refused, audit=True)

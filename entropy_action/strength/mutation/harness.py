@@ -260,6 +260,7 @@ def workspace(
     here = testfiles.TESTPROC
     shutil.copyfile(here / "probe.py", probe_dir / f"{PROBE_MODULE}.py")
     shutil.copyfile(here / "plugin.py", probe_dir / f"{testfiles.PLUGIN_MODULE}.py")
+    shutil.copyfile(here / "netblock.py", probe_dir / f"{testfiles.NETBLOCK_MODULE}.py")
     pins = manifest.pins
     cassette = str(tree / pins.cassette) if pins.cassette else None
     temp = str(scratch / "tmp") if pins.temp_root else None
