@@ -1,9 +1,9 @@
 """Counting the assertions each test executed, inside the test process.
 
 Loaded as `entropy_gate_assertcount` (runner.write_boot) next to `-o
-enable_assertion_pass_hook=true`: the runner copies this file alone beside the plugin, so it
-imports the standard library only and nothing from entropy_action. Each test's count goes into
-the JUnit report as the properties `entropy_assertions` (how many passed) and
+enable_assertion_pass_hook=true`: the runner copies this file beside the plugin, so it
+imports the standard library only and nothing from entropy_action but protocol.py. Each test's
+count goes into the JUnit report as the properties `entropy_assertions` (how many passed) and
 `entropy_assertion_sites` (at how many distinct statements: a loop over ten items is ten
 assertions at one site). Setup, call and teardown all count; a failing assertion does not.
 
@@ -42,9 +42,14 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
+if __package__:  # imported as entropy_action.testproc.X (the public names, the gate)
+    from entropy_action.testproc import protocol
+else:  # copied into the test process as entropy_gate_X (hosts.testfiles)
+    import entropy_gate_protocol as protocol  # type: ignore[import-not-found, no-redef]
+
 ASSERTIONS_PROPERTY = "entropy_assertions"
 SITES_PROPERTY = "entropy_assertion_sites"
-ASSERTION_HOOK_INI = "enable_assertion_pass_hook"
+ASSERTION_HOOK_INI = protocol.ASSERTION_HOOK_INI
 CHECK_NAME = "_check_if_assertion_pass_impl"  # in _pytest.assertion.rewrite
 HOOK_PLUGIN = "entropy-gate-assertion-hook"
 UNITTEST_PREFIXES = ("assert", "failUnless", "failIf")  # the last two: < 3.12's aliases

@@ -1,7 +1,8 @@
 """entropy-gate's pytest plugin, loaded inside the test process (runner.write_boot).
 
-Standard library only, and no import from the rest of entropy_action: the runner copies this
-file alone (as `entropy_gate_plugin.py`) into a private directory on PYTHONPATH, so it works
+Standard library only, and no import from the rest of entropy_action but protocol.py, the
+names both sides share: the runner copies this file (as `entropy_gate_plugin.py`) and that one
+(as `entropy_gate_protocol.py`) into a private directory on PYTHONPATH, so it works
 under any interpreter that runs pytest. It does nothing unless the runner names a config file
 in the environment variable CONFIG_ENV. Then, at import (before conftests and test modules):
 
@@ -50,9 +51,14 @@ import time
 import zlib
 from typing import Any
 
-CONFIG_ENV = "ENTROPY_GATE_PLUGIN"
+if __package__:  # imported as entropy_action.testproc.X (the public names, the gate)
+    from entropy_action.testproc import protocol
+else:  # copied into the test process as entropy_gate_X (hosts.testfiles)
+    import entropy_gate_protocol as protocol  # type: ignore[import-not-found, no-redef]
+
+CONFIG_ENV = protocol.PLUGIN_ENV
 SEED_OPTION = "--entropy-gate-seed"
-HYPOTHESIS_DIR_ENV = "HYPOTHESIS_STORAGE_DIRECTORY"
+HYPOTHESIS_DIR_ENV = protocol.HYPOTHESIS_DIR_ENV
 SUBTESTS_PROPERTY = "entropy_subtests"  # junit.SUBTESTS
 ROOT_PLACEHOLDER = "<root>"  # reports.ROOT_PLACEHOLDER: ids pair across checkouts
 _LOOPBACK_NAMES = frozenset({"", "localhost", "localhost.localdomain", "ip6-localhost"})
@@ -278,7 +284,7 @@ def pytest_addoption(parser: Any) -> None:
 
 
 def _open_channel(config: dict[str, Any]) -> None:
-    fd = config.get("channel_fd")
+    fd = config.get(protocol.CHANNEL_FD_FIELD)
     if not isinstance(fd, int):
         return
     try:
