@@ -519,6 +519,7 @@ def test_the_plugin_copies_bring_the_gates_bytecode(tmp_path: Path) -> None:
     source = testfiles.TESTPROC / "audit.py"
     py_compile.compile(str(source), doraise=True)  # what an install does
     testfiles.copy_module(source, tmp_path, "copied_audit")
+    testfiles.copy_module(testfiles.TESTPROC / "protocol.py", tmp_path, protocol.PROTOCOL_MODULE)
     env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(tmp_path)}
     done = subprocess.run(
         [sys.executable, "-v", "-c", "import copied_audit"],
