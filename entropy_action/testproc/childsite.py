@@ -93,7 +93,7 @@ def _chain() -> None:
     """Run the sitecustomize this one shadows (a distribution's or the venv's), if any."""
     here = os.path.dirname(os.path.abspath(__file__))
     path = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
-    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", path)
+    spec = importlib.machinery.PathFinder.find_spec(protocol.CHILDSITE_MODULE, path)
     if spec is not None and spec.loader is not None:
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
