@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from entropy_action.hosts import testfiles
-from entropy_action.testproc import netblock, seams
+from entropy_action.testproc import netblock, protocol, seams
 
 pytest_plugins = ["pytester"]
 
@@ -111,9 +111,9 @@ def _plugin_run(
     report = tmp_path / "report.json"
     config.write_text(json.dumps({"host": "b", "report": str(report), "block_network": True}))
     monkeypatch.setenv("PYTHONPATH", str(folder))
-    monkeypatch.setenv(testfiles.PLUGIN_ENV, str(config))
+    monkeypatch.setenv(protocol.PLUGIN_ENV, str(config))
     result = pytester.runpytest_subprocess(
-        "-p", testfiles.PLUGIN_MODULE, "-s", "-p", "no:cacheprovider"
+        "-p", protocol.PLUGIN_MODULE, "-s", "-p", "no:cacheprovider"
     )
     assert json.loads(report.read_text())["network_blocked_in_process"] is True
     return result

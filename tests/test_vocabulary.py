@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from entropy_action.hosts import testfiles
-from entropy_action.testproc import vocabulary
+from entropy_action.testproc import protocol, vocabulary
 from tests.helpers import Repo
 from tests.test_scan_helpers import PROPERTY, base, scan, write
 
@@ -264,7 +264,7 @@ def test_the_counter_counts_each_counted_method_once(
     monkeypatch.setenv("PYTHONPATH", str(folder))
     junit = pytester.path / "junit.xml"
     result = pytester.runpytest_subprocess(
-        "-p", testfiles.ASSERTCOUNT_MODULE, "-o", f"{testfiles.ASSERTION_HOOK}=true",
+        "-p", protocol.ASSERTCOUNT_MODULE, "-o", f"{protocol.ASSERTION_HOOK_INI}=true",
         "-p", "no:cacheprovider", f"--junitxml={junit}",
     )  # fmt: skip
     result.assert_outcomes(passed=1)

@@ -2,8 +2,8 @@
 
 Loaded as `entropy_gate_assertcount` (hosts.testfiles.write_boot) next to `-o
 enable_assertion_pass_hook=true`: the runner copies this file beside the plugin, so it
-imports the standard library only and, of entropy_action, its sibling vocabulary.py (copied
-with it as `entropy_gate_vocabulary`). Each test's count goes into
+imports the standard library only and, of entropy_action, its siblings vocabulary.py and
+protocol.py (copied with it). Each test's count goes into
 the JUnit report as the properties `entropy_assertions` (how many passed) and
 `entropy_assertion_sites` (at how many distinct statements: a loop over ten items is ten
 assertions at one site). Setup, call and teardown all count; a failing assertion does not.
@@ -45,13 +45,14 @@ from types import FrameType
 from typing import Any
 
 if __package__:  # imported as entropy_action.testproc.assertcount (the gate, the tests)
-    from entropy_action.testproc import vocabulary
+    from entropy_action.testproc import protocol, vocabulary
 else:  # copied into the test process as entropy_gate_assertcount (hosts.testfiles)
+    import entropy_gate_protocol as protocol  # type: ignore[import-not-found, no-redef]
     import entropy_gate_vocabulary as vocabulary  # type: ignore[import-not-found, no-redef]
 
 ASSERTIONS_PROPERTY = "entropy_assertions"
 SITES_PROPERTY = "entropy_assertion_sites"
-ASSERTION_HOOK_INI = "enable_assertion_pass_hook"
+ASSERTION_HOOK_INI = protocol.ASSERTION_HOOK_INI
 CHECK_NAME = "_check_if_assertion_pass_impl"  # in _pytest.assertion.rewrite
 HOOK_PLUGIN = "entropy-gate-assertion-hook"
 

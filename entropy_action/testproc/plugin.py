@@ -1,7 +1,8 @@
 """entropy-gate's pytest plugin, loaded inside the test process (hosts.testfiles.write_boot).
 
-Standard library only, and of entropy_action only its sibling netblock.py: the runner copies
-this file (as `entropy_gate_plugin.py`, netblock.py beside it as `entropy_gate_netblock.py`)
+Standard library only, and of entropy_action only its siblings protocol.py (the names both
+sides share) and netblock.py (the network block): the runner copies this file (as
+`entropy_gate_plugin.py`) and them (as `entropy_gate_protocol.py`, `entropy_gate_netblock.py`)
 into a private directory on PYTHONPATH, so it works under any interpreter that runs pytest. It
 does nothing unless the runner names a config file in the environment variable CONFIG_ENV.
 Then, at import (before conftests and test modules):
@@ -50,13 +51,14 @@ import zlib
 from typing import Any
 
 if __package__:  # imported as entropy_action.testproc.plugin (the public names, the gate)
-    from entropy_action.testproc import netblock
+    from entropy_action.testproc import netblock, protocol
 else:  # copied into the test process as entropy_gate_plugin (hosts.testfiles)
     import entropy_gate_netblock as netblock  # type: ignore[import-not-found, no-redef]
+    import entropy_gate_protocol as protocol  # type: ignore[import-not-found, no-redef]
 
-CONFIG_ENV = "ENTROPY_GATE_PLUGIN"
+CONFIG_ENV = protocol.PLUGIN_ENV
 SEED_OPTION = "--entropy-gate-seed"
-HYPOTHESIS_DIR_ENV = "HYPOTHESIS_STORAGE_DIRECTORY"
+HYPOTHESIS_DIR_ENV = protocol.HYPOTHESIS_DIR_ENV
 SUBTESTS_PROPERTY = "entropy_subtests"  # junit.SUBTESTS
 ROOT_PLACEHOLDER = "<root>"  # evidence.ids.ROOT_PLACEHOLDER: ids pair across checkouts
 
@@ -230,7 +232,7 @@ def pytest_addoption(parser: Any) -> None:
 
 
 def _open_channel(config: dict[str, Any]) -> None:
-    fd = config.get("channel_fd")
+    fd = config.get(protocol.CHANNEL_FD_FIELD)
     if not isinstance(fd, int):
         return
     try:

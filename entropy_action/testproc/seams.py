@@ -31,10 +31,10 @@ from typing import Any, Protocol
 
 import pytest
 
-from entropy_action.testproc import netblock
+from entropy_action.testproc import netblock, protocol  # seams is never copied: users install it
 
-GATE_HOST_ENV = "ENTROPY_GATE_HOST"  # set by the runner: "a" or "b"
-LOCK_ENV = "ENTROPY_GATE_LOCK"  # set by the runner to "1" on host B unless its network is kept
+GATE_HOST_ENV = protocol.GATE_HOST_ENV  # set by the runner: "a" or "b"
+LOCK_ENV = protocol.LOCK_ENV  # set by the runner to "1" on host B unless its network is kept
 PLUGIN_NAME = "entropy_gate"
 
 
@@ -85,13 +85,13 @@ class Pins:
     def from_environ(cls, environ: Any = None) -> Pins:
         env = os.environ if environ is None else environ
         return cls(
-            clock_unix=_integer(env.get("ENTROPY_CLOCK_UNIX")),
-            rng_seed=_integer(env.get("ENTROPY_RNG_SEED")),
+            clock_unix=_integer(env.get(protocol.CLOCK_UNIX_ENV)),
+            rng_seed=_integer(env.get(protocol.RNG_SEED_ENV)),
             tz=env.get("TZ"),
             lang=env.get("LANG"),
-            temp_root=env.get("TMPDIR") if env.get(GATE_HOST_ENV) else None,
-            cassette=env.get("ENTROPY_CASSETTE"),
-            cassette_sha256=env.get("ENTROPY_CASSETTE_SHA256"),
+            temp_root=env.get(protocol.TEMP_ENV[0]) if env.get(GATE_HOST_ENV) else None,
+            cassette=env.get(protocol.CASSETTE_ENV),
+            cassette_sha256=env.get(protocol.CASSETTE_SHA256_ENV),
         )
 
 
@@ -185,7 +185,7 @@ def pytest_configure(config: pytest.Config) -> None:
     _state.lock = asked or os.environ.get(LOCK_ENV) == "1"
     if _state.lock:
         _lock_network()
-    _state.cassette = os.environ.get("ENTROPY_CASSETTE")
+    _state.cassette = os.environ.get(protocol.CASSETTE_ENV)
     if _state.cassette:
         _state.vcr, why = _import_vcr() if _is_vcr_cassette(_state.cassette) else (None, _OTHER)
         _state.header = (f"entropy-gate: cassette {_state.cassette} {why}",)
