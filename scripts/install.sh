@@ -19,7 +19,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 venv=${1:?usage: install.sh VENV}
 stamp="$venv/.entropy-gate-source"  # inside the venv: a cached venv stamps the cache
-if [ -x "$venv/bin/entropy-gate" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$here" ]; then
+if [ -x "$venv/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$here" ]; then
   exit 0
 fi
 python=${ENTROPY_GATE_INSTALL_PYTHON:-python3}
@@ -54,7 +54,8 @@ unpack() { # unpack TAR DIGEST: the packed venv, when it is the one the check jo
   fi
   tmp=$(mktemp -d "$(dirname "$venv")/.entropy-gate-unpack.XXXXXX")
   tar -xf "$tar" -C "$tmp" --no-same-owner
-  if ! "$tmp/venv/bin/python" -c 'import entropy_action' 2>/dev/null; then
+  # -I: the working directory (the PR's tree) must not be what makes it import
+  if ! "$tmp/venv/bin/python" -I -c 'import entropy_action' 2>/dev/null; then
     echo "entropy-gate: the packed venv does not run on this runner: building it here"
     rm -rf "$tmp"
     return 1
@@ -102,4 +103,4 @@ else
   fi
 fi
 printf '%s\n' "$here" > "$stamp"
-"$venv/bin/entropy-gate" --version
+"$venv/bin/python" -I -m entropy_action --version  # the interpreter by path (an unpacked venv)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import subprocess
 import sys
+import sysconfig
 import tarfile
 from pathlib import Path
 
@@ -133,15 +133,18 @@ def test_a_project_that_does_not_install_fails_the_step(tmp_path: Path, wheels: 
 
 
 def fake_gate_venv(folder: Path) -> Path:
-    """A tar holding `venv/` whose interpreter and console script are this test run's own
-    (links): what install.sh's unpack checks is that the packed venv runs entropy_action."""
-    tree = folder / "packing" / "venv" / "bin"
-    tree.mkdir(parents=True)
-    (tree / "python").symlink_to(sys.executable)
-    shutil.copy2(Path(sys.executable).with_name("entropy-gate"), tree / "entropy-gate")
+    """A tar holding `venv/`: a real venv (no pip) whose site-packages reaches this checkout
+    and this test run's distributions through a .pth file, so that `-I -m entropy_action`
+    runs in it, as in a venv the check job built."""
+    tree = folder / "packing" / "venv"
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", tree], check=True, capture_output=True
+    )
+    (site,) = tree.glob("lib/python*/site-packages")
+    (site / "gate.pth").write_text(f"{ROOT}\n{sysconfig.get_paths()['purelib']}\n")
     tar = folder / "entropy-gate-venv.tar"
     with tarfile.open(tar, "w") as archive:
-        archive.add(folder / "packing" / "venv", arcname="venv")
+        archive.add(tree, arcname="venv")
     return tar
 
 
@@ -170,7 +173,7 @@ def test_the_check_jobs_venv_is_unpacked_when_its_sha256_matches(tmp_path: Path)
         f"entropy-gate: venv unpacked from the check job's build (sha256 {digest})"
     )
     assert done.stdout.splitlines()[1].startswith("entropy-gate ")  # its --version
-    assert (target / "bin" / "python").resolve() == Path(sys.executable).resolve()
+    assert (target / "pyvenv.cfg").is_file()
     assert (target / ".entropy-gate-source").read_text().strip() == str(ROOT)
 
 
@@ -186,8 +189,9 @@ def test_any_other_venv_is_refused_and_built_from_the_lock(tmp_path: Path, damag
     elif damage == "missing":
         tar.unlink()
     else:
-        (tmp_path / "packing" / "venv" / "bin" / "python").unlink()
-        (tmp_path / "packing" / "venv" / "bin" / "python").symlink_to("/nonexistent/python")
+        for python in (tmp_path / "packing" / "venv" / "bin").glob("python*"):
+            python.unlink()
+            python.symlink_to("/nonexistent/python")
         with tarfile.open(tar, "w") as archive:
             archive.add(tmp_path / "packing" / "venv", arcname="venv")
         digest = hashlib.sha256(tar.read_bytes()).hexdigest()
