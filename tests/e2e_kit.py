@@ -368,7 +368,7 @@ def run_act(
     sample: Sample | QueueSample, workflow: str, folder: Path, *, kit: Path, project: Path,
     api: ApiServer,
     toolcache: Path, wheels: Path, cache_server: Path, event: str = "pull_request",
-    event_file: Path | None = None, venv_cache: bool = True,
+    event_file: Path | None = None, venv_cache: bool = True, extra: tuple[str, ...] = (),
 ) -> ActRun:  # fmt: skip
     """One `act EVENT` (default pull_request, with the sample's event file) of `workflow` in
     the sample repository (fresh artifact and
@@ -401,7 +401,7 @@ def run_act(
         # One action venv per interpreter for the whole session (scripts/install.sh).
         *(["--env", f"ENTROPY_GATE_VENV_CACHE={folder.parent / 'venv-cache'}"]
           if venv_cache else []),
-        "-s", f"GITHUB_TOKEN={TOKEN}",
+        "-s", f"GITHUB_TOKEN={TOKEN}", *extra,
     ]  # fmt: skip
     started = time.monotonic()
     done = subprocess.run(
