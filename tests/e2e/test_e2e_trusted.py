@@ -8,8 +8,9 @@ Six act runs, 10-30 s each here:
   then on `pull_request` (the checkout is that merge commit, as `refs/pull/N/merge` is);
 - the split: the hosts template on `pull_request` (no check run), a forged verdict planted
   among its stored artifacts, then the trusted template on a `workflow_run` event naming that
-  run: `download-artifact` (`run-id:`) reads the artifacts through tests/github_api.py, which
-  serves what act's artifact server stored; and a `workflow_run` of `.github/workflows/evil.yml`;
+  run: `download-artifact` (`run-id:`) reads the artifacts through
+  tests/support/github_api.py, which serves what act's artifact server stored; and a
+  `workflow_run` of `.github/workflows/evil.yml`;
 - the reusable workflow on a `workflow_dispatch` (no base): invalid, no success check run.
 
 What act cannot show: GitHub's own merge ref and a fork's head fetched by sha (the commits are
@@ -31,13 +32,13 @@ from typing import Any
 
 import pytest
 
-from tests import e2e_kit
-from tests.e2e_kit import ActRun, ApiServer, QueueSample
+from tests.support import e2e_kit
+from tests.support.e2e_kit import ActRun, ApiServer, QueueSample
 
 pytestmark = pytest.mark.e2e
 TEMPLATES = e2e_kit.ROOT / "workflow-templates"
 TEMPLATE_FILES = sorted(TEMPLATES.glob("*.yml"))
-NO_BASE = Path(__file__).parent / "data" / "e2e_workflows" / "nobase.yml"  # workflow_dispatch
+NO_BASE = e2e_kit.ROOT / "tests" / "data" / "e2e_workflows" / "nobase.yml"  # workflow_dispatch
 Run = tuple[QueueSample, ActRun, list[dict[str, Any]], Path]
 PROPERTY = "invoice_total_idempotent"
 HOSTS_WORKFLOW = ".github/workflows/entropy-gate-split-hosts.yml"

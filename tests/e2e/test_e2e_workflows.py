@@ -5,7 +5,7 @@ Two act runs: `gate.yml` (the demo's eight patches, one caller each: every row o
 the tautology the strength check rejects included) and `faults.yml` against an API that
 answers 403 (host B's job fails before uploading; the live-clock verdict falls back to the job
 summary and annotations). Every row is also gated locally on the same commits: the workflow
-must reach exactly the verdict `entropy-gate gate` reaches. See tests/e2e_kit.py.
+must reach exactly the verdict `entropy-gate gate` reaches. See tests/support/e2e_kit.py.
 
 Both runs share act's cache server, so the faults run is also the PR's second push on the
 same base: its host jobs restore the base evidence the gate run saved with actions/cache
@@ -29,11 +29,11 @@ from typing import Any
 
 import pytest
 
-from tests import e2e_kit
-from tests.e2e_kit import ActRun, ApiServer, Sample
+from tests.support import e2e_kit
+from tests.support.e2e_kit import ActRun, ApiServer, Sample
 
 pytestmark = pytest.mark.e2e
-WORKFLOWS = Path(__file__).parent / "data" / "e2e_workflows"
+WORKFLOWS = Path(__file__).parent.parent / "data" / "e2e_workflows"
 MODULE = "tests/properties/test_invoice_total.py"
 
 

@@ -8,7 +8,7 @@ pointed at (a planted secret) and no token anywhere in the output; and an end wi
 CASE_TIMEOUT seconds (a subprocess timeout, not a timed assertion).
 
 Regenerate the goldens after a deliberate change (and review the diff):
-    .venv/bin/python -m tests.test_hostile
+    .venv/bin/python -m tests.hostile.test_hostile
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ import pytest
 from tests.hostile import generate
 from tests.hostile.build import Workspace, build
 
-CORPUS = Path(__file__).parent / "hostile"
+CORPUS = Path(__file__).parent
 FOLDERS = ("validate", "run", "junit", "hostjson", "recipes")
 CASE_TIMEOUT = 90  # seconds: a loaded 2-core machine; a hang is what this bounds
-REGENERATE = "regenerate with: .venv/bin/python -m tests.test_hostile"
+REGENERATE = "regenerate with: .venv/bin/python -m tests.hostile.test_hostile"
 SECRET = "TOPSECRET-d41d8cd98f00b204e9800998ecf8427e"
 TOKEN = "ghs_hostileTokenNeverPrinted0123456789"
 _NAMES_FILE_OR_FIELD = re.compile(

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import Repo
+from tests.support.helpers import Repo
 
 PYPROJECT = """\
 [tool.pytest.ini_options]
@@ -45,7 +45,7 @@ import pytest
 
 from mylib import greet
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parent.parent / "data"
 
 
 @pytest.mark.skipif(sys.platform != "win32", reason="windows only")

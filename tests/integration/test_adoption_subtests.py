@@ -16,7 +16,7 @@ import pytest
 
 from entropy_action.core.errors import GateError
 from entropy_action.evidence import junitstream
-from tests.helpers import Repo
+from tests.support.helpers import Repo
 
 PROPERTIES = """\
 import unittest

@@ -15,7 +15,7 @@ import pytest
 from entropy_action.core.findings import Finding
 from entropy_action.gate import attribution, demo, local
 from entropy_action.verdict.model import TEST_RESULT, Evidence, Verdict, classify
-from tests.test_run_host_a import make_repo
+from tests.integration.test_run_host_a import make_repo
 
 TEST = "tests/properties/test_p.py::test_p"
 

@@ -16,8 +16,8 @@ from entropy_action.core.errors import GateError
 from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML
 from entropy_action.evidence import hostreport
 from entropy_action.hosts import launch
-from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
-from tests.test_run_python import venv312  # noqa: F401 - a fixture
+from tests.integration.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
+from tests.integration.test_run_python import venv312  # noqa: F401 - a fixture
 
 SECRET = "eu-west-secret-value-7f3a"
 FEES = """\

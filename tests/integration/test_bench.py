@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "bench"
+BENCH = Path(__file__).resolve().parents[2] / "bench"
 SCRIPTS = sorted(p.name for p in BENCH.glob("bench_*.py"))
 
 

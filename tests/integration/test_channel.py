@@ -18,8 +18,8 @@ from entropy_action.core.errors import GateError
 from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML
 from entropy_action.evidence import hostreport
 from entropy_action.hosts import channel, isolate, launch
-from tests.test_faults import cli
-from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
+from tests.integration.test_faults import cli
+from tests.integration.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
 
 PROPERTY = """\
 def test_ok():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import SEED_PROPERTY, Repo
+from tests.support.helpers import SEED_PROPERTY, Repo
 
 
 @pytest.fixture

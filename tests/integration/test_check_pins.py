@@ -6,7 +6,7 @@ import pytest
 
 from entropy_action.cli.main import main
 from entropy_action.manifest import baseline
-from tests.helpers import SEED_MANIFEST, Repo
+from tests.support.helpers import SEED_MANIFEST, Repo
 
 SEED = SEED_MANIFEST.read_text(encoding="utf-8")
 SHA = "9c1f0a2b7d4e88a1c3b6d0e5f7a9b2c4d6e8f0a1b3c5d7e9f1a3b5c7d9e0f2"

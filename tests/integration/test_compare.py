@@ -27,8 +27,8 @@ from entropy_action.manifest import pinfile
 from entropy_action.manifest.pindiff import PinDiff
 from entropy_action.verdict import pairing
 from entropy_action.verdict.model import TEST_RESULT
-from tests.helpers import SEED_MANIFEST, Repo
-from tests.test_reports import (
+from tests.support.helpers import SEED_MANIFEST, Repo
+from tests.unit.test_reports import (
     MODULE,
     SECRET_TOKEN,
     SHA,
@@ -37,7 +37,7 @@ from tests.test_reports import (
     make_tree,
     run_pytest,
 )
-from tests.test_reports import write_host as write_report
+from tests.unit.test_reports import write_host as write_report
 
 PROPERTY = """\
     import os

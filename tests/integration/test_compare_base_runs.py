@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.helpers import Repo
+from tests.support.helpers import Repo
 
 MANIFEST = """\
 version: 1

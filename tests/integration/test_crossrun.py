@@ -11,7 +11,7 @@ import pytest
 from entropy_action.evidence.hostreport import TestCase
 from entropy_action.scan.runtime import DefinedTest
 from entropy_action.strength.base_on_head import judge
-from tests.helpers import Repo
+from tests.support.helpers import Repo
 
 MODULE = "tests/test_fees.py"
 MANIFEST = """\

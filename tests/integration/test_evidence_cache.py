@@ -16,9 +16,9 @@ import pytest
 from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML
 from entropy_action.evidence import basecache, hostreport
 from entropy_action.evidence.basecache import KEY_JSON, CacheKey, EvidenceCache
-from tests.helpers import Repo
-from tests.test_gate_baseline import COUPLED_AT_BASE, MANIFEST
-from tests.test_reports import PASSING, SHA, host_info, write_host
+from tests.integration.test_gate_baseline import COUPLED_AT_BASE, MANIFEST
+from tests.support.helpers import Repo
+from tests.unit.test_reports import PASSING, SHA, host_info, write_host
 
 
 def key(commit: str = "c0ffee", host: str = "a", **more: str) -> CacheKey:

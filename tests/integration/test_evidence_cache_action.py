@@ -21,8 +21,8 @@ from entropy_action.cli.commands.cache_key import PREFIX
 from entropy_action.core.hostinfo import JUNIT_XML
 from entropy_action.evidence import basecache
 from entropy_action.evidence.basecache import KEY_JSON
-from tests.helpers import Repo
-from tests.test_verdict_command import BASE, MANIFEST, SKIP_TWO
+from tests.integration.test_verdict_command import BASE, MANIFEST, SKIP_TWO
+from tests.support.helpers import Repo
 
 
 @pytest.fixture

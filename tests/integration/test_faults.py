@@ -19,7 +19,7 @@ import pytest
 
 from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML
 from entropy_action.hosts import supervise
-from tests.test_run_host_a import MODULE, make_repo, manifest_yaml
+from tests.integration.test_run_host_a import MODULE, make_repo, manifest_yaml
 
 LIMIT = 240  # seconds a whole CLI call may take here (gate runs three pytest processes)
 ON_A = "FAULT_ON_HOST_A"  # set in the caller's environment: host A inherits it, host B never

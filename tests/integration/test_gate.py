@@ -11,7 +11,7 @@ import pytest
 
 from entropy_action.cli.main import main
 from entropy_action.gate import demo
-from tests.helpers import Repo
+from tests.support.helpers import Repo
 
 PATCHES = {patch.name: patch for patch in demo.patches()}
 EXIT = {"merge_candidate": 0, "invalid": 2}

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import Repo
+from tests.support.helpers import Repo
 
 MODULE = "tests/test_fees.py"
 MANIFEST = """\

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import Repo
+from tests.support.helpers import Repo
 
 MANIFEST = """\
 version: 1

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from entropy_action.evidence import inputs as verdict_inputs
-from tests.helpers import Repo
+from tests.support.helpers import Repo
 
 pytest.importorskip("hypothesis")
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from entropy_action.gate import demo
-from tests.helpers import Repo
-from tests.test_protected import CALLER, CODEOWNERS
+from tests.integration.test_protected import CALLER, CODEOWNERS
+from tests.support.helpers import Repo
 
 HONEST = next(patch for patch in demo.patches() if patch.name == "honest-fix")
 

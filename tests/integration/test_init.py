@@ -1,7 +1,7 @@
 """`entropy-gate init` against golden output on two sample repositories.
 
 Regenerate the golden files in tests/data/init/ with
-`ENTROPY_GATE_REGEN=1 .venv/bin/python -m pytest tests/test_init.py`.
+`ENTROPY_GATE_REGEN=1 .venv/bin/python -m pytest tests/integration/test_init.py`.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from entropy_action.manifest import pinfile
-from tests.helpers import Repo
+from tests.support.helpers import Repo
 
-GOLDEN = Path(__file__).parent / "data" / "init"
+GOLDEN = Path(__file__).parent.parent / "data" / "init"
 REGEN = os.environ.get("ENTROPY_GATE_REGEN") == "1"
 
 SAMPLES: dict[str, dict[str, str]] = {

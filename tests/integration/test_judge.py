@@ -19,7 +19,7 @@ from entropy_action.gate import attribution
 from entropy_action.gate.attribution import Trial
 from entropy_action.hosts import launch
 from entropy_action.verdict.model import Evidence, TestResult, Verdict, classify
-from tests.helpers import Repo
+from tests.support.helpers import Repo
 
 MANIFEST = """\
 version: 1

@@ -8,7 +8,7 @@ import pytest
 
 from entropy_action.cli.commands.schema import manifest_schema
 from entropy_action.manifest import pinfile, run_options
-from tests.helpers import SEED_MANIFEST, Repo
+from tests.support.helpers import SEED_MANIFEST, Repo
 
 SEED = SEED_MANIFEST.read_text(encoding="utf-8")
 SCHEMA_FILE = SEED_MANIFEST.parents[2] / "schema" / "entropy.schema.json"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import SEED_MANIFEST, SEED_PROPERTY, Repo
+from tests.support.helpers import SEED_MANIFEST, SEED_PROPERTY, Repo
 
 SEED = SEED_MANIFEST.read_text(encoding="utf-8")
 BUDGET = SEED + '  mutation: "all"\n  max_mutants: 40\n  time_budget_seconds: 120\n'

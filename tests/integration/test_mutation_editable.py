@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from entropy_action.strength import assess
-from tests.test_run_editable import install_editable
-from tests.test_run_host_a import GIT_ENV, MODULE, manifest_yaml
+from tests.integration.test_run_editable import install_editable
+from tests.integration.test_run_host_a import GIT_ENV, MODULE, manifest_yaml
 
 PACKAGE = {
     "pyproject.toml": """\

@@ -11,7 +11,7 @@ import pytest
 from entropy_action.manifest import pinfile
 from entropy_action.strength.mutation import changes, harness, measure
 from entropy_action.strength.mutation.harness import Spec
-from tests.helpers import Repo
+from tests.support.helpers import Repo
 
 MANIFEST = """\
 version: 1

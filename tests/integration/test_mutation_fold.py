@@ -13,8 +13,8 @@ import pytest
 from entropy_action.manifest import pinfile
 from entropy_action.strength.mutation import cache, harness, measure
 from entropy_action.strength.mutation.harness import Outcome, Spec
-from tests.helpers import Repo
-from tests.test_mutation_focus import BASE, FEES, MANIFEST, REDUNDANT, measure_fees
+from tests.integration.test_mutation_focus import BASE, FEES, MANIFEST, REDUNDANT, measure_fees
+from tests.support.helpers import Repo
 
 SLOW_GRACE = BASE.replace(
     "def test_grace():\n", "def test_grace():\n    __import__('time').sleep(1)\n"

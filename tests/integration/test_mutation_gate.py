@@ -14,7 +14,7 @@ import pytest
 from entropy_action.core.findings import Finding
 from entropy_action.gate import demo
 from entropy_action.verdict.model import Evidence, classify
-from tests.helpers import Repo
+from tests.support.helpers import Repo
 
 MODULE = "tests/test_fees.py"
 MANIFEST = """\

@@ -10,7 +10,7 @@ import pytest
 
 from entropy_action.manifest import pinfile
 from entropy_action.strength.mutation import harness, measure, operators
-from tests.helpers import Repo
+from tests.support.helpers import Repo
 
 PROD = """\
 import functools

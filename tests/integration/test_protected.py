@@ -18,7 +18,7 @@ from entropy_action.manifest.pinfile import DEFAULT_PROTECTED_PATHS
 from entropy_action.render import checkrun, markdown, summary
 from entropy_action.scan import protected
 from entropy_action.verdict.model import Evidence, classify
-from tests.helpers import Repo
+from tests.support.helpers import Repo
 
 CALLER = """\
 name: entropy-gate

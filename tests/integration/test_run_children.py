@@ -11,7 +11,7 @@ from pathlib import Path
 
 from entropy_action.core.hostinfo import JUNIT_XML, HostInfo
 from entropy_action.hosts import isolate, launch
-from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
+from tests.integration.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
 
 CHILD_PROPERTY = """\
 import subprocess

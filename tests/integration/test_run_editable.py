@@ -17,7 +17,7 @@ from entropy_action.core.hostinfo import JUNIT_XML, HostInfo
 from entropy_action.gate import local
 from entropy_action.hosts import launch
 from entropy_action.verdict import pairing
-from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
+from tests.integration.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
 
 PACKAGE = {
     "pyproject.toml": """\
@@ -74,7 +74,7 @@ def install_editable(tmp: Path, files: dict[str, str]) -> tuple[Path, str]:
     ).stdout.strip()
     # The gate's site-packages holds its pytest11 entry point (entropy_gate = entropy_action.seams)
     # and an editable finder that a .pth in an added directory does not run: name the checkout.
-    gate_root = str(Path(__file__).resolve().parent.parent)
+    gate_root = str(Path(__file__).resolve().parents[2])
     Path(purelib, "gate_deps.pth").write_text(
         sysconfig.get_paths()["purelib"] + "\n" + gate_root + "\n"
     )

@@ -25,7 +25,7 @@ from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML
 from entropy_action.hosts import launch
 from entropy_action.manifest import pinfile
 from entropy_action.testproc import plugin
-from tests.helpers import Repo
+from tests.support.helpers import Repo
 
 pytest_plugins = ["pytester"]
 

@@ -20,8 +20,8 @@ import pytest
 from entropy_action.core.errors import GateError
 from entropy_action.core.hostinfo import HOST_JSON, JUNIT_XML
 from entropy_action.hosts import isolate, launch
-from tests.helpers import Repo
-from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, outcomes, settings
+from tests.integration.test_run_host_a import MODULE, make_repo, manifest_yaml, outcomes, settings
+from tests.support.helpers import Repo
 
 REAL_YEAR = datetime.date.today().year
 TWO_DIGIT = (REAL_YEAR + 50) % 100  # dateutil maps it to REAL_YEAR + 50 only years ahead

@@ -14,7 +14,7 @@ import pytest
 
 from entropy_action.core.hostinfo import JUNIT_XML
 from entropy_action.hosts import isolate, launch
-from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, outcomes, settings
+from tests.integration.test_run_host_a import MODULE, make_repo, manifest_yaml, outcomes, settings
 
 PYENV = Path("/root/.pyenv/versions")
 PLUGIN = launch.TESTPROC / "plugin.py"

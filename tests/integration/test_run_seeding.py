@@ -15,7 +15,7 @@ from entropy_action.evidence import hostreport
 from entropy_action.hosts import isolate, launch
 from entropy_action.render.summary import REPLAY
 from entropy_action.testproc import plugin
-from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
+from tests.integration.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
 
 RANDOM_PROPERTY = """\
 import random

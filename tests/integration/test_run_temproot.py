@@ -14,7 +14,7 @@ import pytest
 from entropy_action.core.errors import GateError
 from entropy_action.core.hostinfo import HostInfo
 from entropy_action.hosts import launch, temproot
-from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
+from tests.integration.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
 
 PRIVATE_PROPERTY = """\
 import os

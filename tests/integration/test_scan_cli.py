@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers import Repo
-from tests.test_scan_helpers import MANIFEST, PROPERTY, base, scan, write
+from tests.integration.test_scan_helpers import MANIFEST, PROPERTY, base, scan, write
+from tests.support.helpers import Repo
 
 ADOPTED = """\
 import sys

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from tests.helpers import Repo, Result
+from tests.support.helpers import Repo, Result
 
 PROPERTY = "tests/properties/test_invoice.py"
 

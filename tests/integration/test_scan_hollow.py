@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.helpers import Repo
-from tests.test_scan_helpers import PROPERTY, base, scan, write
+from tests.integration.test_scan_helpers import PROPERTY, base, scan, write
+from tests.support.helpers import Repo
 
 DATES = """\
 import os

@@ -3,8 +3,8 @@ helper's finding stays pre-existing when a new test reaches it, unless the helpe
 
 from __future__ import annotations
 
-from tests.helpers import Repo
-from tests.test_scan_helpers import PROPERTY, base, scan, write
+from tests.integration.test_scan_helpers import PROPERTY, base, scan, write
+from tests.support.helpers import Repo
 
 FROZEN = """\
 import pytest

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.helpers import Repo
-from tests.test_scan_helpers import CLEAN, PROPERTY, base, scan, write
+from tests.integration.test_scan_helpers import CLEAN, PROPERTY, base, scan, write
+from tests.support.helpers import Repo
 
 
 def test_skipif_true_on_a_property_is_found_at_its_decorator(repo: Repo) -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 from entropy_action.manifest import baseline
 from entropy_action.scan import DefinedTest
 from entropy_action.scan import scan as run_scan
-from tests.helpers import Repo
-from tests.test_scan_helpers import PROPERTY, base, scan, write
+from tests.integration.test_scan_helpers import PROPERTY, base, scan, write
+from tests.support.helpers import Repo
 
 
 def defined(repo: Repo) -> list[DefinedTest]:

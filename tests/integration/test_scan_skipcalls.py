@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.helpers import Repo
-from tests.test_scan_helpers import PROPERTY, base, scan, write
+from tests.integration.test_scan_helpers import PROPERTY, base, scan, write
+from tests.support.helpers import Repo
 
 
 def test_a_skip_behind_a_helper_named_maybe_run(repo: Repo) -> None:

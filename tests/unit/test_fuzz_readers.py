@@ -25,8 +25,8 @@ from entropy_action.core.errors import GateError
 from entropy_action.core.hostinfo import HostInfo
 from entropy_action.evidence import hostreport
 from entropy_action.manifest import pinfile, salvage
-from tests.helpers import SEED_MANIFEST
 from tests.hostile.build import FAILING_JUNIT, VALID_JUNIT, host_json
+from tests.support.helpers import SEED_MANIFEST
 
 FUZZ = settings(
     derandomize=True,

@@ -3,11 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -15,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.github_api import (
+from tests.support.github_api import (
     FORBIDDEN_MESSAGE,
     VENDORED,
     GitHubAPI,
@@ -146,53 +141,6 @@ def test_a_slow_reply_outlasts_the_client_timeout(github_api):
     github_api.script(Reply.slow(30))
     with pytest.raises(TimeoutError):
         send(github_api, "POST", "/repos/o/r/check-runs", VALID, timeout=0.2)
-
-
-@pytest.mark.parametrize(
-    ("options", "statuses"),
-    [(["--fault", "502"], [502, 201]), (["--fail-status", "403"], [403, 403])],
-    ids=["fault-sequence", "fail-status"],
-)
-def test_standalone_server_writes_its_port_and_logs_requests(tmp_path: Path, options, statuses):
-    port_file, log = tmp_path / "port", tmp_path / "requests.jsonl"
-    root = Path(__file__).parent.parent
-    proc = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "tests.github_api", "--port-file", str(port_file)),
-            *("--log", str(log), "--token", "tok-xyz", *options),
-        ],
-        cwd=root,
-        env={**os.environ, "PYTHONPATH": str(root)},
-    )
-    try:
-        for _ in range(200):
-            if port_file.exists():
-                break
-            time.sleep(0.05)
-        url = f"http://127.0.0.1:{int(port_file.read_text())}"
-        codes, messages = [], []
-        for _ in range(2):
-            request = urllib.request.Request(
-                url + "/repos/o/r/check-runs",
-                data=json.dumps(VALID).encode(),
-                method="POST",
-                headers={"Authorization": "token tok-xyz"},
-            )
-            try:
-                with urllib.request.urlopen(request, timeout=5) as response:
-                    codes.append(response.status)
-            except urllib.error.HTTPError as exc:
-                codes.append(exc.code)
-                messages.append(json.loads(exc.read())["message"])
-        assert codes == statuses
-        if 403 in statuses:
-            assert messages == [FORBIDDEN_MESSAGE, FORBIDDEN_MESSAGE]
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=10) == 0
-    lines = [json.loads(line) for line in log.read_text().splitlines()]
-    assert [(x["method"], x["status"]) for x in lines] == [("POST", s) for s in statuses]
-    assert "tok-xyz" not in log.read_text()
 
 
 def test_the_vendored_openapi_description_is_the_shared_one():

@@ -16,7 +16,7 @@ import pytest
 from entropy_action.core.errors import GateError
 from entropy_action.evidence import hostreport, junitstream
 from entropy_action.verdict import pairing
-from tests.test_reports import PASSING, host_info, write_host
+from tests.unit.test_reports import PASSING, host_info, write_host
 
 NESTED = b"""<?xml version="1.0"?>
 <testsuites>

@@ -12,7 +12,7 @@ from markdown_it.token import Token
 from entropy_action.core.findings import Finding
 from entropy_action.render import markdown
 from entropy_action.verdict.model import Evidence, classify
-from tests.verdict_samples import EVIDENCE, FAILING_B, GREEN, MODULE, result, verdict_of
+from tests.support.verdict_samples import EVIDENCE, FAILING_B, GREEN, MODULE, result, verdict_of
 
 # GitHub-flavoured enough: tables and strikethrough on, raw HTML allowed (GitHub passes it
 # through its sanitizer), so HTML that escaped the renderer would show up as html tokens.

@@ -10,8 +10,8 @@ from entropy_action.core.findings import Finding
 from entropy_action.core.score import MutationScore, Survivor
 from entropy_action.render import markdown, phrases, summary
 from entropy_action.verdict.model import Evidence, TestResult, TestSeed, Verdict, classify
-from tests.test_markdown import GFM, HOSTILE_ID, table_rows, tokens
-from tests.verdict_samples import GREEN, MODULE, result
+from tests.support.verdict_samples import GREEN, MODULE, result
+from tests.unit.test_markdown import GFM, HOSTILE_ID, table_rows, tokens
 
 SEED = TestSeed(rng_seed=9173, seed=12)
 FAILING = result("test_total", "passed", "failed", seed_a=SEED, seed_b=SEED)

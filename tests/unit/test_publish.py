@@ -18,8 +18,8 @@ from entropy_action.github.publish import FORK_HINT, pointer
 from entropy_action.render import markdown
 from entropy_action.render.summary import render_json
 from entropy_action.verdict.model import Evidence, Verdict, classify
-from tests.github_api import FORBIDDEN_MESSAGE, GitHubAPI, Reply
-from tests.verdict_samples import EVIDENCE, FAILING_B, verdict_of, with_findings
+from tests.support.github_api import FORBIDDEN_MESSAGE, GitHubAPI, Reply
+from tests.support.verdict_samples import EVIDENCE, FAILING_B, verdict_of, with_findings
 
 HEAD = "feedfacefeedfacefeedfacefeedfacefeedface"
 CHECKS = "/repos/octo/widgets/check-runs"

@@ -18,8 +18,8 @@ from entropy_action.evidence import inputs
 from entropy_action.github import publish
 from entropy_action.render.summary import render_json
 from entropy_action.verdict.model import Verdict
-from tests.github_api import GitHubAPI
-from tests.verdict_samples import verdict_of
+from tests.support.github_api import GitHubAPI
+from tests.support.verdict_samples import verdict_of
 
 HEAD = "feedfacefeedfacefeedfacefeedfacefeedface"
 
@@ -279,26 +279,3 @@ def test_help_documents_both_folders(capsys):
     assert "--host-a DIR host A's report folder" in text
     assert "--host-b DIR host B's report folder" in text
     assert "beside the verdict file" in text
-
-
-def test_gate_then_publish_is_the_local_path(repo, tmp_path, env, github_api, capsys):
-    """`gate --json FILE --out DIR`, then `publish --host-a DIR/host-a --host-b DIR/host-b`."""
-    repo.write("entropy.yaml", f"version: 1\nproperty_id: p\nmodule: tests/test_p.py\n"
-               f"pins:\n  temp_root: {tmp_path / 'pins-tmp'}\n")  # fmt: skip
-    repo.write("tests/test_p.py", "def test_plain():\n    assert 1\n")
-    base = repo.commit("base")
-    repo.write("README.md", "docs only\n")
-    out, verdict = tmp_path / "reports", tmp_path / "verdict.json"
-    result = repo.cli(
-        "gate", "--base-ref", base, "--no-base-run", "--json", str(verdict), "--out", str(out)
-    )
-    assert result.code == 0, result.out + result.err
-    folders = ("--host-a", str(out / "host-a"), "--host-b", str(out / "host-b"))
-    code, stdout, err = _publish(capsys, "--verdict", str(verdict), *folders)
-    assert code == 0, err
-    assert "check run 'entropy-gate' (success) published" in stdout
-    (out / "host-a" / "junit.xml").write_text("<testsuites/>", encoding="utf-8")
-    code, _, err = _publish(capsys, "--verdict", str(verdict), *folders)
-    assert code == 2
-    assert f"does not match host A's report folder {out / 'host-a'}" in err
-    assert len(github_api.calls()) == 1

@@ -1,7 +1,7 @@
 """Golden files for the JUnit parser: tests/data/junit/NAME.xml -> NAME.results.json | .exception.
 
 Regenerate after a deliberate change (and review the diff):
-    .venv/bin/python -m tests.test_reports_golden
+    .venv/bin/python -m tests.unit.test_reports_golden
 """
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ import pytest
 
 from entropy_action.core.errors import GateError
 from entropy_action.evidence import hostreport
-from tests.test_reports import host_info
+from tests.unit.test_reports import host_info
 
-GOLDEN = Path(__file__).parent / "data" / "junit"
+GOLDEN = Path(__file__).parent.parent / "data" / "junit"
 INPUTS = sorted(GOLDEN.glob("*.xml"))
 SUFFIXES = (".results.json", ".exception")
 NORMALIZE = hostreport.normalizer(
     hostreport.placeholders(host_info("a", "/home/dev/project", temp_root="/tmp/entropy-invoice"))
 )
-REGENERATE = "regenerate with: .venv/bin/python -m tests.test_reports_golden"
+REGENERATE = "regenerate with: .venv/bin/python -m tests.unit.test_reports_golden"
 
 
 def render(xml: Path) -> tuple[str, str]:

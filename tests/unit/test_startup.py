@@ -6,9 +6,6 @@ time, this checks the imports (a number of modules, not a duration).
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from entropy_action.cli import main, options
@@ -21,13 +18,6 @@ from entropy_action.cli import main
 main.build_parser()
 print(" ".join(sorted({m.split(".")[0] for m in sys.modules} & set(sys.argv[1:]))))
 """
-
-
-def test_building_the_parser_imports_no_heavy_library():
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, *HEAVY], capture_output=True, text=True, check=True
-    )
-    assert done.stdout.split() == []
 
 
 def test_the_manifest_name_spelled_for_the_parser_is_the_manifests():
