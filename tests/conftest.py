@@ -21,25 +21,13 @@ TESTS = Path(__file__).parent
 TIERS = ("unit", "integration", "e2e", "hostile")  # the marker of each is its name (not unit)
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (--dist loadgroup)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Each test gets its tier's marker by directory (unit gets none: it is what is left by
-    `-m "not integration and not e2e and not hostile"`). Under xdist, the tests of a module
-    with module- or class-scoped fixtures (an act run, a venv, a real pytest run shared by
-    the module's tests) go to one worker, so those fixtures are built once, not on both."""
+    `-m "not integration and not e2e and not hostile"`)."""
     for item in items:
         tier = item.path.relative_to(TESTS).parts[0] if item.path.is_relative_to(TESTS) else ""
         if tier in TIERS[1:]:
             item.add_marker(getattr(pytest.mark, tier))
-        fixtures = getattr(item, "_fixtureinfo", None)
-        shared = fixtures is not None and any(
-            definition.scope in ("module", "class", "package")
-            for definitions in fixtures.name2fixturedefs.values()
-            for definition in definitions
-        )
-        if shared or tier == "e2e":
-            module = getattr(item, "module", None)
-            item.add_marker(pytest.mark.xdist_group(module.__name__ if module else tier))
 
 
 @pytest.fixture(autouse=True)

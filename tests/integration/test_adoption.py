@@ -45,7 +45,7 @@ import pytest
 
 from mylib import greet
 
-DATA = Path(__file__).parent.parent / "data"
+DATA = Path(__file__).parent / "data"
 
 
 @pytest.mark.skipif(sys.platform != "win32", reason="windows only")
