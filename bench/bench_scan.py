@@ -29,7 +29,7 @@ pins:
   tz: UTC
 """
 PROPERTY = """\
-from tests.helpers import double
+from tests.support.helpers import double
 
 
 def test_double_is_even():

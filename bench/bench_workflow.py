@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import benchlib
-from tests import e2e_kit
+from tests.support import e2e_kit
 
 GATE = """\
 name: entropy-gate
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"-- {name}: per job, median of {len(runs)} run(s)")
         for job in sorted({j for run in runs for j in run}):
             values = [run[job] for run in runs if job in run]
-            print(f"   {job:<40} {statistics.median(values):7.1f} s")
+            print(f"   {job:<60} {statistics.median(values):7.1f} s")
     return 0
 
 
@@ -140,6 +140,7 @@ def _act(world: World, workflow: str, folder: Path) -> dict[str, float]:
         tail = "\n".join(run.log.splitlines()[-25:])
         raise SystemExit(f"act {workflow} failed ({run.code}); the log ends:\n{tail}")
     spans: dict[str, list[float]] = defaultdict(list)
+    steps: dict[str, float] = {}
     for line in run.log.splitlines():
         try:
             entry = json.loads(line)
@@ -148,7 +149,12 @@ def _act(world: World, workflow: str, folder: Path) -> dict[str, float]:
         job, when = entry.get("job"), entry.get("time")
         if isinstance(job, str) and isinstance(when, str):
             spans[job].append(_epoch(when))
+        took, step = entry.get("executionTime"), entry.get("step")
+        if isinstance(job, str) and isinstance(took, int) and isinstance(step, str):
+            steps[f"{job.rsplit('/', 1)[-1]}: {step[:48]}"] = took / 1e9
     jobs = {job: max(times) - min(times) for job, times in spans.items() if times}
+    # the steps that take a second or more, as "  job: step"
+    jobs.update({f"  {name}": seconds for name, seconds in steps.items() if seconds >= 1.0})
     jobs["(critical path)"] = run.seconds
     return jobs
 

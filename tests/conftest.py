@@ -1,4 +1,7 @@
-"""Shared fixtures: real git repositories in temp dirs, and the CLI called in-process."""
+"""Shared fixtures: real git repositories in temp dirs, and the CLI called in-process.
+
+The tiers are directories: tests/unit (fast, no process started; see its conftest),
+tests/integration, tests/e2e and tests/hostile, each test marked with its tier's name here."""
 
 from __future__ import annotations
 
@@ -9,10 +12,22 @@ from pathlib import Path
 
 import pytest
 
-from tests.github_api import GitHubAPI, serving
-from tests.helpers import SEED_MANIFEST, SEED_PROPERTY, Repo, Result
+from tests.support.github_api import GitHubAPI, serving
+from tests.support.helpers import SEED_MANIFEST, SEED_PROPERTY, Repo, Result
 
 __all__ = ["SEED_MANIFEST", "SEED_PROPERTY", "Repo", "Result"]
+
+TESTS = Path(__file__).parent
+TIERS = ("unit", "integration", "e2e", "hostile")  # the marker of each is its name (not unit)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each test gets its tier's marker by directory (unit gets none: it is what is left by
+    `-m "not integration and not e2e and not hostile"`)."""
+    for item in items:
+        tier = item.path.relative_to(TESTS).parts[0] if item.path.is_relative_to(TESTS) else ""
+        if tier in TIERS[1:]:
+            item.add_marker(getattr(pytest.mark, tier))
 
 
 @pytest.fixture(autouse=True)
@@ -53,6 +68,7 @@ def seed_repo(repo: Repo) -> Repo:
 
 @pytest.fixture
 def github_api() -> Iterator[GitHubAPI]:
-    """A local server speaking GitHub's check-run API (tests/github_api.py), stopped after."""
+    """A local server speaking GitHub's check-run API (tests/support/github_api.py), stopped
+    after."""
     with serving() as api:
         yield api

@@ -10,7 +10,7 @@ from entropy_action.core.errors import GateError
 from entropy_action.github import workflow
 
 # manifest.MANIFEST_NAME, spelled here so that building the parser imports no model
-# (tests/test_startup.py checks they agree)
+# (tests/unit/test_startup.py checks they agree)
 MANIFEST_NAME = "entropy.yaml"
 
 # Set to 1 to keep runs out of Linux namespaces (host B then blocks the network in-process).

@@ -21,7 +21,11 @@ from entropy_action.core import git, layout
 from entropy_action.core.errors import GateError
 from entropy_action.core.hostinfo import HostInfo
 from entropy_action.core.layout import HOST_JSON
-from entropy_action.evidence import hostreport, inputs, stepfiles
+from entropy_action.evidence import (
+    hostreport,
+    inputs,
+    stepfiles,
+)
 from entropy_action.evidence.hostreport import HostReport
 from entropy_action.gate import attribution
 from entropy_action.manifest.baseline import PinCheck

@@ -1,1 +1,1 @@
-"""The hostile-input corpus (see README.md): builders and generators for tests/test_hostile.py."""
+"""The hostile-input corpus (see README.md): builders and generators for test_hostile.py."""

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.helpers import SEED_MANIFEST, SEED_PROPERTY
 from tests.hostile.generate import GENERATORS
+from tests.support.helpers import SEED_MANIFEST, SEED_PROPERTY
 
 MODULE = "tests/properties/test_invoice_total.py"
 TEST_NAME = "test_invoice_total_idempotent"

@@ -29,7 +29,13 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from entropy_action.core.errors import GateError
-from entropy_action.hosts import isolate, launch, pinsseen, temproot, testfiles
+from entropy_action.hosts import (
+    isolate,
+    launch,
+    pinsseen,
+    temproot,
+    testfiles,
+)
 from entropy_action.manifest.pinfile import LoadedManifest
 from entropy_action.testproc import protocol
 from entropy_action.testproc.protocol import PROBE_ENV, PROBE_MODULE

@@ -1,0 +1,1 @@
+"""End-to-end tier: the workflows under act (marker e2e)."""

@@ -1,0 +1,1 @@
+"""Integration tier: real pytest runs, real git, real subprocesses."""

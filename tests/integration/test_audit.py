@@ -1,0 +1,274 @@
+"""The live-entropy audit: real pytest runs of a small production package that reads each live
+source once, on host A, on the isolated host B and under Python 3.12's sys.monitoring."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from entropy_action.core import layout
+from entropy_action.core.errors import GateError
+from entropy_action.core.layout import HOST_JSON, JUNIT_XML
+from entropy_action.evidence import hostreport
+from entropy_action.hosts import hostjson, launch, testfiles
+from entropy_action.testproc import protocol
+from tests.integration.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
+from tests.integration.test_run_python import venv312  # noqa: F401 - a fixture
+
+SECRET = "eu-west-secret-value-7f3a"
+FEES = """\
+import datetime
+import os
+import random
+import secrets
+import socket
+import tempfile
+import time
+import uuid
+
+
+def quote():
+    return datetime.datetime.now()
+
+
+def every_source(tmp):
+    time.time()
+    time.time_ns()
+    time.localtime()
+    datetime.date.today()
+    random.random()
+    random.choice("abc")
+    os.urandom(4)
+    secrets.token_hex(4)
+    uuid.uuid4()
+    os.environ.get("BILLING_REGION")
+    os.getenv("API_URL")
+    tempfile.mkdtemp()
+    tempfile.mkdtemp(dir=tmp)
+    try:
+        socket.getaddrinfo("192.0.2.17", 443)
+    except OSError:
+        pass
+    socket.gethostname()
+    random.Random(7).random()
+    return datetime.datetime.now(datetime.timezone.utc), os.environ["PYTEST_CURRENT_TEST"]
+"""
+PROPERTY = """\
+import os
+import time
+
+from billing import fees
+
+
+def test_quote():
+    time.time()
+    os.environ.get("BILLING_REGION")
+    assert fees.quote()
+
+
+def test_every_source():
+    outside = os.path.join(os.getcwd(), "scratch")  # not below the pinned temp_root
+    os.makedirs(outside)
+    fees.every_source(outside)
+"""
+F = "billing/fees.py"
+EXPECTED = {
+    ("datetime.now()", None, F, 12, "test_quote", 1),
+    ("time.time()", None, F, 16, "test_every_source", 1),
+    ("time.time_ns()", None, F, 17, "test_every_source", 1),
+    ("time.localtime()", None, F, 18, "test_every_source", 1),
+    ("date.today()", None, F, 19, "test_every_source", 1),
+    ("random.random()", None, F, 20, "test_every_source", 1),
+    ("random.choice()", None, F, 21, "test_every_source", 1),
+    ("os.urandom()", None, F, 22, "test_every_source", 1),
+    ("secrets.token_hex()", None, F, 23, "test_every_source", 1),
+    ("uuid.uuid4()", None, F, 24, "test_every_source", 1),
+    ("os.environ", "BILLING_REGION", F, 25, "test_every_source", 1),
+    ("tempfile.mkdtemp()", None, F, 28, "test_every_source", 1),
+    ("socket.getaddrinfo()", "192.0.2.17", F, 30, "test_every_source", 1),
+    ("socket.gethostname()", None, F, 33, "test_every_source", 1),
+    ("datetime.now()", None, F, 35, "test_every_source", 1),
+}
+
+
+def _repo(tmp_path: Path) -> Path:
+    return make_repo(
+        tmp_path / "repo",
+        {
+            "entropy.yaml": manifest_yaml(tmp_path / "pinned-tmp", env={"API_URL": "x"}),
+            "billing/__init__.py": "",
+            "billing/fees.py": FEES,
+            MODULE: PROPERTY,
+        },
+    )
+
+
+def _records(data: dict[str, Any]) -> set[tuple[Any, ...]]:
+    return {
+        (r["api"], r["name"], r["path"], r["line"], r["test"].split("::")[-1], r["count"])
+        for r in data["audit"]["records"]
+    }
+
+
+def _run(tmp_path: Path, name: str, **options: Any) -> dict[str, Any]:
+    root = _repo(tmp_path / name)
+    out = tmp_path / name / "out"
+    environ = {**os.environ, "BILLING_REGION": SECRET}
+    launch.run_host(settings(root, out, environ, **options))
+    text = "".join((out / f).read_text() for f in (HOST_JSON, JUNIT_XML, layout.PYTEST_LOG))
+    assert SECRET not in text  # a variable's value never leaves the test process
+    data: dict[str, Any] = json.loads((out / HOST_JSON).read_text())
+    assert data["returncode"] == 0, (out / layout.PYTEST_LOG).read_text()
+    return data
+
+
+def test_each_live_read_of_code_under_test_is_recorded_with_its_line(tmp_path: Path) -> None:
+    data = _run(tmp_path, "a")
+    # Not recorded: the test module's own reads, the pinned API_URL, the temp dir made inside
+    # the pinned temp_root (line 27), a seeded Random of its own, uuid4's own os.urandom,
+    # pytest's own PYTEST_CURRENT_TEST (line 35; pytest reads it back after every phase).
+    assert _records(data) == EXPECTED
+    assert data["audit"]["mechanism"] == "wrappers + sys.addaudithook"
+    assert data["audit"]["dropped"] == 0
+    assert {r["test"] for r in data["audit"]["records"]} == {
+        f"{MODULE}::test_quote",
+        f"{MODULE}::test_every_source",
+    }
+
+
+def test_host_b_audits_its_own_copy_of_the_tree(tmp_path: Path) -> None:
+    data = _run(tmp_path, "b", isolate=True)
+    # host B scrubs the environment: BILLING_REGION is read but absent, and still recorded
+    assert _records(data) == EXPECTED
+
+
+def test_python_312_audits_with_sys_monitoring(tmp_path: Path, venv312: Path) -> None:  # noqa: F811
+    data = _run(tmp_path, "py312", python=str(venv312))
+    assert data["audit"]["mechanism"] == "sys.monitoring + sys.addaudithook"
+    assert _records(data) == EXPECTED
+
+
+def test_without_the_audit_host_json_says_it_did_not_run(tmp_path: Path) -> None:
+    data = _run(tmp_path, "off", audit=False)
+    assert data["audit"] is None
+    assert "entropy_gate_audit" not in data["pytest_args"]
+    assert protocol.AUDIT_MODULE not in testfiles.plugin_modules(audit=False, count=True)
+
+
+def _host_json_with(tmp_path: Path, audit: object) -> Path:
+    data = _run(tmp_path, "hostile")
+    data["audit"] = audit
+    folder = tmp_path / "hostile" / "out"
+    (folder / HOST_JSON).write_text(json.dumps(data))
+    return folder / HOST_JSON
+
+
+RECORD = {"api": "time.time()", "name": None, "path": F, "line": 3, "test": "t", "count": 1}
+
+
+@pytest.mark.parametrize(
+    ("record", "field"),
+    [
+        ({**RECORD, "path": "/etc/passwd"}, "audit.records.0.path"),
+        ({**RECORD, "path": "billing/../../x.py"}, "audit.records.0.path"),
+        ({**RECORD, "name": "A\x1b[2J"}, "audit.records.0.name"),
+        ({**RECORD, "api": "rm -rf /"}, "audit.records.0.api"),
+        ({**RECORD, "count": 0}, "audit.records.0.count"),
+        ({**RECORD, "line": -1}, "audit.records.0.line"),
+        ({**RECORD, "value": SECRET}, "audit.records.0.value"),
+    ],
+)
+def test_an_audit_record_in_host_json_is_untrusted_and_validated(
+    tmp_path: Path, record: dict[str, Any], field: str
+) -> None:
+    path = _host_json_with(tmp_path, {"mechanism": "m", "records": [record], "dropped": 0})
+    with pytest.raises(GateError) as caught:
+        hostreport.read_info(path)
+    assert caught.value.message.startswith(f"{path}: ")
+    assert repr(field) in caught.value.message
+    assert SECRET not in caught.value.message
+
+
+def test_more_audit_records_than_the_cap_are_refused(tmp_path: Path) -> None:
+    path = _host_json_with(tmp_path, {"mechanism": "m", "records": [RECORD] * 1001})
+    with pytest.raises(GateError, match=r"field 'audit\.records'"):
+        hostreport.read_info(path)
+
+
+def test_an_audit_report_the_test_process_spoiled_becomes_a_note(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    out = tmp_path / "out"
+    info = launch.run_host(settings(root, out))
+    spoiled = tmp_path / "audit.json"
+    spoiled.write_text(json.dumps({"mechanism": "m", "records": [{**RECORD, "count": -5}]}))
+    bare = info.model_copy(update={"audit": None})
+    again = hostjson.with_audit(bare, settings(root, out), spoiled)
+    assert again.audit is None
+    assert again.notes[-1] == (
+        "live-entropy audit: report refused "
+        "(field 'records.0.count': Input should be greater than or equal to 1)"
+    )
+    missing = hostjson.with_audit(bare, settings(root, out), tmp_path / "none.json")
+    assert missing.notes[-1] == "live-entropy audit: the test process wrote no usable report"
+
+
+AUDIT = testfiles.TESTPROC / "audit.py"
+PROTOCOL = testfiles.TESTPROC / "protocol.py"
+
+
+def _import_audit(tmp_path: Path, config: dict[str, Any] | None, script: str) -> None:
+    folder = tmp_path / "plugin"
+    folder.mkdir()
+    (folder / "entropy_gate_audit.py").write_bytes(AUDIT.read_bytes())
+    (folder / "entropy_gate_protocol.py").write_bytes(PROTOCOL.read_bytes())
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(folder)}
+    if config is not None:
+        (tmp_path / "config.json").write_text(json.dumps(config))
+        env[protocol.AUDIT_ENV] = str(tmp_path / "config.json")
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_the_audit_does_nothing_without_the_runners_variable(tmp_path: Path) -> None:
+    script = (
+        "import datetime, os, time\n"
+        "before = (time.time, type(os.environ), datetime.datetime.__dict__['now'])\n"
+        "import entropy_gate_audit as audit\n"
+        "assert (time.time, type(os.environ), datetime.datetime.__dict__['now']) == before\n"
+        "assert audit._auditor is None\n"
+        "audit.pytest_runtest_logstart('t'); audit.pytest_sessionfinish()\n"
+    )
+    _import_audit(tmp_path, None, script)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plugin"]
+
+
+def test_the_wrapped_sources_behave_as_before(tmp_path: Path) -> None:
+    script = (
+        "import datetime, inspect, os, pickle, random, time\n"
+        "import entropy_gate_audit as audit\n"
+        "assert audit._auditor is not None and 'ENTROPY_GATE_AUDIT' not in os.environ\n"
+        "assert pickle.loads(pickle.dumps(time.time)) is time.time\n"
+        "assert time.time.__name__ == 'time' and inspect.unwrap(time.time) is not time.time\n"
+        "assert type(datetime.datetime.now()) is datetime.datetime\n"
+        "class Sub(datetime.datetime): pass\n"
+        "assert type(Sub.now(datetime.timezone.utc)) is Sub\n"
+        "assert type(datetime.datetime.today()) is datetime.datetime\n"
+        "assert type(datetime.date.today()) is datetime.date\n"
+        "random.seed(5); first = random.random(); random.seed(5); assert random.random() == first\n"
+        "os.environ['X_SET'] = '1'; assert os.environ['X_SET'] == os.getenv('X_SET') == '1'\n"
+        "assert dict(os.environ)['X_SET'] == '1' and 'X_SET' in os.environ\n"
+    )
+    _import_audit(tmp_path, {"root": str(tmp_path), "out": str(tmp_path / "a.json")}, script)

@@ -1,0 +1,99 @@
+"""The bench scripts keep working: each runs in its smoke mode (small sizes, one pair).
+
+Not a timing test: nothing here compares a number with a threshold. It checks that each
+script runs to the end and prints its ratio line, so CI notices a script that broke.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+SCRIPTS = sorted(p.name for p in BENCH.glob("bench_*.py"))
+
+
+# issue 10's measures, each alternating with its floor through bench/benchlib.py
+MEASURES = [
+    "bench_compare.py",
+    "bench_gate.py",
+    "bench_run.py",
+    "bench_scan.py",
+    "bench_startup.py",
+]
+# the cost of one feature against the same run without it (issues 12 and 13)
+FEATURES = ["bench_assertions.py", "bench_audit.py", "bench_probe.py", "bench_strength.py"]
+# the workflow under act against a plain pytest workflow (issue 19): needs the e2e kit
+WORKFLOWS = ["bench_workflow.py"]
+
+
+def test_every_measure_of_the_issue_has_a_script():
+    assert sorted(MEASURES + FEATURES + WORKFLOWS) == SCRIPTS
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("script", WORKFLOWS)
+def test_the_workflow_bench_runs_one_pair_under_act(script, tmp_path):
+    from tests.support import e2e_kit  # noqa: PLC0415
+
+    e2e_kit.require_prerequisites()
+    done = subprocess.run(
+        [sys.executable, str(BENCH / script), "--smoke"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=1200,
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    assert "ratio over 1 alternating pairs: min" in done.stdout, done.stdout
+    assert "(critical path)" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("script", MEASURES)
+def test_a_bench_script_runs_in_smoke_mode_and_prints_its_ratio(script, tmp_path):
+    done = subprocess.run(
+        [sys.executable, str(BENCH / script), "--smoke"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ratio over 1 alternating pairs: min" in done.stdout, done.stdout
+    assert "load average" in done.stdout
+
+
+@pytest.mark.parametrize("script", FEATURES)
+def test_a_feature_bench_runs_in_smoke_mode_and_prints_a_ratio(script, tmp_path):
+    done = subprocess.run(
+        [sys.executable, str(BENCH / script), "--smoke"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    # "ratio 1.47x" (strength, probe) or "x1.127" (audit): a ratio against the run without it
+    assert re.search(r"(ratio \d+\.\d+x|x\d+\.\d+)", done.stdout), done.stdout
+
+
+def test_the_compare_bench_reads_reports_with_the_plugins_properties(tmp_path):
+    """--seeded: every testcase carries the four properties the gate's plugin records."""
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "bench_compare.py"), "--smoke", "--seeded"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "each with the plugin's four properties" in done.stdout
+    assert "ratio over 1 alternating pairs: min" in done.stdout

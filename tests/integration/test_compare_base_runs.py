@@ -1,0 +1,79 @@
+"""compare with the base ref's runs from elsewhere (two CI runners, say): --base-host-a/-b."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.support.helpers import Repo
+
+MANIFEST = """\
+version: 1
+property_id: squares
+module: tests/test_sq.py
+pins:
+  tz: UTC
+  temp_root: {temp_root}
+"""
+
+BASE = """\
+import time
+
+import pytest
+
+
+def test_clock_is_this_decade():
+    assert time.localtime().tm_year < 2030
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_square(n):
+    assert n * n >= n
+"""
+
+
+def _runs(repo: Repo, label: str, base: str | None = None) -> None:
+    """Both hosts as the workflow's host jobs run them (host A with --base-ref also leaves
+    its strength step's report)."""
+    for host, extra in (("a", ()), ("b", ("--isolate",))):
+        more = ("--base-ref", base) if base and host == "a" else ()
+        result = repo.cli("run", "--host", host, "--out", f"../{label}-{host}", *extra, *more)
+        assert result.code in (0, 1), result.err
+
+
+def _compare(repo: Repo, base: str, head: str, *, with_base: bool) -> tuple[int, dict[str, Any]]:
+    out = repo.path.parent / "verdict.json"
+    extra = ["--base-host-a", "../base-a", "--base-host-b", "../base-b"] if with_base else []
+    result = repo.cli(
+        "compare", "--host-a", f"../{head}-a", "--host-b", f"../{head}-b",
+        "--base-ref", base, "--json", str(out), *extra,
+    )  # fmt: skip
+    return result.code, json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_compare_judges_against_the_base_runs_it_is_given(repo: Repo, tmp_path: Path) -> None:
+    repo.write("entropy.yaml", MANIFEST.format(temp_root=tmp_path / "pins-tmp"))
+    repo.write("tests/test_sq.py", BASE)
+    base = repo.commit("base")
+    _runs(repo, "base")
+    skip_two = "    if n == 2:\n        pytest.skip('slow')\n    assert n * n"
+    repo.write("tests/test_sq.py", BASE.replace("    assert n * n", skip_two))
+    _runs(repo, "head", base)
+    code, verdict = _compare(repo, base, "head", with_base=True)
+    assert (code, verdict["classification"]) == (1, "entropy_silenced")
+    kinds = sorted((f["kind"], f["introduced"]) for f in verdict["findings"])
+    assert kinds == [("not_executed", True), ("skip_call", True)]
+    # The live-clock test failed on host B at the base as well: explained, still counted.
+    assert (
+        "host B: fail (1 failed; 1 failed at the base ref too: the patch did not cause it, "
+        "and it does not fix it)"
+    ) in verdict["reasons"]
+
+    repo.write("tests/test_sq.py", BASE)  # the honest head: only the old coupling remains
+    _runs(repo, "honest")
+    for with_base in (True, False):  # the base runs explain; they never change the verdict
+        code, verdict = _compare(repo, base, "honest", with_base=with_base)
+        assert (code, verdict["classification"]) == (1, "env_coupled")
+        (coupled,) = [t for t in verdict["tests"] if t["host_b"] == "failed"]
+        assert coupled["failed_at_base"] is with_base

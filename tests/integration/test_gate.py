@@ -1,0 +1,223 @@
+"""`entropy-gate gate` end to end: real repos, real pytest on host A and an isolated host B."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from entropy_action.cli.main import main
+from entropy_action.gate import demo
+from tests.support.helpers import Repo
+
+PATCHES = {patch.name: patch for patch in demo.patches()}
+EXIT = {"merge_candidate": 0, "invalid": 2}
+
+
+def _gate(repo: Repo, base: str, *extra: str) -> tuple[int, dict[str, Any], str]:
+    out = repo.path.parent / "verdict.json"
+    result = repo.cli("gate", "--base-ref", base, "--json", str(out), *extra)
+    return result.code, json.loads(out.read_text(encoding="utf-8")), result.out
+
+
+@pytest.mark.parametrize("name", list(PATCHES))
+def test_each_row_of_the_table_through_the_gate_command(
+    tmp_path: Path, repo: Repo, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    patch = PATCHES[name]
+    base = demo.build_base(
+        repo.path, clock_unix=int(time.time()) // 86400 * 86400, temp_root=tmp_path / "pins-tmp"
+    )
+    demo.apply_patch(repo.path, patch)
+    for key, value in patch.environ.items():  # what the developer's shell exports
+        monkeypatch.setenv(key, value)
+    code, verdict, out = _gate(repo, base)
+    assert verdict["classification"] == patch.expected
+    assert code == EXIT.get(patch.expected, 1)
+    assert verdict["merge"] is (patch.expected == "merge_candidate")
+    assert out.startswith(f"entropy-gate verdict: {patch.expected} ")
+
+
+def test_without_namespaces_host_b_still_differs_and_says_how(
+    tmp_path: Path, repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A laptop without root: no namespaces, the network blocked in-process, and a note."""
+    base = demo.build_base(
+        repo.path, clock_unix=int(time.time()) // 86400 * 86400, temp_root=tmp_path / "pins-tmp"
+    )
+    demo.apply_patch(repo.path, PATCHES["live-clock"])
+    monkeypatch.setenv("ENTROPY_GATE_NO_NAMESPACES", "1")
+    result = repo.cli("gate", "--base-ref", base)
+    assert result.code == 1
+    assert result.out.startswith("entropy-gate verdict: env_coupled ")
+    assert (
+        "host B: no network/UTS namespace (namespaces turned off by the caller): non-loopback "
+        "sockets are refused in-process"
+    ) in result.err
+
+
+def test_the_demo_prints_all_eight_rows_matching(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["demo"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out == (
+        "entropy-gate demo: the seed's invoice example, one patch per row of the table\n"
+        "\n"
+        "patch         expected              got\n"
+        "honest-fix    merge_candidate       merge_candidate       ok\n"
+        "off-by-one    real_defect           real_defect           ok\n"
+        "live-clock    env_coupled           env_coupled           ok\n"
+        "              ↳ invoice_lib.py:14: reads `datetime.now()` while the property pins the "
+        "clock: take a Clock\n"
+        "              ↳ coupled to: clock\n"
+        "leaked-env    env_coupled_reverse   env_coupled_reverse   ok\n"
+        "              ↳ invoice_lib.py:15: reads `os.environ['INVOICE_LEGACY_FEES']`, which no "
+        "pin fixes: pin it (pins.env) or pass the value in\n"
+        "              ↳ coupled to: env:INVOICE_LEGACY_FEES\n"
+        "reseed        pin_mutation          pin_mutation          ok\n"
+        "frozen-clock  entropy_silenced      entropy_silenced      ok\n"
+        "skip-defect   masked_defect         masked_defect         ok\n"
+        "tautology     entropy_silenced      entropy_silenced      ok\n"
+        "8 of 8 rows match\n"
+    )
+
+
+def test_an_unknown_demo_patch_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--patch", "nope"]) == 2
+    assert capsys.readouterr().err.endswith(
+        "demo: no patch named 'nope' (one of: honest-fix, off-by-one, live-clock, leaked-env, "
+        "reseed, frozen-clock, skip-defect, tautology)\n"
+    )
+
+
+# -- the runtime rule: what no static rule foresaw --------------------------------------------
+
+MANIFEST = """\
+version: 1
+property_id: totals
+module: tests/properties/test_totals.py
+pins:
+  rng_seed: 7
+  tz: UTC
+  temp_root: {temp_root}
+"""
+
+PROPERTIES = """\
+import os
+import random
+
+
+def test_sum_is_order_free():
+    rng = random.Random(int(os.environ["ENTROPY_RNG_SEED"]))
+    values = [rng.randint(1, 99) for _ in range(10)]
+    assert sum(values) == sum(reversed(values))
+
+
+def test_max_is_an_element():
+    rng = random.Random(int(os.environ["ENTROPY_RNG_SEED"]))
+    values = [rng.randint(1, 99) for _ in range(10)]
+    assert max(values) in values
+"""
+
+
+@pytest.fixture
+def totals_repo(repo: Repo, tmp_path: Path) -> tuple[Repo, str]:
+    repo.write("entropy.yaml", MANIFEST.format(temp_root=tmp_path / "pins-tmp"))
+    repo.write("tests/properties/test_totals.py", PROPERTIES)
+    return repo, repo.commit("base")
+
+
+def _findings(verdict: dict[str, Any], kind: str) -> list[tuple[str, int, bool]]:
+    return [
+        (f["path"], f["line"], f["introduced"]) for f in verdict["findings"] if f["kind"] == kind
+    ]
+
+
+def test_a_conftest_hook_that_deselects_a_property_is_caught(totals_repo: tuple[Repo, str]) -> None:
+    repo, base = totals_repo
+    repo.write(
+        "tests/properties/conftest.py",
+        """\
+        def pytest_collection_modifyitems(config, items):
+            dropped = [item for item in items if item.name == "test_max_is_an_element"]
+            items[:] = [item for item in items if item not in dropped]
+            config.hook.pytest_deselected(items=dropped)
+        """,
+    )
+    code, verdict, _ = _gate(repo, base)
+    assert (code, verdict["classification"]) == (1, "entropy_silenced")
+    assert _findings(verdict, "collection_tampering") == [("tests/properties/conftest.py", 1, True)]
+    assert _findings(verdict, "not_executed") == [("tests/properties/test_totals.py", 11, True)]
+    assert [t["id"] for t in verdict["tests"]] == [
+        "tests/properties/test_totals.py::test_sum_is_order_free"
+    ]
+
+
+def test_a_skip_hidden_from_the_static_scan_is_caught_at_run_time(
+    totals_repo: tuple[Repo, str],
+) -> None:
+    repo, base = totals_repo
+    repo.write(
+        "tests/properties/test_totals.py",
+        PROPERTIES.replace(
+            "    assert max(values) in values\n",
+            "    getattr(__import__('pytest'), 'sk' + 'ip')('stable')\n"
+            "    assert max(values) in values\n",
+        ),
+    )
+    code, verdict, _ = _gate(repo, base)
+    assert (code, verdict["classification"]) == (1, "entropy_silenced")
+    assert _findings(verdict, "not_executed") == [("tests/properties/test_totals.py", 11, True)]
+    assert [f["kind"] for f in verdict["findings"]] == ["not_executed"]
+
+
+def test_an_honest_patch_to_the_properties_is_a_merge_candidate(
+    totals_repo: tuple[Repo, str],
+) -> None:
+    repo, base = totals_repo
+    repo.write(
+        "tests/properties/test_totals.py",
+        PROPERTIES
+        + (
+            "\n\ndef test_min_is_an_element():\n"
+            "    rng = random.Random(int(os.environ['ENTROPY_RNG_SEED']))\n"
+            "    values = [rng.randint(1, 99) for _ in range(10)]\n"
+            "    assert min(values) in values\n"
+        ),
+    )
+    code, verdict, _ = _gate(repo, base)
+    assert (code, verdict["classification"], verdict["findings"]) == (0, "merge_candidate", [])
+    assert len(verdict["tests"]) == 3
+
+
+def test_an_unreadable_manifest_at_the_head_is_invalid_and_lists_why(
+    totals_repo: tuple[Repo, str],
+) -> None:
+    repo, base = totals_repo
+    repo.write("entropy.yaml", "version: 1\npins: [\n")
+    code, verdict, out = _gate(repo, base)
+    assert (code, verdict["classification"]) == (2, "invalid")
+    assert verdict["pins_intact"] is False
+    assert (
+        "entropy.yaml:3: cannot be read at the head, so no host can run under it: invalid YAML"
+        in out
+    )
+
+
+def test_without_a_base_run_skips_are_attributed_statically(
+    totals_repo: tuple[Repo, str],
+) -> None:
+    repo, base = totals_repo
+    repo.write(
+        "tests/properties/test_totals.py",
+        PROPERTIES.replace(
+            "def test_max_is_an_element",
+            "import pytest\n\n\n@pytest.mark.skip\ndef test_max_is_an_element",
+        ),
+    )
+    code, verdict, _ = _gate(repo, base, "--no-base-run")
+    assert (code, verdict["classification"]) == (1, "entropy_silenced")
+    assert {f["kind"] for f in verdict["findings"]} == {"skip_marker", "not_executed"}

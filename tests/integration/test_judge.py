@@ -1,0 +1,219 @@
+"""The one judging pipeline (judge.py) and the evidence the host steps leave for it.
+
+Real host runs in a real git repository: host A's job (`run --host a --base-ref`) writes
+strength.json beside its report, host B's job (`run --host b --isolate`) writes
+attribution.json when it failed tests, and `verdict` reads them as untrusted data. A strength
+report that is missing, damaged or belongs to another run is `invalid`, never a pass.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from entropy_action.core import layout
+from entropy_action.gate import attribution
+from entropy_action.gate.attribution import Trial
+from entropy_action.verdict.classify import Evidence, classify
+from entropy_action.verdict.model import TestResult, Verdict
+from tests.support.helpers import Repo
+
+MANIFEST = """\
+version: 1
+property_id: fees
+module: tests/test_fees.py
+pins:
+  clock_unix: 1768003200
+  tz: UTC
+  temp_root: {temp_root}
+constraints:
+  max_mutants: 8
+run:
+  pytest_args: ["-o", "addopts=", "-q"]
+"""
+
+FEES = """\
+def late_fee(amount, days_late):
+    if days_late > 30:
+        return amount // 10
+    return 0
+"""
+
+BASE = """\
+from fees import late_fee
+
+
+def test_no_fee_on_the_due_day():
+    assert late_fee(1000, 30) == 0
+
+
+def test_fee_after_a_month():
+    assert late_fee(1000, 31) == 100
+"""
+
+# The tautology: the expected value now comes from the unit itself.
+TAUTOLOGY = BASE.replace("late_fee(1000, 31) == 100", "late_fee(1000, 31) == late_fee(1000, 31)")
+
+
+@pytest.fixture
+def fees(repo: Repo, tmp_path: Path) -> tuple[Repo, str]:
+    repo.write("entropy.yaml", MANIFEST.format(temp_root=tmp_path / "pins-tmp"))
+    repo.write("fees.py", FEES)
+    repo.write("conftest.py", "")
+    repo.write("tests/test_fees.py", BASE)
+    return repo, repo.commit("base")
+
+
+def _host_jobs(repo: Repo, base: str) -> tuple[Path, Path]:
+    """Both hosts as the workflow's two host jobs run them."""
+    folders = []
+    for host, extra in (("a", ()), ("b", ("--isolate",))):
+        out = repo.path.parent / f"host-{host}"
+        result = repo.cli("run", "--host", host, "--out", str(out), "--base-ref", base, *extra)
+        assert result.code in (0, 1), result.err
+        folders.append(out)
+    return folders[0], folders[1]
+
+
+def _verdict(repo: Repo, base: str, a: Path, b: Path) -> tuple[int, dict[str, Any]]:
+    out = repo.path.parent / "verdict.json"
+    result = repo.cli(
+        "verdict", "--host-a", str(a), "--host-b", str(b), "--base-ref", base, "--json", str(out)
+    )
+    return result.code, json.loads(out.read_text(encoding="utf-8"))
+
+
+def _reasons(verdict: dict[str, Any]) -> str:
+    return "\n".join(verdict["reasons"])
+
+
+def test_the_workflow_rejects_a_tautology_through_host_as_strength_step(
+    fees: tuple[Repo, str],
+) -> None:
+    repo, base = fees
+    repo.write("tests/test_fees.py", TAUTOLOGY)
+    a, b = _host_jobs(repo, base)
+    written = json.loads((a / layout.STRENGTH_JSON).read_text(encoding="utf-8"))
+    assert written["measured"] is True
+    assert written["base_commit"] == repo.git("rev-parse", base)
+    code, verdict = _verdict(repo, base, a, b)
+    assert (code, verdict["classification"]) == (1, "entropy_silenced"), _reasons(verdict)
+    assert "weakened_property" in {f["kind"] for f in verdict["findings"]}
+    assert verdict["mutation"]["base_killed"] > verdict["mutation"]["head_killed"]
+    assert verdict["inputs_sha256"]
+
+
+@pytest.mark.parametrize(
+    ("tamper", "why"),
+    [
+        ("delete", "strength.json is missing: the patch changed the property module"),
+        ("other base", "measured against 000000000000"),
+        ("unchanged", "says the property module is unchanged at the head"),
+        ("other commit", "commit is not the one its host.json names"),
+        ("foreign kind", "'skip_marker' is not a strength finding"),
+        ("not json", "strength.json:1: not valid JSON"),
+    ],
+)
+def test_a_strength_report_that_is_missing_or_not_this_runs_is_invalid(
+    fees: tuple[Repo, str], tamper: str, why: str
+) -> None:
+    repo, base = fees
+    repo.write("tests/test_fees.py", TAUTOLOGY)
+    a, b = _host_jobs(repo, base)
+    path = a / layout.STRENGTH_JSON
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if tamper == "delete":
+        path.unlink()
+    elif tamper == "not json":
+        path.write_text("{not json", encoding="utf-8")
+    else:
+        data.update(
+            {
+                "other base": {"base_commit": "0" * 40},
+                "unchanged": {"measured": False, "findings": [], "mutation": None},
+                "other commit": {"commit": "1" * 40},
+                "foreign kind": {
+                    "findings": [
+                        {**data["findings"][0], "kind": "skip_marker"},
+                    ]
+                },
+            }[tamper]
+        )
+        path.write_text(json.dumps(data), encoding="utf-8")
+    code, verdict = _verdict(repo, base, a, b)
+    assert (code, verdict["classification"], verdict["merge"]) == (2, "invalid", False)
+    assert why in _reasons(verdict), _reasons(verdict)
+
+
+def test_a_patch_that_leaves_the_module_alone_needs_no_strength_report(
+    fees: tuple[Repo, str],
+) -> None:
+    repo, base = fees
+    repo.write("fees.py", FEES.replace("return 0", "return 0  # no fee"))
+    a, b = _host_jobs(repo, base)
+    assert json.loads((a / layout.STRENGTH_JSON).read_text())["measured"] is False
+    (a / layout.STRENGTH_JSON).unlink()  # a host job of an older gate, say
+    code, verdict = _verdict(repo, base, a, b)
+    assert (code, verdict["classification"]) == (0, "merge_candidate"), _reasons(verdict)
+
+
+def test_host_bs_job_attributes_its_failures_and_the_verdict_replays_them(
+    fees: tuple[Repo, str],
+) -> None:
+    """A production read of the live clock: host B's job re-runs the test it failed with one
+    perturbation left out at a time; the verdict job says what the failure follows."""
+    repo, base = fees
+    repo.write(
+        "fees.py",
+        "import time\n\n\n"
+        + FEES.replace("if days_late > 30:", "if time.time() > 1893456000 or days_late > 30:"),
+    )
+    a, b = _host_jobs(repo, base)
+    recorded = json.loads((b / layout.ATTRIBUTION_JSON).read_text(encoding="utf-8"))
+    assert recorded["tests"] == ["tests/test_fees.py::test_no_fee_on_the_due_day"]
+    assert "python" not in recorded["dimensions"]
+    code, verdict = _verdict(repo, base, a, b)
+    assert (code, verdict["classification"]) == (1, "env_coupled"), _reasons(verdict)
+    assert verdict["coupled_to"] == ["clock"]
+
+
+def test_replay_answers_only_trials_that_were_made() -> None:
+    made = [(Trial(revert=frozenset({"clock"})), {"t": "passed"})]
+    rerun = attribution.replay(made)
+    assert rerun(Trial(revert=frozenset({"clock"}))) == {"t": "passed"}
+    assert rerun(Trial(revert=frozenset({"env"}))) == {}
+
+
+def test_record_bisects_the_environment_over_the_tests_it_flipped() -> None:
+    """The trials recorded where host B runs are the ones `attribute` replays in the judge."""
+    names = [f"VAR_{i}" for i in range(8)]
+
+    def live(trial: Trial) -> dict[str, str]:
+        passes = "env" in trial.revert or "VAR_5" in trial.keep_env
+        return {"t": "passed" if passes else "failed", "u": "failed"}
+
+    made = attribution.record(live, {"t": "passed"}, names, ["clock", "env"])
+    assert len(made) == 2 + 4  # one per dimension, then log2(8) + the last check
+    verdict = _coupled_verdict()
+    assert attribution.attribute(verdict, attribution.replay(made), names, ["clock", "env"]) == [
+        "env:VAR_5"
+    ]
+
+
+def _coupled_verdict() -> Verdict:
+    return classify(
+        Evidence(
+            host_a="pass",
+            host_b="fail",
+            tests=(TestResult(id="t", host_a="passed", host_b="failed"),),
+        )
+    )
+
+
+def test_the_evidence_file_names_are_one_list_on_every_side() -> None:
+    """The runner clears them, the report reader admits them, the host steps write them."""
+    names = (layout.STRENGTH_JSON, layout.ATTRIBUTION_JSON)
+    assert layout.EVIDENCE_FILES == layout.EVIDENCE_FILES == names

@@ -1,0 +1,161 @@
+"""What the scan reads: collection rules, imports across the repo, the pytest configuration."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from entropy_action.manifest import baseline
+from entropy_action.scan import DefinedTest
+from entropy_action.scan import scan as run_scan
+from tests.integration.test_scan_helpers import PROPERTY, base, scan, write
+from tests.support.helpers import Repo
+
+
+def defined(repo: Repo) -> list[DefinedTest]:
+    repo.monkeypatch.chdir(repo.path)
+    return list(run_scan(baseline.check(Path("entropy.yaml"), "main", None)).tests)
+
+
+def test_the_property_tests_pytest_would_collect(repo: Repo) -> None:
+    base(
+        repo,
+        """\
+        import unittest
+
+
+        def test_total():
+            pass
+
+
+        def helper():
+            pass
+
+
+        class TestBase:
+            def test_shared(self):
+                pass
+
+
+        class TestChild(TestBase):
+            def test_own(self):
+                pass
+
+            class TestNested:
+                def test_deep(self):
+                    pass
+
+
+        class TestWithInit:
+            def __init__(self):
+                pass
+
+            def test_never(self):
+                pass
+
+
+        class TestOff:
+            __test__ = False
+
+            def test_off(self):
+                pass
+
+
+        class Cases(unittest.TestCase):
+            def test_case(self):
+                pass
+        """,
+    )
+    assert [(t.name, t.line) for t in defined(repo)] == [
+        ("test_total", 4),
+        ("TestBase::test_shared", 13),
+        ("TestChild::test_shared", 13),
+        ("TestChild::test_own", 18),
+        ("TestChild::TestNested::test_deep", 22),
+        ("Cases::test_case", 42),
+    ]
+    assert {t.path for t in defined(repo)} == {PROPERTY}
+
+
+def test_python_functions_and_classes_from_the_config(repo: Repo) -> None:
+    base(
+        repo,
+        "def check_total():\n    pass\n\n\nclass Suite:\n    def check_x(self):\n        pass\n",
+        pytest_dot_ini="[pytest]\npython_functions = check_*\npython_classes = Suite\n",
+    )
+    assert [t.name for t in defined(repo)] == ["check_total", "Suite::check_x"]
+
+
+def test_the_nearest_configuration_wins_and_pytest_ini_beats_pyproject(repo: Repo) -> None:
+    base(
+        repo,
+        pyproject_dot_toml='[tool.pytest.ini_options]\naddopts = "-k outer"\n',
+        tests__pyproject_dot_toml='[tool.pytest.ini_options]\naddopts = "-k pyproject"\n',
+        tests__pytest_dot_ini="[pytest]\naddopts = -m inner\n",
+    )
+    scanned = scan(repo)
+    assert scanned.located == [("config_selection", "tests/pytest.ini", 2, False)]
+
+
+def test_imports_through_src_layouts_relative_imports_and_re_exports(repo: Repo) -> None:
+    base(repo)
+    repo.write("src/billing/__init__.py", "from .testing import skip_unless_online\n")
+    repo.write("tests/properties/__init__.py", "")
+    write(
+        repo,
+        src__billing__testing_dot_py="""\
+        import pytest
+
+
+        def skip_unless_online():
+            pytest.skip("offline")
+        """,
+        tests__properties__support_dot_py="""\
+        from billing import skip_unless_online as online
+
+
+        def needs_network():
+            online()
+        """,
+        tests__properties__test_invoice_dot_py="""\
+        from .support import needs_network
+
+
+        def test_total():
+            needs_network()
+            assert 2 > 1
+        """,
+    )
+    scanned = scan(repo)
+    assert scanned.introduced == [("skip_call", "src/billing/testing.py", 5)]
+    assert (
+        "pytest.skip in helper skip_unless_online, reached from property test_total"
+        in (scanned.findings[0]["message"])
+    )
+
+
+def test_production_code_is_not_scanned_for_patching(repo: Repo) -> None:
+    base(repo)
+    repo.write("src/billing/__init__.py", "")
+    write(
+        repo,
+        src__billing__clock_dot_py="""\
+        import random
+        import time
+        from unittest import mock
+
+
+        def now():
+            random.seed(0)
+            with mock.patch("time.time", return_value=0):
+                return time.time()
+        """,
+        tests__properties__test_invoice_dot_py="""\
+        from billing.clock import now
+
+
+        def test_total():
+            assert now() >= 0
+        """,
+    )
+    scanned = scan(repo)
+    assert (scanned.code, scanned.findings) == (0, [])

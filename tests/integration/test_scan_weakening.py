@@ -1,0 +1,254 @@
+"""Rule 5: weakening against the base — removed tests, dropped assertions, tautologies."""
+
+from __future__ import annotations
+
+from tests.integration.test_scan_helpers import PROPERTY, base, scan, write
+from tests.support.helpers import Repo
+
+THREE_TESTS = """\
+from invoice_lib import total_for
+
+
+def test_total():
+    assert total_for([1, 2]) == 3
+    assert total_for([]) == 0
+
+
+def test_rounding():
+    assert round(2.5) == 2
+
+
+def test_currency():
+    assert total_for([5]) == 5
+"""
+
+
+def test_a_removed_and_a_renamed_property(repo: Repo) -> None:
+    base(repo, THREE_TESTS)
+    write(
+        repo,
+        tests__properties__test_invoice_dot_py="""\
+        from invoice_lib import total_for
+
+
+        def test_total():
+            assert total_for([1, 2]) == 3
+            assert total_for([]) == 0
+
+
+        def test_currency_renamed():
+            assert total_for([5]) == 5
+        """,
+    )
+    scanned = scan(repo)
+    assert scanned.code == 1
+    assert scanned.located == [
+        ("test_removed", PROPERTY, 4, True),
+        ("test_removed", PROPERTY, 9, True),
+    ]
+    assert [f["message"] for f in scanned.findings] == [
+        "property test_rounding (line 9 at the base) was removed or renamed — what it checked "
+        "is no longer checked",
+        "property renamed from test_currency to test_currency_renamed (line 13 at the base) — "
+        "it still runs, but history, ignore lists and reports keyed on its name lose it",
+    ]
+
+
+def test_a_dropped_assertion_and_a_tautology(repo: Repo) -> None:
+    base(repo, THREE_TESTS)
+    write(
+        repo,
+        tests__properties__test_invoice_dot_py=THREE_TESTS.replace(
+            "    assert total_for([]) == 0\n", ""
+        ).replace("assert round(2.5) == 2", "assert True"),
+    )
+    scanned = scan(repo)
+    assert scanned.located == [
+        ("assertions_dropped", PROPERTY, 4, True),
+        ("tautology", PROPERTY, 9, True),
+    ]
+    assert scanned.findings[0]["message"] == (
+        "property test_total checks 1 assertion(s), 2 at the base — a dropped assertion no "
+        "longer fails when its condition breaks"
+    )
+    assert scanned.findings[1]["message"] == (
+        "assertion in property test_rounding cannot fail: assert True — it checks nothing"
+    )
+
+
+def test_every_kind_of_tautology(repo: Repo) -> None:
+    base(repo)
+    write(
+        repo,
+        tests__properties__test_invoice_dot_py="""\
+        def test_total():
+            total = 3
+            assert 1
+            assert "x"
+            assert total == total
+            assert total is total
+            assert not False
+            assert (total, "message")
+        """,
+    )
+    scanned = scan(repo)
+    assert [(k, n) for k, _, n in scanned.introduced] == [("tautology", n) for n in range(3, 9)]
+
+
+def test_a_swallowed_assertion_and_a_shadowed_property(repo: Repo) -> None:
+    base(repo, THREE_TESTS)
+    write(
+        repo,
+        tests__properties__test_invoice_dot_py=THREE_TESTS.replace(
+            "    assert total_for([1, 2]) == 3\n",
+            "    try:\n        assert total_for([1, 2]) == 3\n    except AssertionError:\n"
+            "        pass\n",
+        )
+        + "\n\ndef test_total():\n    assert total_for([3]) == 3\n    assert total_for([4]) == 4\n",
+    )
+    scanned = scan(repo)
+    assert scanned.located == [
+        ("test_removed", PROPERTY, 4, True),
+        ("assertion_swallowed", PROPERTY, 7, True),
+    ]
+    assert "is defined again further down" in scanned.findings[0]["message"]
+
+
+def test_moved_assertions_new_tests_and_real_comparisons_stay_quiet(repo: Repo) -> None:
+    base(repo, THREE_TESTS)
+    write(
+        repo,
+        tests__properties__test_invoice_dot_py="""\
+        import pytest
+
+        from invoice_lib import total_for
+
+
+        def check_empty():
+            assert total_for([]) == 0
+
+
+        def test_total():
+            check_empty()
+            assert total_for([1, 2]) == 3
+
+
+        def test_rounding():
+            assert round(2.5) == round(2.5 + 0.0)
+            try:
+                int("x")
+            except ValueError:
+                pass
+            try:
+                assert round(3.5) == 4
+            except AssertionError:
+                raise
+
+
+        def test_currency():
+            assert total_for([5]) == pytest.approx(5)
+
+
+        def test_new():
+            assert total_for([7]) == 7
+        """,
+    )
+    scanned = scan(repo)
+    assert (scanned.code, scanned.findings) == (0, [])
+
+
+def test_an_assertion_inside_contextlib_suppress(repo: Repo) -> None:
+    base(repo, THREE_TESTS)
+    write(
+        repo,
+        tests__properties__test_invoice_dot_py="import contextlib\n\n"
+        + THREE_TESTS.replace(
+            "    assert round(2.5) == 2\n",
+            "    with contextlib.suppress(AssertionError):\n        assert round(2.5) == 2\n",
+        ),
+    )
+    scanned = scan(repo)
+    assert scanned.located == [("assertion_swallowed", PROPERTY, 12, True)]
+    assert scanned.findings[0]["message"] == (
+        "AssertionError suppressed in property test_rounding "
+        "(contextlib.suppress(AssertionError)) — the assertions in the block can never fail "
+        "the property"
+    )
+
+
+CLASS_TESTS = """\
+import pytest
+
+
+def test_aliases():
+    assert isinstance(1, int)
+
+
+class TestAbstract:
+    def test_number(self):
+        with pytest.raises(TypeError):
+            int("x")
+
+    def test_mapping(self):
+        with pytest.raises(TypeError):
+            dict(1)
+
+    def test_subclass(self):
+        assert issubclass(bool, int)
+"""
+
+
+def test_tests_merged_into_one_point_at_the_nearest_neighbour_of_their_class(
+    repo: Repo,
+) -> None:
+    base(repo, CLASS_TESTS)
+    write(
+        repo,
+        tests__properties__test_invoice_dot_py="""\
+        import pytest
+
+
+        def test_aliases():
+            assert isinstance(1, int)
+
+
+        class TestAbstract:
+            @pytest.mark.parametrize("make", [lambda: int("x"), lambda: dict(1)])
+            def test_cannot_build(self, make):
+                with pytest.raises(TypeError):
+                    make()
+
+            def test_subclass(self):
+                assert issubclass(bool, int)
+        """,
+    )
+    scanned = scan(repo)
+    assert scanned.located == [
+        ("test_removed", PROPERTY, 14, True),
+        ("test_removed", PROPERTY, 14, True),
+    ]
+    assert scanned.findings[0]["message"] == (
+        "property TestAbstract::test_number (line 9 at the base) was removed or renamed — what "
+        "it checked is no longer checked"
+    )
+
+
+def test_a_rename_that_also_changes_the_body_is_a_removal(repo: Repo) -> None:
+    base(repo, THREE_TESTS)
+    write(
+        repo,
+        tests__properties__test_invoice_dot_py=THREE_TESTS.replace(
+            "def test_currency():\n    assert total_for([5]) == 5",
+            "def test_currency_sum():\n    assert total_for([6]) == 6",
+        ),
+    )
+    scanned = scan(repo)
+    assert scanned.located == [("test_removed", PROPERTY, 9, True)]
+    assert scanned.findings[0]["message"].startswith("property test_currency (line 13 at the base)")
+
+
+def test_when_no_old_test_survives_the_first_new_one_is_pointed_at(repo: Repo) -> None:
+    base(repo, THREE_TESTS)
+    write(repo, tests__properties__test_invoice_dot_py="\n\n\ndef test_new():\n    assert 7 > 6\n")
+    scanned = scan(repo)
+    assert scanned.located == [("test_removed", PROPERTY, 4, True)] * 3
