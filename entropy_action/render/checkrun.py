@@ -30,7 +30,7 @@ from typing import Any, Literal
 from entropy_action.core.findings import Finding
 from entropy_action.core.score import Survivor
 from entropy_action.manifest.pindiff import PinChange
-from entropy_action.render import markdown, phrases
+from entropy_action.render import markdown, paths, phrases
 from entropy_action.verdict.model import FAILING, TestResult, Verdict
 
 MAX_SUMMARY = 65_535  # characters of output.summary
@@ -59,11 +59,11 @@ class Annotation:
             "start_line": self.line,
             "end_line": self.line,
             "annotation_level": self.level,
-            "message": _cap_bytes(self.message, MAX_MESSAGE_BYTES) or "(no message)",
-            "title": _cap_chars(self.title, MAX_TITLE),
+            "message": _cap_bytes(_short(self.message), MAX_MESSAGE_BYTES) or "(no message)",
+            "title": _cap_chars(_short(self.title), MAX_TITLE),
         }
         if self.raw_details:
-            body["raw_details"] = _cap_bytes(self.raw_details, MAX_MESSAGE_BYTES)
+            body["raw_details"] = _cap_bytes(_short(self.raw_details), MAX_MESSAGE_BYTES)
         return body
 
 
@@ -216,6 +216,11 @@ def _repo_relative(path: str) -> bool:
     """A path inside the repository: relative, no `..`, no drive."""
     posix = PurePosixPath(path.replace("\\", "/"))
     return not posix.is_absolute() and ".." not in posix.parts and ":" not in path
+
+
+def _short(value: str) -> str:
+    """Each line's absolute paths cut to their last parts (render.paths)."""
+    return "\n".join(paths.shorten(line) for line in value.split("\n"))
 
 
 def _cap_chars(value: str, limit: int) -> str:
