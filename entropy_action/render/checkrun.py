@@ -8,8 +8,10 @@ creates the check run, the others with PATCHes that append to it.
 
 Annotations, in this order:
 - pin changes, on their entropy.yaml line (`failure` when they reject, else `notice`);
-- findings (introduced, or counted under strict_baseline: `failure`; pre-existing: `notice`;
-  a finding with `level == "warning"`, such as a live-entropy warning: `warning`);
+- findings the patch introduced, or counted under strict_baseline (`failure`; a finding with
+  `level == "warning"`, such as a live-entropy warning: `warning`); a finding that stood at
+  the base ref is never annotated (the patch did not touch its line): the summary collapses
+  them into one block;
 - mutants the head's module kills and the base's let survive (`notice`: stronger; those the
   base killed and the head lets survive are `weakened_property` findings above);
 - failing property tests on either host, at the test's path and line from the report
@@ -133,7 +135,8 @@ def list_annotations(verdict: Verdict, *, manifest_path: str | None) -> Iterator
     for change in verdict.pin_diff:
         yield _pin_annotation(change)
     for finding in verdict.findings:
-        yield _finding_annotation(finding, verdict.strict_baseline)
+        if finding.introduced or verdict.strict_baseline:  # a base notice: the summary only
+            yield _finding_annotation(finding, verdict.strict_baseline)
     for survivor in verdict.mutation.strengthened if verdict.mutation else ():
         yield _stronger_annotation(survivor)
     for test in verdict.tests:
@@ -157,7 +160,7 @@ def _finding_annotation(finding: Finding, strict: bool) -> Annotation:
     if finding.level == "warning":
         level = "warning"
     prefix = "" if finding.introduced else markdown.PRE_EXISTING
-    test = f" (test {finding.test})" if finding.test else ""
+    test = f" (test {finding.test})" if finding.test and finding.test not in finding.message else ""
     return Annotation(
         path=finding.path,
         line=max(finding.line, 1),

@@ -64,6 +64,23 @@ def text(value: str) -> str:
     return _PUNCTUATION.sub(r"\\\1", flat)
 
 
+def prose(value: str) -> str:
+    """Untrusted text as inline Markdown in which `quoted` parts render as code spans (the
+    gate's messages quote code that way) and the rest as `text` does; with an odd number of
+    backticks, all of it as `text`."""
+    parts = value.split("`")
+    if len(parts) % 2 == 0:
+        return text(value)
+    out = []
+    for index, part in enumerate(parts):
+        flat = re.sub(r"\s+", " ", paths.shorten(part))
+        if index % 2 == 0:
+            out.append(_PUNCTUATION.sub(r"\\\1", flat))
+        else:
+            out.append(code(part) if part.strip() else _PUNCTUATION.sub(r"\\\1", f"`{flat}`"))
+    return "".join(out).strip()
+
+
 def code(value: str) -> str:
     """Untrusted text as one inline code span (not for table cells: pipes stay)."""
     flat = " ".join(paths.shorten(value).split())
@@ -107,7 +124,7 @@ def render(verdict: Verdict) -> str:
         _warnings(verdict),
         _notices(verdict),
         _strength(verdict.mutation),
-        _list("Reasons", [r for r in verdict.reasons if r not in _causes(verdict)], text),
+        _list("Reasons", [r for r in verdict.reasons if r not in _causes(verdict)], prose),
         _errors(verdict.errors),
         _digest(verdict.inputs_sha256),
     ]
@@ -124,7 +141,10 @@ def _headline(verdict: Verdict) -> list[str]:
     ]
     causes = _causes(verdict)
     if causes:
-        lines += ["", *(f"- {text(cause.removeprefix(INVALID_INPUT))}" for cause in causes)]
+        lines += ["", *(f"- {prose(cause.removeprefix(INVALID_INPUT))}" for cause in causes)]
+    evidence = _base_on_head(verdict)
+    if evidence:
+        lines += ["", *evidence]
     if verdict.coupled_to:
         lines += ["", _sentence(phrases.coupled([code(s) for s in verdict.coupled_to]))]
     return lines
@@ -136,6 +156,20 @@ def _causes(verdict: Verdict) -> list[str]:
     if verdict.classification != "invalid":
         return []
     return [r for r in verdict.reasons if r.startswith(INVALID_INPUT)]
+
+
+def _base_on_head(verdict: Verdict) -> list[str]:
+    """On a silencing verdict, the best evidence the gate has: the base's test, run on the
+    head's code (strength.base_on_head), failed where the head's test passes."""
+    if verdict.classification not in ("entropy_silenced", "masked_defect"):
+        return []
+    lines = []
+    for finding in _counted(verdict):
+        shown = phrases.base_on_head_shown(finding.message)
+        if finding.kind == "test_changed_to_pass" and shown is not None:
+            name = code(finding.test or finding.location())
+            lines.append(f"- **{_sentence(phrases.BASE_ON_HEAD)[:-1]}:** {name}: {code(shown)}")
+    return lines
 
 
 def _ran(verdict: Verdict) -> bool:
@@ -253,13 +287,23 @@ def _pin_changes(verdict: Verdict) -> list[str]:
 
 
 def _finding_line(finding: Finding, prefix: str = "") -> str:
+    """One line: where, the kind, the message; the test named once (the message names it
+    already, or it is added)."""
     where = code(finding.location())
-    test = f" (test {code(finding.test)})" if finding.test else ""
-    return f"{where} **{finding.kind}**{test}: {prefix}{text(finding.message)}"
+    named = not finding.test or finding.test in finding.message
+    test = "" if named else f" (test {code(finding.test or '')})"
+    return f"{where} **{finding.kind}**{test}: {prefix}{prose(finding.message)}"
 
 
 def _findings(verdict: Verdict) -> list[str]:
-    return _list("Findings", [_finding_line(f) for f in _counted(verdict)], str)
+    counted = _counted(verdict)
+    lines = _list("Findings", [_finding_line(f) for f in counted], str)
+    steps = [
+        f"- {code(kind)}: {step}"
+        for kind in dict.fromkeys(f.kind for f in counted)
+        if (step := phrases.next_step(kind)) is not None
+    ]
+    return [*lines, "", "**What to do:**", "", *steps] if steps else lines
 
 
 def _warnings(verdict: Verdict) -> list[str]:
@@ -270,11 +314,20 @@ def _warnings(verdict: Verdict) -> list[str]:
 
 
 def _notices(verdict: Verdict) -> list[str]:
+    """Findings that stood at the base ref: one collapsed block (they count for nothing)."""
     if verdict.strict_baseline:
         return []
     pre = [f for f in verdict.findings if not f.introduced and f.level == "error"]
-    items = [_finding_line(f, PRE_EXISTING) for f in pre]
-    return _list("Notices", items, str)
+    if not pre:
+        return []
+    return [
+        "<details>",
+        f"<summary>{phrases.notices(len(pre))}</summary>",
+        "",
+        *(f"- {_finding_line(f)}" for f in pre),
+        "",
+        "</details>",
+    ]
 
 
 def _strength(score: MutationScore | None) -> list[str]:
