@@ -141,3 +141,13 @@ def test_hostile_backticks_stay_inert():
     even = PATCHED.model_copy(update={"message": "x `<b>bold</b>` y"})
     html = GFM.render(markdown.render(_silenced(even)))
     assert "<code>&lt;b&gt;bold&lt;/b&gt;</code>" in html
+
+
+def test_the_check_jobs_scan_annotates_only_what_counts():
+    from entropy_action.cli.commands import scan as scan_command  # noqa: PLC0415
+
+    lines = scan_command.workflow_annotations([HOOK, PATCHED], [PATCHED]).splitlines()
+    assert lines == [
+        f"::error file={MODULE},line=30,endLine=30,title=entropy-gate%3A entropy_patched::"
+        "patches `datetime.now()` inside the test"
+    ]
