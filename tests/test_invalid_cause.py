@@ -18,6 +18,7 @@ from entropy_action.evidence import hosterror
 from entropy_action.gate import judge
 from entropy_action.render import checkrun, markdown, paths, summary
 from entropy_action.verdict import pairing
+from entropy_action.verdict.model import Verdict
 from tests.helpers import Repo
 
 PYTEST_MISSING = "pytest is not importable by /opt/hostedtoolcache/Python/3.12.1/x64/bin/python"
@@ -127,7 +128,7 @@ def test_an_error_report_of_the_other_host_or_damaged_is_invalid(tmp_path: Path)
     ]
 
 
-def _invalid_verdict(tmp_path: Path) -> object:
+def _invalid_verdict(tmp_path: Path) -> Verdict:
     _error(tmp_path / "host-a")
     return pairing.evaluate(tmp_path / "host-a", tmp_path / "host-b", loaded=None, pin_diff=None)
 
@@ -144,7 +145,7 @@ CAUSE_B = (
 
 def test_the_summary_leads_with_the_cause_and_says_not_run(tmp_path: Path) -> None:
     verdict = _invalid_verdict(tmp_path)
-    assert markdown.render(verdict) == textwrap.dedent(  # type: ignore[arg-type]
+    assert markdown.render(verdict) == textwrap.dedent(
         f"""\
         ## ❌ entropy-gate: `invalid` (do not merge)
 
@@ -168,7 +169,7 @@ def test_the_summary_leads_with_the_cause_and_says_not_run(tmp_path: Path) -> No
         - {markdown.text(pairing.NO_PIN_CHECK)}
         """
     )
-    assert summary.render_text(verdict).splitlines()[:5] == [  # type: ignore[arg-type]
+    assert summary.render_text(verdict).splitlines()[:5] == [
         "entropy-gate verdict: invalid (invalid input; nothing was judged)",
         "  table row: the inputs cannot be judged → invalid; fix the run and try again",
         "  host A, host B: not run",

@@ -11,6 +11,7 @@ import textwrap
 from entropy_action.core.findings import Finding
 from entropy_action.render import checkrun, markdown, phrases
 from entropy_action.verdict.classify import Evidence, classify
+from entropy_action.verdict.model import Verdict
 from tests.test_markdown import GFM
 from tests.test_markdown_sections import section
 from tests.verdict_samples import GREEN, MODULE
@@ -49,7 +50,7 @@ HOOK = Finding(
 )
 
 
-def _silenced(*findings: Finding):  # type: ignore[no-untyped-def]
+def _silenced(*findings: Finding) -> Verdict:
     verdict = classify(Evidence("pass", "pass", tests=(GREEN,), findings=findings))
     assert verdict.classification == "entropy_silenced"
     return verdict
