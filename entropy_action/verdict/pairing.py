@@ -191,7 +191,8 @@ def unreported(label: Label, source: Path | HostReport) -> list[str]:
         return []
     if error.host != label:
         return [f"host {name}: {ERROR_JSON} is host {error.host.upper()}'s error report"]
-    return [f"host {name} could not run: {error.message} (step: {error.step})"]
+    said = error.message.removeprefix(f"host {label}: ")  # `run`'s own lines name the host
+    return [f"host {name} could not run: {said} (step: {error.step})"]
 
 
 def _read(label: Label, source: Path | HostReport) -> tuple[HostReport | None, list[str]]:
