@@ -260,3 +260,22 @@ def test_a_run_without_pytest_leaves_its_cause_and_the_verdict_leads_with_it(
     assert repo.cli("host-error", "--host", "b", "--out", "../fresh", "--step", "install").code == 0
     fresh = hosterror.read(repo.path.parent / "fresh")
     assert fresh == hosterror.make("b", "install", "the step failed; the host job's log says why")
+
+
+def test_the_local_gate_says_why_a_host_could_not_start_once(repo: Repo, tmp_path: Path) -> None:
+    repo.write(
+        "entropy.yaml", "version: 1\nproperty_id: p\nmodule: tests/test_p.py\npins:\n  tz: UTC\n"
+    )
+    repo.write("tests/test_p.py", "def test_p():\n    assert True\n")
+    base = repo.commit("base")
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    result = repo.cli(
+        "gate", "--base-ref", base, "--python", str(bare / "bin" / "python"), "--no-base-run",
+        "--json", str(tmp_path / "verdict.json"),
+    )  # fmt: skip
+    assert result.code == 2
+    reasons = json.loads((tmp_path / "verdict.json").read_text(encoding="utf-8"))["reasons"]
+    about_b = [r for r in reasons if r.startswith("invalid input: host B")]
+    assert len(about_b) == 1, reasons
+    assert "pytest is not installed for that interpreter" in about_b[0]

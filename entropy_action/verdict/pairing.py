@@ -68,7 +68,7 @@ def evaluate(
     (read, then judge: the gate parses each report once).
     The hosts' live-entropy audits become `live_entropy` findings (see `live_entropy`).
     """
-    causes = [*unreported("a", host_a), *(unreported("b", host_b) if host_b else [])]
+    causes = [*_cause("a", host_a, invalid), *(_cause("b", host_b, invalid) if host_b else [])]
     report_a, problems = _read("a", host_a)
     report_b: HostReport | None = None
     if host_b is not None:
@@ -193,6 +193,15 @@ def unreported(label: Label, source: Path | HostReport) -> list[str]:
         return [f"host {name}: {ERROR_JSON} is host {error.host.upper()}'s error report"]
     said = error.message.removeprefix(f"host {label}: ")  # `run`'s own lines name the host
     return [f"host {name} could not run: {said} (step: {error.step})"]
+
+
+def _cause(label: Label, source: Path | HostReport, invalid: Sequence[str]) -> list[str]:
+    """`unreported`, unless the caller already said why this host has no folder (the local
+    gate's host run that could not start): one reason per fact."""
+    said = any(reason.startswith(f"host {label.upper()}") for reason in invalid)
+    if said and isinstance(source, Path) and hosterror.unreported(source) is not None:
+        return []
+    return unreported(label, source)
 
 
 def _read(label: Label, source: Path | HostReport) -> tuple[HostReport | None, list[str]]:
