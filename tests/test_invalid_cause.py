@@ -18,7 +18,7 @@ from entropy_action.evidence import hosterror
 from entropy_action.gate import judge
 from entropy_action.render import checkrun, markdown, paths, summary
 from entropy_action.verdict import pairing
-from entropy_action.verdict.model import Verdict
+from entropy_action.verdict.model import TestResult, Verdict
 from tests.helpers import Repo
 
 PYTEST_MISSING = "pytest is not importable by /opt/hostedtoolcache/Python/3.12.1/x64/bin/python"
@@ -189,12 +189,26 @@ def test_no_absolute_temp_path_reaches_the_summary_the_check_run_or_its_annotati
     (host_b / "junit.xml").write_text("", encoding="utf-8")
     verdict = pairing.evaluate(tmp_path / "host-a", host_b, loaded=None, pin_diff=None)
     assert any(str(tmp_path) in reason for reason in verdict.reasons)  # the JSON keeps it
+    verdict = verdict.model_copy(update={"tests": [_failing(tmp_path)]})
     plan = checkrun.plan(verdict, head_sha="0" * 40)
     shown = json.dumps([plan.create_body(), *plan.update_bodies()])
+    assert plan.annotations[0].raw_details.startswith("host A:\n…/src/x.py:3: AssertionError")
     assert str(tmp_path) not in shown
     assert str(tmp_path) not in markdown.render(verdict)
     assert "- host B\\: …\\/host\\-b\\/host\\.json\\:1\\: not valid JSON" in markdown.render(
         verdict
+    )
+
+
+def _failing(tmp_path: Path) -> TestResult:
+    """A failing test whose message quotes a path under the temp folder (host B's copy)."""
+    return TestResult(
+        id="tests/test_p.py::test_p",
+        host_a="failed",
+        host_b="passed",
+        message_a=f"{tmp_path}/copy/src/x.py:3: AssertionError",
+        path="tests/test_p.py",
+        line=1,
     )
 
 

@@ -24,6 +24,7 @@ Annotations, in this order:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -61,11 +62,11 @@ class Annotation:
             "start_line": self.line,
             "end_line": self.line,
             "annotation_level": self.level,
-            "message": _cap_bytes(_short(self.message), MAX_MESSAGE_BYTES) or "(no message)",
-            "title": _cap_chars(_short(self.title), MAX_TITLE),
+            "message": _cap_bytes(self.message, MAX_MESSAGE_BYTES) or "(no message)",
+            "title": _cap_chars(self.title, MAX_TITLE),
         }
         if self.raw_details:
-            body["raw_details"] = _cap_bytes(_short(self.raw_details), MAX_MESSAGE_BYTES)
+            body["raw_details"] = _cap_bytes(self.raw_details, MAX_MESSAGE_BYTES)
         return body
 
 
@@ -131,7 +132,19 @@ def plan(
 
 
 def list_annotations(verdict: Verdict, *, manifest_path: str | None) -> Iterator[Annotation]:
-    """Every annotation of the verdict: pin changes, findings, stronger mutants, tests."""
+    """Every annotation of the verdict, its absolute paths shortened (render.paths), for the
+    check run and for publish's workflow-command fallback alike."""
+    for annotation in _annotations(verdict, manifest_path):
+        yield dataclasses.replace(
+            annotation,
+            message=_short(annotation.message),
+            title=_short(annotation.title),
+            raw_details=_short(annotation.raw_details),
+        )
+
+
+def _annotations(verdict: Verdict, manifest_path: str | None) -> Iterator[Annotation]:
+    """Pin changes, findings, stronger mutants, tests."""
     for change in verdict.pin_diff:
         yield _pin_annotation(change)
     for finding in verdict.findings:
