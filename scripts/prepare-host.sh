@@ -3,7 +3,8 @@
 # cache key is taken (the key names the interpreter's installed distributions, so whatever
 # this installs must be in place first). Inputs come from the environment only:
 #   HOST (a|b), PYTHON_IN (the properties' interpreter; default python on PATH).
-# Sets the step output python (the interpreter every later step uses).
+# Sets the step output python (the interpreter every later step uses); on failure, error
+# (the one line the host's error report carries).
 # Host B needs time_machine importable by that interpreter (the clock shift runs inside the
 # test process): when it is missing, it is installed there from requirements/host-b.lock
 # (hashed). Exit 2 when the host cannot run the properties at all.
@@ -15,7 +16,9 @@ case "${HOST:-}" in
 esac
 py=${PYTHON_IN:-$(command -v python || command -v python3)}
 if ! "$py" -c 'import pytest' 2>/dev/null; then
-  echo "::error title=entropy-gate::pytest is not importable by $py: install the project's test dependencies there (the install input)"
+  why="pytest is not importable by $py: install the project's test dependencies there (the install input)"
+  echo "::error title=entropy-gate::$why"
+  echo "error=$why" >> "$GITHUB_OUTPUT"  # the host's error report (host-error.sh) says it
   exit 2
 fi
 if [ "$HOST" = b ] && ! "$py" -c 'import time_machine' 2>/dev/null; then

@@ -49,5 +49,7 @@ fi
 case $rc in
   0) echo "host $HOST: the properties passed; the verdict job judges the report" ;;
   1) echo "host $HOST: a property failed; the verdict job judges the report" ;;
-  *) echo "::error title=entropy-gate::host $HOST could not run the properties (exit $rc)"; exit "$rc" ;;
+  *) why="entropy-gate run exited $rc before its report was complete (the log above says why)"
+     echo "error=$why" >> "$GITHUB_OUTPUT"  # for host-error.sh, where `run` wrote no error.json
+     echo "::error title=entropy-gate::host $HOST could not run the properties (exit $rc)"; exit "$rc" ;;
 esac

@@ -21,6 +21,7 @@ OUTCOMES_JSON = "outcomes.json"
 STRENGTH_JSON = "strength.json"
 ATTRIBUTION_JSON = "attribution.json"
 BASE_FOLDER = "base"
+ERROR_JSON = "error.json"
 
 REPORT_FILES = (HOST_JSON, JUNIT_XML, PYTEST_LOG, OUTCOMES_JSON)  # all a host run writes
 EVIDENCE_FILES = (STRENGTH_JSON, ATTRIBUTION_JSON)  # what its host steps leave beside it

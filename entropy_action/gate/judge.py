@@ -74,7 +74,7 @@ def judge(dossier: Dossier) -> Verdict:
     loaded = check.head if check is not None else dossier.loaded
     source = (check.base or check.head) if check is not None else loaded
     constraints = source.manifest.constraints if source is not None else None
-    report_a, report_b = _read(dossier.host_a), _read(dossier.host_b)
+    report_a, report_b = _read("a", dossier.host_a), _read("b", dossier.host_b)
     strong, more = _strength(dossier, report_a)
     scanned = dossier.scanned
     notes = [*dossier.notes, *(f"silencing scan incomplete: {e}" for e in _errors(scanned))]
@@ -102,10 +102,13 @@ def _errors(scanned: ScanResult | None) -> tuple[str, ...]:
     return scanned.errors if scanned is not None else ()
 
 
-def _read(source: Path | HostReport | None) -> HostReport | None:
-    """A report read once for every later use; None when unusable (evaluate says why)."""
+def _read(label: pairing.Label, source: Path | HostReport | None) -> HostReport | None:
+    """A report read once for every later use; None when unusable or when the host left an
+    error report instead (evaluate says why, once)."""
     if source is None or isinstance(source, HostReport):
         return source
+    if pairing.unreported(label, source):
+        return None
     try:
         return hostreport.read_host(source)
     except GateError:

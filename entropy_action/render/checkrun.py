@@ -8,8 +8,10 @@ creates the check run, the others with PATCHes that append to it.
 
 Annotations, in this order:
 - pin changes, on their entropy.yaml line (`failure` when they reject, else `notice`);
-- findings (introduced, or counted under strict_baseline: `failure`; pre-existing: `notice`;
-  a finding with `level == "warning"`, such as a live-entropy warning: `warning`);
+- findings the patch introduced, or counted under strict_baseline (`failure`; a finding with
+  `level == "warning"`, such as a live-entropy warning: `warning`); a finding that stood at
+  the base ref is never annotated (the patch did not touch its line): the summary collapses
+  them into one block;
 - mutants the head's module kills and the base's let survive (`notice`: stronger; those the
   base killed and the head lets survive are `weakened_property` findings above);
 - failing property tests on either host, at the test's path and line from the report
@@ -22,6 +24,7 @@ Annotations, in this order:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -30,7 +33,7 @@ from typing import Any, Literal
 from entropy_action.core.findings import Finding
 from entropy_action.core.score import Survivor
 from entropy_action.manifest.pindiff import PinChange
-from entropy_action.render import markdown, phrases
+from entropy_action.render import markdown, paths, phrases
 from entropy_action.verdict.model import FAILING, TestResult, Verdict
 
 MAX_SUMMARY = 65_535  # characters of output.summary
@@ -129,11 +132,24 @@ def plan(
 
 
 def list_annotations(verdict: Verdict, *, manifest_path: str | None) -> Iterator[Annotation]:
-    """Every annotation of the verdict: pin changes, findings, stronger mutants, tests."""
+    """Every annotation of the verdict, its absolute paths shortened (render.paths), for the
+    check run and for publish's workflow-command fallback alike."""
+    for annotation in _annotations(verdict, manifest_path):
+        yield dataclasses.replace(
+            annotation,
+            message=_short(annotation.message),
+            title=_short(annotation.title),
+            raw_details=_short(annotation.raw_details),
+        )
+
+
+def _annotations(verdict: Verdict, manifest_path: str | None) -> Iterator[Annotation]:
+    """Pin changes, findings, stronger mutants, tests."""
     for change in verdict.pin_diff:
         yield _pin_annotation(change)
     for finding in verdict.findings:
-        yield _finding_annotation(finding, verdict.strict_baseline)
+        if finding.introduced or verdict.strict_baseline:  # a base notice: the summary only
+            yield _finding_annotation(finding, verdict.strict_baseline)
     for survivor in verdict.mutation.strengthened if verdict.mutation else ():
         yield _stronger_annotation(survivor)
     for test in verdict.tests:
@@ -157,7 +173,7 @@ def _finding_annotation(finding: Finding, strict: bool) -> Annotation:
     if finding.level == "warning":
         level = "warning"
     prefix = "" if finding.introduced else markdown.PRE_EXISTING
-    test = f" (test {finding.test})" if finding.test else ""
+    test = f" (test {finding.test})" if finding.test and finding.test not in finding.message else ""
     return Annotation(
         path=finding.path,
         line=max(finding.line, 1),
@@ -216,6 +232,11 @@ def _repo_relative(path: str) -> bool:
     """A path inside the repository: relative, no `..`, no drive."""
     posix = PurePosixPath(path.replace("\\", "/"))
     return not posix.is_absolute() and ".." not in posix.parts and ":" not in path
+
+
+def _short(value: str) -> str:
+    """Each line's absolute paths cut to their last parts (render.paths)."""
+    return "\n".join(paths.shorten(line) for line in value.split("\n"))
 
 
 def _cap_chars(value: str, limit: int) -> str:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from entropy_action.core.findings import Finding
 from entropy_action.core.score import MutationScore
 from entropy_action.manifest.pindiff import PinChange
-from entropy_action.render import phrases
+from entropy_action.render import paths, phrases
 from entropy_action.verdict.classify import GATE_CONFIG
 from entropy_action.verdict.model import FAILING, Classification, TestResult, Verdict
 
@@ -44,6 +44,8 @@ TITLES: dict[Classification, str] = {
     "invalid": "Invalid input: the runs could not be judged",
 }
 
+NOT_RUN = "not run"  # a table cell when no host reported
+INVALID_INPUT = "invalid input: "  # verdict.classify's prefix of a reason the inputs fail
 PRE_EXISTING = "pre-existing — "  # the wording of `scan` and the text summary
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
 REPLAY_INTRO = (
@@ -58,13 +60,30 @@ def text(value: str) -> str:
     all of them), so no emphasis, link, autolink, HTML tag, entity, heading or table cell
     boundary can come from the data; line breaks become spaces.
     """
-    flat = " ".join(value.split())
+    flat = " ".join(paths.shorten(value).split())
     return _PUNCTUATION.sub(r"\\\1", flat)
+
+
+def prose(value: str) -> str:
+    """Untrusted text as inline Markdown in which `quoted` parts render as code spans (the
+    gate's messages quote code that way) and the rest as `text` does; with an odd number of
+    backticks, all of it as `text`."""
+    parts = value.split("`")
+    if len(parts) % 2 == 0:
+        return text(value)
+    out = []
+    for index, part in enumerate(parts):
+        flat = re.sub(r"\s+", " ", paths.shorten(part))
+        if index % 2 == 0:
+            out.append(_PUNCTUATION.sub(r"\\\1", flat))
+        else:
+            out.append(code(part) if part.strip() else _PUNCTUATION.sub(r"\\\1", f"`{flat}`"))
+    return "".join(out).strip()
 
 
 def code(value: str) -> str:
     """Untrusted text as one inline code span (not for table cells: pipes stay)."""
-    flat = " ".join(value.split())
+    flat = " ".join(paths.shorten(value).split())
     longest = max((len(run) for run in re.findall(r"`+", flat)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if flat.startswith("`") or flat.endswith("`") or not flat else ""
@@ -73,6 +92,7 @@ def code(value: str) -> str:
 
 def fenced(value: str, info: str = "text", *, cut: bool = True) -> list[str]:
     """Untrusted text as a fenced block no line inside can close (long text `cut`)."""
+    value = "\n".join(paths.shorten(line) for line in value.split("\n"))
     longest = max((len(run) for run in re.findall(r"`{3,}", value)), default=0)
     fence = "`" * max(3, longest + 1)
     return [f"{fence}{info}", *(_cut(value) if cut else value).split("\n"), fence]
@@ -104,7 +124,7 @@ def render(verdict: Verdict) -> str:
         _warnings(verdict),
         _notices(verdict),
         _strength(verdict.mutation),
-        _list("Reasons", verdict.reasons, text),
+        _list("Reasons", [r for r in verdict.reasons if r not in _causes(verdict)], prose),
         _errors(verdict.errors),
         _digest(verdict.inputs_sha256),
     ]
@@ -119,9 +139,42 @@ def _headline(verdict: Verdict) -> list[str]:
         "",
         f"**{title(verdict)}.**",
     ]
+    causes = _causes(verdict)
+    if causes:
+        lines += ["", *(f"- {prose(cause.removeprefix(INVALID_INPUT))}" for cause in causes)]
+    evidence = _base_on_head(verdict)
+    if evidence:
+        lines += ["", *evidence]
     if verdict.coupled_to:
         lines += ["", _sentence(phrases.coupled([code(s) for s in verdict.coupled_to]))]
     return lines
+
+
+def _causes(verdict: Verdict) -> list[str]:
+    """Why an invalid verdict could not judge: its invalid-input reasons, shown first (a
+    host's own cause leads them, see `verdict.pairing`), and not again under Reasons."""
+    if verdict.classification != "invalid":
+        return []
+    return [r for r in verdict.reasons if r.startswith(INVALID_INPUT)]
+
+
+def _base_on_head(verdict: Verdict) -> list[str]:
+    """On a silencing verdict, the best evidence the gate has: the base's test, run on the
+    head's code (strength.base_on_head), failed where the head's test passes."""
+    if verdict.classification not in ("entropy_silenced", "masked_defect"):
+        return []
+    lines = []
+    for finding in _counted(verdict):
+        shown = phrases.base_on_head_shown(finding.message)
+        if finding.kind == "test_changed_to_pass" and shown is not None:
+            name = code(finding.test or finding.location())
+            lines.append(f"- **{_sentence(phrases.BASE_ON_HEAD)[:-1]}:** {name}: {code(shown)}")
+    return lines
+
+
+def _ran(verdict: Verdict) -> bool:
+    """Whether any host reported: without one, the table's columns were not judged."""
+    return not verdict.host_a == verdict.host_b == "missing"
 
 
 def _sentence(phrase: str) -> str:
@@ -149,11 +202,17 @@ def _row(verdict: Verdict) -> list[str]:
     pins = "yes" if verdict.pins_intact else "**no**"
     if any(f.kind == GATE_CONFIG for f in _counted(verdict)):
         pins += " (gate configuration **changed**)"
+    silencing = _silencing(verdict)
+    host_a: str = verdict.host_a
+    host_b: str = verdict.host_b
+    if not _ran(verdict):  # nothing ran: only what rejects on its own is shown
+        host_a = host_b = NOT_RUN
+        pins = NOT_RUN if pins == "yes" else pins
+        silencing = NOT_RUN if silencing in ("none", "pre-existing only") else silencing
     return [
         "| host A | host B | pins intact | silencing | classification |",
         "|---|---|---|---|---|",
-        f"| {verdict.host_a} | {verdict.host_b} | {pins} | {_silencing(verdict)} "
-        f"| `{verdict.classification}` |",
+        f"| {host_a} | {host_b} | {pins} | {silencing} | `{verdict.classification}` |",
         "",
         f"Table row: {text(verdict.row)}",
     ]
@@ -228,13 +287,23 @@ def _pin_changes(verdict: Verdict) -> list[str]:
 
 
 def _finding_line(finding: Finding, prefix: str = "") -> str:
+    """One line: where, the kind, the message; the test named once (the message names it
+    already, or it is added)."""
     where = code(finding.location())
-    test = f" (test {code(finding.test)})" if finding.test else ""
-    return f"{where} **{finding.kind}**{test}: {prefix}{text(finding.message)}"
+    named = not finding.test or finding.test in finding.message
+    test = "" if named else f" (test {code(finding.test or '')})"
+    return f"{where} **{finding.kind}**{test}: {prefix}{prose(finding.message)}"
 
 
 def _findings(verdict: Verdict) -> list[str]:
-    return _list("Findings", [_finding_line(f) for f in _counted(verdict)], str)
+    counted = _counted(verdict)
+    lines = _list("Findings", [_finding_line(f) for f in counted], str)
+    steps = [
+        f"- {code(kind)}: {step}"
+        for kind in dict.fromkeys(f.kind for f in counted)
+        if (step := phrases.next_step(kind)) is not None
+    ]
+    return [*lines, "", "**What to do:**", "", *steps] if steps else lines
 
 
 def _warnings(verdict: Verdict) -> list[str]:
@@ -245,11 +314,20 @@ def _warnings(verdict: Verdict) -> list[str]:
 
 
 def _notices(verdict: Verdict) -> list[str]:
+    """Findings that stood at the base ref: one collapsed block (they count for nothing)."""
     if verdict.strict_baseline:
         return []
     pre = [f for f in verdict.findings if not f.introduced and f.level == "error"]
-    items = [_finding_line(f, PRE_EXISTING) for f in pre]
-    return _list("Notices", items, str)
+    if not pre:
+        return []
+    return [
+        "<details>",
+        f"<summary>{phrases.notices(len(pre))}</summary>",
+        "",
+        *(f"- {_finding_line(f)}" for f in pre),
+        "",
+        "</details>",
+    ]
 
 
 def _strength(score: MutationScore | None) -> list[str]:

@@ -84,3 +84,62 @@ STRONGER_AT_HEAD = "the property is stronger at the head"
 
 def inputs_digest(digest: str) -> str:
     return f"inputs digest {digest}: {INPUTS_DIGEST}"
+
+
+# What a PR author does about each kind of finding: one line, shown once per kind present.
+NEXT_STEP: dict[str, str] = {
+    "skip_marker": "remove the marker: a property that fails under the pins is fixed in the "
+    "code, not skipped",
+    "skip_call": "remove the skip: fix the code so the property passes under the pins",
+    "collection_tampering": "drop the hook or variable that changes which tests are collected",
+    "report_tampering": "drop the hook that rewrites test outcomes",
+    "config_selection": "drop the selection option (-k, -m, --deselect, --ignore, -p no:) "
+    "from the pytest configuration",
+    "entropy_patched": "let the gate pin the source (entropy.yaml) instead of patching it "
+    "inside the test, or take the source as a parameter of the code (a clock, an RNG)",
+    "reseeded": "remove the random.seed call: the gate seeds every test with the pinned seed",
+    "env_write": "do not write pinned variables in the test: change the pin in a reviewed "
+    "change of its own",
+    "test_removed": "restore the property test, or remove it in a reviewed change of its own",
+    "assertions_dropped": "restore the assertions the base's test made",
+    "tautology": "restore an assertion that can fail",
+    "assertion_swallowed": "let the AssertionError propagate",
+    "not_executed": "make the property run on both hosts: it proves nothing when it does not",
+    "live_entropy": "pin the source in entropy.yaml, or inject it into the code under test",
+    "self_comparison": "compare the result with an expected value, not with itself",
+    "unit_patched": "test the production function, not a copy of it",
+    "conditional_exit": "remove the early exit: the assertions must run on every host",
+    "test_changed_to_pass": "fix the code so the base's test passes; change the property in a "
+    "reviewed change of its own",
+    "weakened_property": "restore the property's strength: the base's module catches a change "
+    "the head's lets through",
+    "assertions_skipped_at_runtime": "make every assertion of the test run",
+    "gate_config_changed": "land the change to the gate's configuration on its own, reviewed",
+}
+
+
+def next_step(kind: str) -> str | None:
+    return NEXT_STEP.get(kind)
+
+
+BASE_ON_HEAD = "the base's test fails on your change"
+_SHOWN_AFTER = "fails with the base's module on the head's code ("
+_SHOWN_BEFORE = ") and passes with the head's module"
+
+
+def base_on_head_shown(message: str) -> str | None:
+    """The failure a test_changed_to_pass finding quotes (strength.base_on_head's message):
+    what the base's test said on the head's code; None when the message has no such part."""
+    start = message.find(_SHOWN_AFTER)
+    end = message.rfind(_SHOWN_BEFORE)
+    if start < 0 or end < start + len(_SHOWN_AFTER):
+        return None
+    return message[start + len(_SHOWN_AFTER) : end]
+
+
+def notices(count: int) -> str:
+    """The collapsed block of findings that stood at the base ref."""
+    return (
+        f"{count} notice{'s' if count != 1 else ''} that stood at the base ref "
+        "(not counted against the patch)"
+    )

@@ -46,12 +46,11 @@ def _headline(verdict: Verdict) -> list[str]:
     lines = [f"entropy-gate verdict: {verdict.classification} ({action})"]
     if verdict.coupled_to:
         lines.append(f"  {phrases.coupled(verdict.coupled_to)}")
-    return [
-        *lines,
-        f"  table row: {verdict.row}",
-        f"  host A: {verdict.host_a}, host B: {verdict.host_b}, "
-        f"pins {'intact' if verdict.pins_intact else 'changed'}",
-    ]
+    pins = f"pins {'intact' if verdict.pins_intact else 'changed'}"
+    hosts = f"host A: {verdict.host_a}, host B: {verdict.host_b}, {pins}"
+    if verdict.host_a == verdict.host_b == "missing":  # nothing ran: the reasons say why
+        hosts = "host A, host B: not run" + ("" if verdict.pins_intact else f", {pins}")
+    return [*lines, f"  table row: {verdict.row}", f"  {hosts}"]
 
 
 def _tests(tests: list[TestResult], findings: list[Finding]) -> list[str]:

@@ -17,8 +17,8 @@ from typing import Literal
 from entropy_action.core.errors import GateError
 from entropy_action.core.findings import Finding
 from entropy_action.core.hostinfo import outside_reason
-from entropy_action.core.layout import HOST_JSON
-from entropy_action.evidence import hostreport, junitcases
+from entropy_action.core.layout import ERROR_JSON, HOST_JSON
+from entropy_action.evidence import hosterror, hostreport, junitcases
 from entropy_action.evidence.hostreport import HostReport
 from entropy_action.manifest.pindiff import PinDiff
 from entropy_action.manifest.pinfile import LoadedManifest
@@ -68,12 +68,14 @@ def evaluate(
     (read, then judge: the gate parses each report once).
     The hosts' live-entropy audits become `live_entropy` findings (see `live_entropy`).
     """
+    causes = [*_cause("a", host_a, invalid), *(_cause("b", host_b, invalid) if host_b else [])]
     report_a, problems = _read("a", host_a)
     report_b: HostReport | None = None
     if host_b is not None:
         report_b, problems_b = _read("b", host_b)
         problems += problems_b
-    problems = [*invalid, *problems, *_cross_checks(report_a, report_b, loaded, require_host_b)]
+    cross = _cross_checks(report_a, report_b, loaded, require_host_b)
+    problems = [*causes, *invalid, *problems, *cross]  # a host's own cause leads
     base_notes: list[str] = []
     old_a = _read_base("a", base_a, base_notes)
     old_b = _read_base("b", base_b, base_notes)
@@ -169,8 +171,43 @@ def invalid_verdict(reason: str) -> Verdict:
     return classify(Evidence(host_a="missing", host_b="missing", invalid=(reason,)))
 
 
+UNREPORTED = "the host job failed before it uploaded its report, was cancelled or was skipped"
+
+
+def unreported(label: Label, source: Path | HostReport) -> list[str]:
+    """The one reason a host's folder holds no report: the error report its job left
+    (error.json: the step and its one line), or why there is no report folder at all."""
+    if isinstance(source, HostReport):
+        return []
+    name = label.upper()
+    why = hosterror.unreported(source)
+    if why is not None:
+        return [f"host {name}: {why} ({UNREPORTED})"]
+    try:
+        error = hosterror.read(source)
+    except GateError as exc:
+        return [f"host {name}: {exc.message}"]
+    if error is None:
+        return []
+    if error.host != label:
+        return [f"host {name}: {ERROR_JSON} is host {error.host.upper()}'s error report"]
+    said = error.message.removeprefix(f"host {label}: ")  # `run`'s own lines name the host
+    return [f"host {name} could not run: {said} (step: {error.step})"]
+
+
+def _cause(label: Label, source: Path | HostReport, invalid: Sequence[str]) -> list[str]:
+    """`unreported`, unless the caller already said why this host has no folder (the local
+    gate's host run that could not start): one reason per fact."""
+    said = any(reason.startswith(f"host {label.upper()}") for reason in invalid)
+    if said and isinstance(source, Path) and hosterror.unreported(source) is not None:
+        return []
+    return unreported(label, source)
+
+
 def _read(label: Label, source: Path | HostReport) -> tuple[HostReport | None, list[str]]:
     name = label.upper()
+    if unreported(label, source):
+        return None, []  # said once, by `unreported`
     try:
         report = source if isinstance(source, HostReport) else hostreport.read_host(source)
     except GateError as exc:

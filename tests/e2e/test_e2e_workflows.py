@@ -186,6 +186,12 @@ def _saved_keys(log: str) -> dict[tuple[str, str], str]:
     return {(job, host): digest for job, host, digest in found}
 
 
+def _summary_lines(body: dict[str, Any]) -> list[str]:
+    """A check run's summary, line by line, its Markdown escapes undone."""
+    summary: str = body["output"]["summary"]
+    return [re.sub(r"\\(.)", r"\1", line) for line in summary.splitlines()]
+
+
 def _job_log(log: str, job: str, host: str) -> str:
     prefix = re.compile(rf"^\[{job}/entropy-gate/host {host}-\d\s*\]")
     return "\n".join(line for line in log.splitlines() if prefix.match(line))
@@ -198,8 +204,26 @@ def test_faults_fail_closed_and_fall_back(
     assert _verdicts(run.log) == {
         "hostfail": ("invalid", "failed"),
         "forbidden": ("env_coupled", "failed"),
+        "nopytest": ("invalid", "failed"),
     }
     assert "E2E host B breaks before uploading" in run.log, run.log[-8000:]  # a flake seen once
+    # An invalid verdict names its cause first, from each host's error report.
+    runs = _check_runs(requests)
+    hostfail = _summary_lines(runs["entropy-gate (hostfail)"])
+    assert hostfail[4] == (
+        "- host B could not run: the install input failed; the host job's log says why "
+        "(step: install the project under test)"
+    ), hostfail
+    nopytest = _summary_lines(runs["entropy-gate (nopytest)"])
+    cause = "could not run: pytest is not importable by …/bin/python: install the project's "
+    assert nopytest[4:6] == [
+        f"- host {host} {cause}test dependencies there (the install input) (step: prepare the host)"
+        for host in "AB"
+    ], nopytest
+    assert "| not run | not run | not run | not run | `invalid` |" in nopytest
+    body = json.dumps(runs["entropy-gate (nopytest)"])
+    assert str(world.root) not in body, body
+    assert "/tmp/" not in body, body
     assert {r["status"] for r in requests} == {403}
     assert requests, "publish did try the API"
     # The fallback: workflow-command annotations in the log, and publish's step passed.

@@ -213,8 +213,8 @@ def hosts_for(repo: Repo, runs: Runs, case: str) -> tuple[Path, Path]:
 
 
 INVALID = {
-    "host B missing": "host B: {b}/host.json: no such file (did the host run write its report "
-    "here?)",
+    "host B missing": "host B: no report folder nowhere (the host job failed "
+    "before it uploaded its report, was cancelled or was skipped)",
     "host.json missing": "host A: {a}/host.json: no such file (did the host run write its report "
     "here?)",
     "junit.xml missing": "host B: {b}/junit.xml: no such file (did the host run write its report "

@@ -40,6 +40,7 @@ PINNED = {  # the commits the workflows pin, mapped to the kit's folders
     "actions/cache": "0057852bfaa89a56745cba8c7296529d2fc39830",  # restore/ and save/
 }
 PYTHONS = {"3.12": "python3.12", "3.11": "python3.11"}  # host A, host B
+BARE_VERSION = "3.11.0"  # the tool cache's interpreter without pytest (tool_cache)
 # The demo's eight patches, one caller job each (job ids are the patch names).
 SCENARIOS = tuple(p["name"] for p in json.loads((DEMO / "patches.json").read_text("utf-8")))
 
@@ -136,6 +137,12 @@ def tool_cache(target: Path, wheels: Path, *, with_pytest: bool = True) -> dict[
             )  # fmt: skip
         (target / "Python" / full / "x64.complete").touch()
         versions[version] = full
+    # One job's interpreter without pytest (faults.yml's nopytest): act's tool cache is one
+    # venv per version for every job, so it is host B's Python filed under a version no
+    # other job asks for (setup-python resolves "3.11" to the highest 3.11 here, the real one).
+    bare = target / "Python" / BARE_VERSION / "x64"
+    _sh(interpreter("3.11") or "python3.11", "-m", "venv", bare)
+    (target / "Python" / BARE_VERSION / "x64.complete").touch()
     return versions
 
 

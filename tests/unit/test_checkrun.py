@@ -60,13 +60,13 @@ def test_annotations_are_cut_into_batches_of_at_most_50(count, batch_sizes):
     assert violations(SCHEMAS["POST"], sent[0]) == []
 
 
-def test_findings_annotate_failure_and_pre_existing_ones_notice():
+def test_findings_annotate_failure_and_pre_existing_ones_stay_in_the_summary():
+    """A finding that stood at the base is on a line the patch did not touch: no annotation."""
     p = plan(verdict_of("entropy_silenced"), head_sha=SHA)
     assert [(a.path, a.line, a.level, a.title) for a in p.annotations] == [
         (MODULE, 14, "failure", "entropy-gate: skip_marker"),
-        (MODULE, 30, "notice", "entropy-gate: skip_marker"),
     ]
-    assert p.annotations[1].message == "pre-existing — xfail marker (test test_total)"
+    assert "1 notice that stood at the base ref" in p.summary
 
 
 def test_under_strict_baseline_a_pre_existing_finding_is_a_failure():

@@ -116,8 +116,8 @@ def test_the_structure_as_github_renders_it():
     assert html.count("<table>") == 1
     assert "<td>introduced</td>" in html
     assert "<h3>Findings</h3>" in html
-    assert "<h3>Notices</h3>" in html
-    assert html.count("<li>") == 1 + 1 + len(verdict.reasons)
+    assert "<details>\n<summary>1 notice that stood at the base ref" in html
+    assert html.count("<li>") == 1 + 1 + 1 + len(verdict.reasons)  # finding, what to do, notice
     assert "<code>tests/properties/test_invoice_total.py:14</code>" in html
     assert "skip marker 'flaky' on property test_total (forbid_skip_markers lists it)" in html
 

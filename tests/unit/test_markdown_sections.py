@@ -122,7 +122,7 @@ def test_live_reads_are_warnings_not_findings():
     text = markdown.render(coupled(FAILING))
     assert section(text, "Warnings") == (
         "### Warnings\n\n"
-        "- `billing/fees.py:12` **live_entropy** (test `test_total`): reads \\`time\\.time\\(\\)\\`"
+        "- `billing/fees.py:12` **live_entropy** (test `test_total`): reads `time.time()`"
         "\\, the live clock\\: pin clock\\_unix and take a Clock\n"
     )
     assert "### Findings" not in text

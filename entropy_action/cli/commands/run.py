@@ -6,7 +6,7 @@ import argparse
 import shutil
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from entropy_action.cli import options
 from entropy_action.core.errors import ExitCode, GateError
@@ -18,10 +18,11 @@ if TYPE_CHECKING:
     from entropy_action.manifest import baseline, pinfile
 
 NAME = "run"
+STEP = "entropy-gate run"  # the step an error report of the run itself names
 HELP = (
     "run the manifest's property module under the pins on one host; writes DIR/junit.xml, "
     "DIR/host.json and DIR/pytest.log; exit 0 passed, 1 failed or nothing collected, "
-    "2 invalid (pins that did not take)"
+    "2 invalid (pins that did not take; a run that could not start writes DIR/error.json)"
 )
 
 
@@ -62,6 +63,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """The host run; when it stops on an error before reporting, DIR/error.json says why
+    (the one line the verdict leads with), and the error still ends the command."""
+    try:
+        return _run(args)
+    except GateError as exc:
+        _report_error(args.out, args.host, exc.message)
+        raise
+
+
+def _report_error(out: Path, host: Literal["a", "b"], message: str) -> None:
+    from entropy_action.evidence import hosterror  # noqa: PLC0415 (--help imports no model)
+
+    try:
+        hosterror.write(out, hosterror.make(host, STEP, message))
+    except GateError as exc:  # the folder cannot be written: the run's own error still stands
+        print(f"note: {exc.message}", file=sys.stderr)
+
+
+def _run(args: argparse.Namespace) -> int:
     from entropy_action.core import layout  # noqa: PLC0415 (--help imports no model)
     from entropy_action.hosts import hostjson, launch, runsettings  # noqa: PLC0415 (--help imports no model)
     from entropy_action.manifest import pinfile  # noqa: PLC0415 (--help imports no model)

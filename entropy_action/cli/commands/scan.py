@@ -102,17 +102,18 @@ def summary(findings: Sequence[Finding], *, strict: bool) -> str:
 
 
 def workflow_annotations(findings: Sequence[Finding], counted: Sequence[Finding]) -> str:
-    """Each finding as a workflow-command annotation on its line: an error when it counts,
-    a notice when it stood at the base."""
+    """Each finding that counts as an error annotation on its line. One that stood at the
+    base is on a line the patch did not touch: the log and the summary say it, no annotation."""
     lines = [
         workflow.annotation(
-            "error" if finding in counted else "notice",
+            "error",
             finding.message,
             file=finding.path,
             line=finding.line,
             title=f"entropy-gate: {finding.kind}",
         )
         for finding in findings
+        if finding in counted
     ]
     return "".join(line + "\n" for line in lines)
 

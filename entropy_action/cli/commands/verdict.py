@@ -4,7 +4,8 @@ The host folders are artifacts that PR code produced on other runners: untrusted
 only through `compare` (size-capped, no DTDs, no symlinks, never executed or used as a path
 outside its folder). The checkout is data too: the pin check and the scan read files, nothing
 from the PR runs. A host folder that is missing or empty (the host job failed, was cancelled
-or uploaded nothing) makes the verdict `invalid`, never a pass.
+or uploaded nothing) makes the verdict `invalid`, never a pass: the judge says so once per
+host, and leads with the cause a host job left in its error.json (evidence.hosterror).
 """
 
 from __future__ import annotations
@@ -69,7 +70,6 @@ def run(args: argparse.Namespace) -> int:
             base_ref=args.base_ref or None,
             base_a=base_run(host_a),
             base_b=base_run(host_b),
-            invalid=[*absent("A", host_a), *absent("B", host_b)],
             require_base=True,
         )
     )
@@ -77,27 +77,6 @@ def run(args: argparse.Namespace) -> int:
     compare_command.write_verdict(args.json, summary.render_json(verdict))
     publish_to_workflow(verdict, args.json, args.environ)
     return exit_code(verdict)
-
-
-def absent(label: str, folder: Path) -> list[str]:
-    """Why a host folder cannot be a report at all, in words (empty when it may be one)."""
-    why = _unusable(folder)
-    if not why:
-        return []
-    return [
-        f"host {label}: {folder} {why}: the host job failed, was cancelled or uploaded nothing, "
-        "so nothing can be judged"
-    ]
-
-
-def _unusable(folder: Path) -> str:
-    if folder.is_symlink():
-        return "is a symlink"
-    if not folder.exists():
-        return "does not exist"
-    if not folder.is_dir():
-        return "is not a folder"
-    return "" if any(folder.iterdir()) else "is empty"
 
 
 def base_run(folder: Path) -> Path | None:
