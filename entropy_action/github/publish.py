@@ -37,7 +37,8 @@ DEFAULT_API = "https://api.github.com"
 FORK_HINT = (
     "To get the full check run on pull requests from forks, publish from a workflow "
     "triggered by workflow_run (the fork workflow in entropy-gate's docs/ci.md, 'Pull "
-    "requests from forks'): it runs with a token that can write checks and never checks out PR code."
+    "requests from forks'): it runs with a token that can write checks and never checks out "
+    "PR code."
 )
 _LEVELS: dict[str, workflow.Severity] = {
     "failure": "error",
