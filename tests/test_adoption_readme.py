@@ -231,3 +231,13 @@ def test_the_adoption_steps_as_written_give_a_merge_candidate_on_a_docs_patch(
     rejected = sh(gate_command, repo, env)
     assert rejected.returncode == 1, rejected.stdout + rejected.stderr
     assert "entropy-gate verdict: entropy_silenced" in rejected.stdout
+
+    # Dropping a pin the reviewed draft committed is a pin mutation, whatever the hosts say.
+    assert sh("git checkout -- tests/test_x.py", repo, env).returncode == 0
+    pinned = (repo / "entropy.yaml").read_text(encoding="utf-8")
+    dropped = re.sub(r"(?m)^  rng_seed: .*\n", "", pinned)
+    assert dropped != pinned
+    (repo / "entropy.yaml").write_text(dropped, encoding="utf-8")
+    mutated = sh(gate_command, repo, env)
+    assert mutated.returncode == 1, mutated.stdout + mutated.stderr
+    assert "entropy-gate verdict: pin_mutation" in mutated.stdout
