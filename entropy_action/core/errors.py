@@ -6,7 +6,7 @@ import enum
 
 
 class ExitCode(enum.IntEnum):
-    """Exit codes of every command; documented in `--help` and the README."""
+    """Exit codes of every command; documented in `--help`, the README and docs/errors.md."""
 
     OK = 0  # ok / merge candidate
     REJECTED = 1  # the patch is rejected (pin mutation, silencing, failing properties ...)

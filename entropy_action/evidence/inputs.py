@@ -4,7 +4,7 @@ The same inputs give the same verdict: the head's work tree (the files git track
 track), the base ref's tree, the manifest's bytes, the gate's version, and on each host the
 interpreter and the installed distributions and the bytes of its report folder (`reports_a`,
 `reports_b`: `publish` checks the folders beside the verdict against them). Every source of
-randomness inside the test process is seeded from the pins (see the README), so a verdict that
+randomness inside the test process is seeded from the pins (see docs/hosts.md), so a verdict that
 changes while its `inputs_sha256` does not is a bug in the gate, or an entropy source nobody
 pinned.
 """

@@ -36,8 +36,9 @@ MAX_EVENT = 64 * 1024 * 1024  # bytes of $GITHUB_EVENT_PATH
 DEFAULT_API = "https://api.github.com"
 FORK_HINT = (
     "To get the full check run on pull requests from forks, publish from a workflow "
-    "triggered by workflow_run (the fork workflow in entropy-gate's README, 'Fork pull "
-    "requests'): it runs with a token that can write checks and never checks out PR code."
+    "triggered by workflow_run (the fork workflow in entropy-gate's docs/ci.md, 'Pull "
+    "requests from forks'): it runs with a token that can write checks and never checks out "
+    "PR code."
 )
 _LEVELS: dict[str, workflow.Severity] = {
     "failure": "error",

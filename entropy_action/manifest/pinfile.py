@@ -154,7 +154,9 @@ class Pins(BaseModel):
     @model_validator(mode="after")
     def _not_empty(self) -> Pins:
         if not self.flat():
-            raise ValueError("no pins: pin at least one entropy source (see the README)")
+            raise ValueError(
+                "no pins: pin at least one entropy source (see entropy-gate's docs/manifest.md)"
+            )
         return self
 
     @model_validator(mode="after")
@@ -346,7 +348,7 @@ def read(path: Path, name: str | None = None) -> bytes:
         return path.read_bytes()
     except FileNotFoundError:
         raise GateError(
-            f"{display}: no such file (write an entropy.yaml, see the README)"
+            f"{display}: no such file (write an entropy.yaml: entropy-gate init drafts one)"
         ) from None
     except IsADirectoryError:
         raise GateError(f"{display}: is a directory, not a manifest") from None

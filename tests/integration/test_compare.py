@@ -300,7 +300,8 @@ def test_a_manifest_named_but_missing_is_an_invalid_verdict(seed_repo, runs):
     code, _, verdict, _ = compare_cli(seed_repo, *args)
     assert (code, verdict["classification"]) == (2, "invalid")
     assert verdict["reasons"] == [
-        "invalid input: nope.yaml: no such file (write an entropy.yaml, see the README)"
+        "invalid input: nope.yaml: no such file "
+        "(write an entropy.yaml: entropy-gate init drafts one)"
     ]
     assert (verdict["host_a"], verdict["host_b"], verdict["tests"]) == ("missing", "missing", [])
 

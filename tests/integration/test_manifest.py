@@ -213,7 +213,8 @@ NEGATIVE = [
     (
         "no-pins",
         "version: 1\nproperty_id: p\nmodule: tests/properties/test_invoice_total.py\npins: {}\n",
-        "entropy.yaml:4: pins: no pins: pin at least one entropy source (see the README)",
+        "entropy.yaml:4: pins: no pins: pin at least one entropy source "
+        "(see entropy-gate's docs/manifest.md)",
     ),
     (
         "pins-not-mapping",
@@ -415,7 +416,7 @@ def test_a_missing_manifest_is_named(repo: Repo) -> None:
     result = repo.cli("validate", "--manifest", "nope.yaml")
     assert (result.code, result.err) == (
         2,
-        "nope.yaml: no such file (write an entropy.yaml, see the README)\n",
+        "nope.yaml: no such file (write an entropy.yaml: entropy-gate init drafts one)\n",
     )
 
 

@@ -19,7 +19,7 @@ from entropy_action.gate import judge
 from entropy_action.render import checkrun, markdown, paths, summary
 from entropy_action.verdict import pairing
 from entropy_action.verdict.model import TestResult, Verdict
-from tests.helpers import Repo
+from tests.support.helpers import Repo
 
 PYTEST_MISSING = "pytest is not importable by /opt/hostedtoolcache/Python/3.12.1/x64/bin/python"
 UNREPORTED = "(the host job failed before it uploaded its report, was cancelled or was skipped)"

@@ -12,9 +12,9 @@ from entropy_action.core.findings import Finding
 from entropy_action.render import checkrun, markdown, phrases
 from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import Verdict
-from tests.test_markdown import GFM
-from tests.test_markdown_sections import section
-from tests.verdict_samples import GREEN, MODULE
+from tests.support.verdict_samples import GREEN, MODULE
+from tests.unit.test_markdown import GFM
+from tests.unit.test_markdown_sections import section
 
 SKIP = Finding(
     kind="skip_marker",
