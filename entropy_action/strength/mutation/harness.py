@@ -29,7 +29,7 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from entropy_action.core.errors import GateError
-from entropy_action.hosts import isolate, launch, pinsseen, temproot, testfiles
+from entropy_action.hosts import environments, isolate, launch, pinsseen, temproot, testfiles
 from entropy_action.manifest.pinfile import LoadedManifest
 
 PROBE_MODULE = "entropy_gate_probe"
@@ -291,6 +291,7 @@ def _plugin_config(
         "hypothesis_dir": str(scratch / "hypothesis"),
         "tree": str(tree.absolute()),
         "checkout": str(root.absolute()),
+        "environments": [str(path) for path in environments.environments(root)],
         "imports_report": str(scratch / testfiles.IMPORTS_FILE),
         "seed_ids": seed_ids,
     }
