@@ -204,3 +204,50 @@ def test_tzset_lines_are_remembered():
     found = selfset.import_writes("import os, time\nos.environ['TZ'] = 'X'\ntime.tzset()\n", "t")
     assert found.tzset_lines == [3]
     assert found.writes[0].where() == "t:2"
+
+
+# A stand-in for pytest-cov's threshold (pytest-cov is not among the test dependencies): a
+# conftest plugin with its `--no-cov` option and its failure line, exiting 1 on a green run.
+COVERAGE_CONFTEST = """\
+import pytest
+
+
+def pytest_addoption(parser):
+    parser.addoption("--no-cov", action="store_true")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    if not session.config.getoption("--no-cov") and exitstatus == 0:
+        print("FAIL Required test coverage of 99% not reached. Total coverage: 40.00%")
+        session.exitstatus = 1
+"""
+
+
+def test_a_coverage_threshold_the_module_alone_misses_is_turned_off_in_the_draft(repo):
+    library(repo)
+    repo.write("tests/conftest.py", COVERAGE_CONFTEST)
+    repo.commit("a coverage threshold")
+    result = repo.cli("init", "--clock-unix", "0")
+    assert result.code == 0, result.err
+    assert (
+        '  run.pytest_args: ["--no-cov"]: the module alone fails the coverage threshold in '
+        "addopts (pytest-cov's --cov-fail-under), and a run that exits 1 is no pass"
+    ) in result.out.splitlines()
+    assert "note:" not in result.out
+    assert drafted(repo).manifest.run.pytest_args == ["--no-cov"]
+    repo.commit("the drafted manifest")
+    repo.write("README.md", "# clocklib\n")
+    repo.commit("docs")
+    gate = repo.cli("gate", "--base-ref", "HEAD~1")
+    assert "entropy-gate verdict: merge_candidate (merge candidate)" in gate.out, gate.out
+
+
+def test_a_run_that_fails_for_another_reason_keeps_its_note_and_no_run_section(repo):
+    library(repo, SETS_TZ + "\n\ndef test_fails():\n    assert False\n")
+    result = repo.cli("init", "--clock-unix", "0")
+    assert result.code == 0, result.err
+    assert "note: host a: a property failed; the draft lists what the tests read all the same" in (
+        result.out.splitlines()
+    )
+    assert "run:" not in (repo.path / "entropy.yaml").read_text()

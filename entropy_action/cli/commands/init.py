@@ -25,6 +25,7 @@ HELP = (
 PROPERTIES = "tests/properties"
 DAY = 86_400
 PROVISIONAL_TZ = "UTC"  # the zone the draft pins, and the audited run runs in
+COVERAGE_FAIL = "FAIL Required test coverage of"  # pytest-cov's --cov-fail-under line
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,19 +53,19 @@ def run(args: argparse.Namespace) -> int:
     root = baseline.repo_root(path)
     module = args.module or _only_module(root)
     print(f"entropy-gate init: running {module} once with the live-entropy audit")
-    info = _audit(root, module, args.environ)
+    info, coverage = _audit(root, module, args.environ)
     records = list(info.audit.records) if info.audit else []
     set_by_tests = _set_by_tests(root, module, info)
-    failed = _failed(info)
+    failed = _failed(info, coverage)
     clock = args.clock_unix if args.clock_unix is not None else int(time.time()) // DAY * DAY
     temp_root = f"/tmp/entropy-{draft.property_id(module)}"  # noqa: S108 - the gate owns it
-    result = draft.draft(module, records, clock, temp_root, set_by_tests)
+    result = draft.draft(module, records, clock, temp_root, set_by_tests, no_coverage=coverage)
     pinfile.parse(result.text.encode("utf-8"), str(path), root)  # the draft validates
     path.write_text(result.text, encoding="utf-8")
     if failed:
         print(f"note: {failed}; the draft lists what the tests read all the same")
     print(f"wrote {path}: {len(result.pins)} pin(s) ({', '.join(result.pins)})")
-    for line in result.left_out:
+    for line in result.notes:
         print(f"  {line}")
     print("seams to fix:" if result.seams else "seams to fix: none seen")
     for seam in result.seams:
@@ -81,9 +82,12 @@ def _only_module(root: Path) -> str:
     return found[0].relative_to(root).as_posix()
 
 
-def _audit(root: Path, module: str, environ: Mapping[str, str]) -> HostInfo:
+def _audit(root: Path, module: str, environ: Mapping[str, str]) -> tuple[HostInfo, bool]:
     """One host A run of `module` with the audit, under a provisional manifest that pins TZ
-    as the draft would (so a module that sets TZ itself shows, in pins_applied)."""
+    as the draft would (so a module that sets TZ itself shows, in pins_applied); and whether
+    pytest-cov failed the run on the project's coverage threshold (the module alone misses
+    it: the gate must run without coverage)."""
+    from entropy_action.core.layout import PYTEST_LOG  # noqa: PLC0415 (--help imports no model)
     from entropy_action.hosts import launch, runsettings  # noqa: PLC0415 (--help imports no model)
     from entropy_action.manifest import pinfile  # noqa: PLC0415 (--help imports no model)
 
@@ -103,17 +107,23 @@ def _audit(root: Path, module: str, environ: Mapping[str, str]) -> HostInfo:
                 progress=lambda line: print(f"  {line}", file=sys.stderr),
             )
         )
+        log = Path(scratch, "out", PYTEST_LOG)
+        coverage = log.is_file() and COVERAGE_FAIL in log.read_text("utf-8", "replace")
     if info.audit is None:
         raise GateError(f"{module}: the live-entropy audit did not report ({_failed(info)})")
-    return info
+    return info, coverage and info.returncode == 1
 
 
-def _failed(info: HostInfo) -> str:
-    """Why the audited run did not pass, if it did not; a TZ the tests set is no failure."""
+def _failed(info: HostInfo, coverage: bool = False) -> str:
+    """Why the audited run did not pass, if it did not; a TZ the tests set is no failure, nor
+    a coverage threshold the draft turns off."""
     from entropy_action.hosts import hostjson  # noqa: PLC0415 (--help imports no model)
 
     tz_only = [m for m in info.pins_mismatch if not m.startswith("tz: ")]
-    code, why = hostjson.outcome(info.model_copy(update={"pins_mismatch": tz_only}))
+    update: dict[str, object] = {"pins_mismatch": tz_only}
+    if coverage:
+        update["returncode"] = 0
+    code, why = hostjson.outcome(info.model_copy(update=update))
     return why if code else ""
 
 
