@@ -226,7 +226,8 @@ def _base(settings: GateSettings) -> baserun.BaseRun:
 
 
 def _docs_only(check: baseline.PinCheck) -> bool:
-    """Whether the patch touches documentation only (`verdict.basepolicy`: the base run may wait)."""
+    """Whether the patch touches documentation only (`verdict.basepolicy`: the base run may
+    wait)."""
     assert check.base_commit is not None
     return basepolicy.docs_only(git.changed_files(check.root, check.base_commit))
 

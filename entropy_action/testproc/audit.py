@@ -1,9 +1,9 @@
 """The live-entropy audit: which line of the code under test reads the clock, the global RNG,
 the network, a temp dir or an unpinned environment variable while a property runs.
 
-Loaded inside the test process as `entropy_gate_audit` (hosts.testfiles.write_boot): the runner copies
-this file alone beside the plugin (it may import nothing from entropy_action). It does nothing
-unless the runner names a config file in AUDIT_ENV. A read is recorded only when the first
+Loaded inside the test process as `entropy_gate_audit` (hosts.testfiles.write_boot): the runner
+copies this file alone beside the plugin (it may import nothing from entropy_action). It does
+nothing unless the runner names a config file in AUDIT_ENV. A read is recorded only when the first
 frame that is not the standard library or site-packages lies in the repository and is not test
 code (the property module, conftest.py, test_*.py, tests/); the test module's own reads are its
 business. Each record is the API, the caller's repo-relative path and line, the test, and a
