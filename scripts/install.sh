@@ -9,11 +9,17 @@
 # and links VENV to it, so jobs on one machine install once (act's host mode, ephemeral
 # runners with a warm disk). Only for machines no PR code can write to: host jobs run the
 # PR's code, and a venv in a shared folder is then theirs to tamper with.
+# One install per workflow run (the reusable workflow's check job builds, the other jobs on
+# its runner image reuse): ENTROPY_GATE_VENV_PACK=TAR packs the venv just built into TAR and
+# prints `digest=SHA256` (a step output); ENTROPY_GATE_VENV_FROM=TAR with
+# ENTROPY_GATE_VENV_DIGEST=SHA256 unpacks TAR instead of building, only when its sha256 is
+# that digest (the check job's output, which no PR code can set) and its interpreter runs;
+# anything else is said in one line and the venv is built from the lock as usual.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 venv=${1:?usage: install.sh VENV}
 stamp="$venv/.entropy-gate-source"  # inside the venv: a cached venv stamps the cache
-if [ -x "$venv/bin/entropy-gate" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$here" ]; then
+if [ -x "$venv/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$here" ]; then
   exit 0
 fi
 python=${ENTROPY_GATE_INSTALL_PYTHON:-python3}
@@ -29,7 +35,42 @@ build() { # build DIR: the venv, from the hashed lock, then the package without 
   rm -rf "$src"
 }
 
-if [ -n "${ENTROPY_GATE_VENV_CACHE:-}" ]; then
+sha256() { # sha256 FILE, with the runner's own tools (never the venv being checked)
+  if command -v sha256sum >/dev/null; then sha256sum "$1" | cut -d' ' -f1
+  else python3 -c 'import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest())' "$1"
+  fi
+}
+
+unpack() { # unpack TAR DIGEST: the packed venv, when it is the one the check job built
+  local tar=$1 want=$2 got tmp
+  if [ ! -f "$tar" ]; then
+    echo "entropy-gate: no packed venv at $tar: building it here"
+    return 1
+  fi
+  got=$(sha256 "$tar")
+  if [ "$got" != "$want" ]; then
+    echo "::warning title=entropy-gate::the packed venv's sha256 is $got, not the check job's $want: building it here"
+    return 1
+  fi
+  tmp=$(mktemp -d "$(dirname "$venv")/.entropy-gate-unpack.XXXXXX")
+  tar -xf "$tar" -C "$tmp" --no-same-owner
+  # -I: the working directory (the PR's tree) must not be what makes it import
+  if ! "$tmp/venv/bin/python" -I -c 'import entropy_action' 2>/dev/null; then
+    echo "entropy-gate: the packed venv does not run on this runner: building it here"
+    rm -rf "$tmp"
+    return 1
+  fi
+  rm -rf "$venv"
+  mv "$tmp/venv" "$venv"
+  rm -rf "$tmp"
+  echo "entropy-gate: venv unpacked from the check job's build (sha256 $want)"
+}
+
+if [ -n "${ENTROPY_GATE_VENV_FROM:-}" ] && [ -n "${ENTROPY_GATE_VENV_DIGEST:-}" ] \
+  && [ -z "${ENTROPY_GATE_VENV_CACHE:-}" ] \
+  && unpack "$ENTROPY_GATE_VENV_FROM" "$ENTROPY_GATE_VENV_DIGEST"; then
+  :
+elif [ -n "${ENTROPY_GATE_VENV_CACHE:-}" ]; then
   key=$("$python" - "$here" <<'PY'
 import hashlib, pathlib, sys
 root = pathlib.Path(sys.argv[1])
@@ -52,6 +93,14 @@ PY
   echo "entropy-gate: venv from ENTROPY_GATE_VENV_CACHE ($cached)"
 else
   build "$venv"
+  if [ -n "${ENTROPY_GATE_VENV_PACK:-}" ]; then
+    # The venv as the directory `venv` in TAR, symlinks and modes kept (an artifact would not).
+    tar -cf "$ENTROPY_GATE_VENV_PACK" -C "$(dirname "$venv")" \
+      --transform "s|^$(basename "$venv")|venv|" "$(basename "$venv")"
+    digest=$(sha256 "$ENTROPY_GATE_VENV_PACK")
+    echo "entropy-gate: venv packed for the other jobs on this image (sha256 $digest)"
+    if [ -n "${GITHUB_OUTPUT:-}" ]; then echo "venv-digest=$digest" >> "$GITHUB_OUTPUT"; fi
+  fi
 fi
 printf '%s\n' "$here" > "$stamp"
-"$venv/bin/entropy-gate" --version
+"$venv/bin/python" -I -m entropy_action --version  # the interpreter by path (an unpacked venv)

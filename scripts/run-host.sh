@@ -6,7 +6,7 @@
 # EVIDENCE_DIR (the folder actions/cache restored the entry into and saves from).
 # Exit 0 when the host produced a report (passed or failed: the verdict job judges it), 2 when
 # the run itself was invalid, 3 on an internal error. Sets the step outputs report-dir and, when
-# the run filed the base run under CACHE_KEY in EVIDENCE_DIR, cached=true.
+# the run filed the base run in EVIDENCE_DIR, cached=true and key (the key it filed it under).
 set -euo pipefail
 case "${HOST:-}" in
   a|b) ;;
@@ -26,8 +26,25 @@ fi
 rc=0
 "$GATE" "${args[@]}" || rc=$?
 echo "report-dir=$out" >> "$GITHUB_OUTPUT"
-if [ -n "${CACHE_KEY:-}" ] && [ -f "$EVIDENCE_DIR/base-runs/${CACHE_KEY#entropy-gate-base-run-}/key.json" ]; then
-  echo "cached=true" >> "$GITHUB_OUTPUT"
+# The key the run filed the base run under, taken by `run` itself after everything that
+# changes the interpreter (host B installs time-machine into an interpreter the two hosts may
+# share, after host A's cache-key step): the save files the entry under that key, never under
+# a key the run's interpreter no longer matched. The folder held only the restored entry.
+if [ -n "${CACHE_KEY:-}" ] && [ -d "$EVIDENCE_DIR/base-runs" ]; then
+  filed=""
+  for entry in "$EVIDENCE_DIR"/base-runs/*/key.json; do
+    [ -f "$entry" ] || continue
+    digest=$(basename "$(dirname "$entry")")
+    if [ "entropy-gate-base-run-$digest" = "$CACHE_KEY" ]; then filed=$CACHE_KEY; break; fi
+    filed="entropy-gate-base-run-$digest"
+  done
+  if [ -n "$filed" ]; then
+    echo "cached=true" >> "$GITHUB_OUTPUT"
+    echo "key=$filed" >> "$GITHUB_OUTPUT"
+    if [ "$filed" != "$CACHE_KEY" ]; then
+      echo "host $HOST: the interpreter changed after the cache key was taken; the base run is filed under the key the run saw ($filed)"
+    fi
+  fi
 fi
 case $rc in
   0) echo "host $HOST: the properties passed; the verdict job judges the report" ;;

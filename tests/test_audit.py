@@ -17,6 +17,7 @@ from entropy_action.core.errors import GateError
 from entropy_action.core.layout import HOST_JSON, JUNIT_XML
 from entropy_action.evidence import hostreport
 from entropy_action.hosts import hostjson, launch, testfiles
+from entropy_action.testproc import protocol
 from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
 from tests.test_run_python import venv312  # noqa: F401 - a fixture
 
@@ -157,7 +158,7 @@ def test_without_the_audit_host_json_says_it_did_not_run(tmp_path: Path) -> None
     data = _run(tmp_path, "off", audit=False)
     assert data["audit"] is None
     assert "entropy_gate_audit" not in data["pytest_args"]
-    assert testfiles.AUDIT_MODULE not in testfiles.plugin_modules(audit=False, count=True)
+    assert protocol.AUDIT_MODULE not in testfiles.plugin_modules(audit=False, count=True)
 
 
 def _host_json_with(tmp_path: Path, audit: object) -> Path:
@@ -218,16 +219,18 @@ def test_an_audit_report_the_test_process_spoiled_becomes_a_note(tmp_path: Path)
 
 
 AUDIT = testfiles.TESTPROC / "audit.py"
+PROTOCOL = testfiles.TESTPROC / "protocol.py"
 
 
 def _import_audit(tmp_path: Path, config: dict[str, Any] | None, script: str) -> None:
     folder = tmp_path / "plugin"
     folder.mkdir()
     (folder / "entropy_gate_audit.py").write_bytes(AUDIT.read_bytes())
+    (folder / "entropy_gate_protocol.py").write_bytes(PROTOCOL.read_bytes())
     env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(folder)}
     if config is not None:
         (tmp_path / "config.json").write_text(json.dumps(config))
-        env[testfiles.AUDIT_ENV] = str(tmp_path / "config.json")
+        env[protocol.AUDIT_ENV] = str(tmp_path / "config.json")
     proc = subprocess.run(
         [sys.executable, "-c", script],
         env=env,

@@ -27,10 +27,31 @@ MEASURES = [
 ]
 # the cost of one feature against the same run without it (issues 12 and 13)
 FEATURES = ["bench_assertions.py", "bench_audit.py", "bench_probe.py", "bench_strength.py"]
+# the workflow under act against a plain pytest workflow (issue 19): needs the e2e kit
+WORKFLOWS = ["bench_workflow.py"]
 
 
 def test_every_measure_of_the_issue_has_a_script():
-    assert sorted(MEASURES + FEATURES) == SCRIPTS
+    assert sorted(MEASURES + FEATURES + WORKFLOWS) == SCRIPTS
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("script", WORKFLOWS)
+def test_the_workflow_bench_runs_one_pair_under_act(script, tmp_path):
+    from tests import e2e_kit  # noqa: PLC0415
+
+    e2e_kit.require_prerequisites()
+    done = subprocess.run(
+        [sys.executable, str(BENCH / script), "--smoke"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=1200,
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    assert "ratio over 1 alternating pairs: min" in done.stdout, done.stdout
+    assert "(critical path)" in done.stdout, done.stdout
 
 
 @pytest.mark.parametrize("script", MEASURES)

@@ -88,10 +88,7 @@ def test_a_sitecustomize_the_childsite_shadows_still_runs(tmp_path: Path) -> Non
     other = tmp_path / "other-site"
     other.mkdir()
     (other / "sitecustomize.py").write_text("import os\nos.environ['SHADOWED_RAN'] = '1'\n")
-    ours = tmp_path / "ours"
-    ours.mkdir()
-    source = testfiles.TESTPROC / "childsite.py"
-    (ours / "sitecustomize.py").write_text(source.read_text())
+    ours = testfiles.install_childsite(tmp_path)
     env = {**os.environ, "PYTHONPATH": f"{ours}{os.pathsep}{other}"}
     env.pop("ENTROPY_GATE_CHILD", None)
     out = subprocess.run(

@@ -24,7 +24,7 @@ from entropy_action.core.errors import GateError
 from entropy_action.core.layout import HOST_JSON, JUNIT_XML
 from entropy_action.hosts import hostjson, launch, runsettings, testfiles
 from entropy_action.manifest import pinfile
-from entropy_action.testproc import plugin
+from entropy_action.testproc import plugin, protocol
 from tests.helpers import Repo
 
 pytest_plugins = ["pytester"]
@@ -235,7 +235,7 @@ def test_host_a_runs_under_the_pins_and_reports_them(tmp_path: Path) -> None:
 
 
 def test_the_runner_and_the_plugin_agree_on_the_variable_name() -> None:
-    assert testfiles.PLUGIN_ENV == plugin.CONFIG_ENV
+    assert protocol.PLUGIN_ENV == plugin.CONFIG_ENV
 
 
 def test_junit_records_file_and_line_for_each_test(tmp_path: Path) -> None:
@@ -519,6 +519,7 @@ def test_the_plugin_copies_bring_the_gates_bytecode(tmp_path: Path) -> None:
     source = testfiles.TESTPROC / "audit.py"
     py_compile.compile(str(source), doraise=True)  # what an install does
     testfiles.copy_module(source, tmp_path, "copied_audit")
+    testfiles.copy_module(testfiles.TESTPROC / "protocol.py", tmp_path, protocol.PROTOCOL_MODULE)
     env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(tmp_path)}
     done = subprocess.run(
         [sys.executable, "-v", "-c", "import copied_audit"],
@@ -555,12 +556,7 @@ def test_the_runs_plugins_load_as_plain_modules_without_a_warning(
     """The boot module imports them before pytest could rewrite them: their bytecode is used,
     and pytest, told by PYTEST_DONT_REWRITE, does not warn that they were imported early; each
     is still registered by its own `-p`, which undoes a block in the project's addopts."""
-    folder = pytester.path / "plugins"
-    folder.mkdir()
-    here = testfiles.TESTPROC
-    for source, name in (("plugin.py", "entropy_gate_plugin"), ("audit.py", "entropy_gate_audit")):
-        testfiles.copy_module(here / source, folder, name)
-    testfiles.copy_module(here / "assertcount.py", folder, "entropy_gate_assertcount")
+    folder = testfiles.install_plugin(pytester.path)  # with the names they share
     modules = testfiles.plugin_modules(audit=True, count=True)
     assert modules == ["entropy_gate_plugin", "entropy_gate_audit", "entropy_gate_assertcount"]
     testfiles.write_boot(folder, modules)

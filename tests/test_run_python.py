@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +16,6 @@ from entropy_action.hosts import isolate, launch, testfiles
 from tests.test_run_host_a import MODULE, make_repo, manifest_yaml, outcomes, settings
 
 PYENV = Path("/root/.pyenv/versions")
-PLUGIN = testfiles.TESTPROC / "plugin.py"
 
 
 def _other_python(version: str) -> Path:
@@ -29,9 +27,7 @@ def _other_python(version: str) -> Path:
 
 def test_the_plugin_works_copied_alone_under_another_interpreter(tmp_path: Path) -> None:
     python = _other_python("3.10.13")
-    folder = tmp_path / "plugin"
-    folder.mkdir()
-    shutil.copyfile(PLUGIN, folder / "entropy_gate_plugin.py")
+    folder = testfiles.install_plugin(tmp_path)  # the plugin folder, as the runner fills it
     config = {
         "host": "b",
         "report": str(tmp_path / "report.json"),

@@ -19,10 +19,7 @@ from entropy_action.core.layout import EVIDENCE_FILES, HOST_JSON, JUNIT_XML, PYT
 from entropy_action.evidence import ids
 from entropy_action.hosts import channel, pinsseen
 from entropy_action.hosts.runsettings import Launch, RunSettings
-from entropy_action.hosts.testfiles import (
-    CHILDREN_FILE,
-    IMPORTS_FILE,
-)
+from entropy_action.testproc.protocol import CHILDREN_FILE, IMPORTS_FILE
 
 PYTEST_USAGE_ERROR = 4
 

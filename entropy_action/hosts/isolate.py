@@ -34,6 +34,7 @@ from entropy_action.core import git
 from entropy_action.core.errors import GateError
 from entropy_action.hosts import environments
 from entropy_action.manifest.pinfile import Pins
+from entropy_action.testproc import protocol
 
 CLOCK_SHIFT = timedelta(days=1843, hours=7, minutes=13)  # ~5 years: year, weekday, hour differ
 SHIFT_SECONDS = int(CLOCK_SHIFT.total_seconds())
@@ -41,14 +42,7 @@ HOSTNAME_PREFIX = "entropy-gate-b-"
 # Host B's perturbations that one run can leave out (`prepare(revert=...)`, RunSettings.revert);
 # "python" is the gate's: host B then runs on host A's interpreter.
 REVERTIBLE = ("clock", "env", "network", "path", "python")
-_NEVER_PASSED = (
-    "PYTEST_ADDOPTS",
-    "PYTEST_PLUGINS",
-    "ENTROPY_GATE_PLUGIN",
-    "ENTROPY_GATE_AUDIT",
-    "ENTROPY_GATE_HOST",
-    "ENTROPY_GATE_LOCK",
-)
+_NEVER_PASSED = frozenset({"PYTEST_ADDOPTS", "PYTEST_PLUGINS", *protocol.GATE_ENV})
 
 # What survives the scrub besides the pins: what finds programs and what interpreters need to
 # start (a shared libpython, Windows' system variables). VIRTUAL_ENV only when the interpreter
@@ -224,9 +218,9 @@ def scrubbed_environ(environ: Mapping[str, str], home: Path, python: str) -> dic
     if venv and os.path.abspath(python).startswith(os.path.join(os.path.abspath(venv), "")):
         kept["VIRTUAL_ENV"] = venv
     home.mkdir(parents=True, exist_ok=True)
-    kept["HOME"] = str(home)
+    kept[protocol.HOME_ENV] = str(home)
     if sys.platform == "win32":
-        kept["USERPROFILE"] = str(home)
+        kept[protocol.PROFILE_ENV] = str(home)
     return kept
 
 

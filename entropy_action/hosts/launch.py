@@ -39,21 +39,7 @@ from entropy_action.hosts.hostjson import (
 )
 from entropy_action.hosts.runsettings import Launch, RunSettings, timeout_of
 from entropy_action.hosts.testfiles import (
-    ASSERTCOUNT_MODULE,
-    ASSERTION_HOOK,
-    AUDIT_ENV,
-    AUDIT_JSON,
-    AUDIT_MODULE,
-    BOOT_MODULE,
-    CHILD_ENV,
-    CHILDREN_FILE,
-    GATE_HOST_ENV,
-    IMPORTS_FILE,
-    LOCK_ENV,
     NSINIT_FILE,
-    NSINIT_RESULT,
-    PLUGIN_ENV,
-    PLUGIN_MODULE,
     drop_rewritten_pycs,
     install_childsite,
     install_plugin,
@@ -61,6 +47,33 @@ from entropy_action.hosts.testfiles import (
     write_boot,
 )
 from entropy_action.manifest.pinfile import LoadedManifest, check_temp_root
+from entropy_action.testproc.protocol import (
+    ASSERTCOUNT_MODULE,
+    ASSERTION_HOOK_INI,
+    AUDIT_CONFIG_FILE,
+    AUDIT_ENV,
+    AUDIT_JSON,
+    AUDIT_MODULE,
+    BOOT_MODULE,
+    CHANNEL_FD_FIELD,
+    CHILD_ENV,
+    CHILDREN_FILE,
+    GATE_ENV,
+    GATE_HOST_ENV,
+    HYPOTHESIS_DIR,
+    IMPORTS_FILE,
+    LANG_ENV,
+    LOCK_ENV,
+    MARKER_ENV,
+    NSINIT_RESULT,
+    PATH_ENV,
+    PLUGIN_CONFIG_FILE,
+    PLUGIN_ENV,
+    PLUGIN_MODULE,
+    REPORT_FILE,
+    TEMP_ENV,
+    TZ_ENV,
+)
 
 MARKER_ONLY = (
     "no PID namespace or cgroup here: left-over processes are found by an environment marker only"
@@ -98,7 +111,7 @@ def run_host(settings: RunSettings) -> HostInfo:
         if untrusted:
             (out / JUNIT_XML).unlink(missing_ok=True)
             launch.notes.append(f"pytest {untrusted}: its partial report was discarded")
-        report = pinsseen.read_report(scratch / "report.json")
+        report = pinsseen.read_report(scratch / REPORT_FILE)
         if returncode == NSINIT_FAILED and report is None:
             raise GateError(f"host {settings.host}: {last_line(out / PYTEST_LOG)}")
         if returncode == PYTEST_USAGE_ERROR and record_conftest_failure(out):
@@ -182,7 +195,7 @@ def _launch(
         )
         cwd, notes = hostb.tree, []
     else:
-        dropped = (*DROPPED_ON_A, PLUGIN_ENV, AUDIT_ENV, GATE_HOST_ENV, LOCK_ENV)
+        dropped = {*DROPPED_ON_A, *GATE_ENV}  # the gate's own are the gate's to set
         env = {k: v for k, v in settings.environ.items() if k not in dropped}
         drop_rewritten_pycs(settings.root.absolute(), settings.loaded.manifest.module)
         isolate.inspect_interpreter(python, env)
@@ -190,15 +203,15 @@ def _launch(
     expected = pinsseen.pinned_environ(pins, None if claim is None else str(claim.target), cassette)
     env.update({name: value for _, name, value in expected})
     env.update(_unpinned_b(hostb))
-    old_path = env.get("PYTHONPATH") if hostb is None else None
+    old_path = env.get(PATH_ENV) if hostb is None else None
     paths = [str(plugin_dir), *([old_path] if old_path else [])]
     if hostb is not None:
         paths.append(str(install_childsite(scratch)))
         env[CHILD_ENV] = _child_config(plugin_dir, scratch, hostb, in_process=not unshare)
-    env["PYTHONPATH"] = os.pathsep.join(paths)
+    env[PATH_ENV] = os.pathsep.join(paths)
     env[PLUGIN_ENV] = str(_plugin_config(settings, scratch, hostb, unshare, expected, pipe[1]))
     marker = supervise.new_marker()
-    env[supervise.MARKER_ENV] = marker
+    env[MARKER_ENV] = marker
     env[GATE_HOST_ENV] = settings.host
     if hostb is not None and "network" not in settings.revert:
         env[LOCK_ENV] = "1"
@@ -236,7 +249,7 @@ def _unpinned_b(hostb: isolate.HostB | None) -> dict[str, str]:
     if hostb is None:
         return env
     if hostb.tmpdir:
-        env.update(dict.fromkeys(("TMPDIR", "TEMP", "TMP"), hostb.tmpdir))
+        env.update(dict.fromkeys(TEMP_ENV, hostb.tmpdir))
     if hostb.tz:
         env["TZ"] = hostb.tz
     if hostb.lang:
@@ -275,7 +288,7 @@ def _audit_config(
         "temp_root": None if claim is None else str(claim.target),
         "out": str(scratch / AUDIT_JSON),
     }
-    path = scratch / "audit-config.json"
+    path = scratch / AUDIT_CONFIG_FILE
     path.write_text(json.dumps(config), encoding="utf-8")
     return path
 
@@ -290,23 +303,23 @@ def _plugin_config(
 ) -> Path:
     in_process = hostb is not None and not unshare and "network" not in settings.revert
     config = {
-        "channel_fd": channel_fd,
+        CHANNEL_FD_FIELD: channel_fd,
         "host": settings.host,
-        "report": str(scratch / "report.json"),
-        "env_names": sorted({name for _, name, _ in expected} | {"TZ", "LANG", "LC_ALL"}),
+        "report": str(scratch / REPORT_FILE),
+        "env_names": sorted({name for _, name, _ in expected} | {TZ_ENV, *LANG_ENV}),
         "clock_shift_seconds": hostb.clock.plugin_shift if hostb else None,
         "block_network": in_process,
         "hostname": hostb.hostname if hostb and in_process else None,
         "check_loopback": hostb is not None,
         "rng_seed": rng_seed(settings.loaded.manifest.pins.rng_seed, hostb),
-        "hypothesis_dir": str(scratch / "hypothesis"),
+        "hypothesis_dir": str(scratch / HYPOTHESIS_DIR),
         "tree": str(hostb.tree if hostb else settings.root.absolute()),
         "original": str(settings.root.absolute()) if hostb else None,
         "checkout": str(settings.checkout.absolute()) if settings.checkout else None,
         "environments": _environments(settings),
         "imports_report": str(scratch / IMPORTS_FILE),
     }
-    path = scratch / "plugin.json"
+    path = scratch / PLUGIN_CONFIG_FILE
     path.write_text(json.dumps(config), encoding="utf-8")
     return path
 
@@ -333,7 +346,7 @@ def _pytest_argv(settings: RunSettings, python: str, out: Path) -> list[str]:
     executed (only where a rule compares them: the hosts' and the base's runs).
     """
     manifest = settings.loaded.manifest
-    counting = ["-p", ASSERTCOUNT_MODULE, "-o", f"{ASSERTION_HOOK}=true"]
+    counting = ["-p", ASSERTCOUNT_MODULE, "-o", f"{ASSERTION_HOOK_INI}=true"]
     return [
         python, "-m", "pytest", *(settings.select or [manifest.module]), *manifest.run.pytest_args,
         "-p", BOOT_MODULE, "-p", PLUGIN_MODULE, *(["-p", AUDIT_MODULE] if settings.audit else []),

@@ -20,6 +20,7 @@ from typing import Any
 from entropy_action.core.hostinfo import Fingerprint
 from entropy_action.hosts import isolate
 from entropy_action.manifest.pinfile import Pins
+from entropy_action.testproc import protocol
 
 REPORT_LIMIT = 4 * 1024 * 1024
 RUNNER_VARS = ("RUNNER_NAME", "RUNNER_OS", "RUNNER_ARCH", "ImageOS", "ImageVersion")
@@ -29,22 +30,24 @@ NOTHING_REPORTED = "the test process reported nothing (was the gate's plugin dis
 def pinned_environ(
     pins: Pins, temp_root: str | None, cassette: str | None
 ) -> list[tuple[str, str, str]]:
-    """(pin, variable, value) for every variable the pins set in the test process."""
-    out: list[tuple[str, str, str]] = [("hash_seed", "PYTHONHASHSEED", "0")]
-    if pins.tz is not None:
-        out.append(("tz", "TZ", pins.tz))
-    if pins.lang is not None:
-        out += [("lang", "LANG", pins.lang), ("lang", "LC_ALL", pins.lang)]
-    if pins.clock_unix is not None:
-        out.append(("clock_unix", "ENTROPY_CLOCK_UNIX", str(pins.clock_unix)))
-    if pins.rng_seed is not None:
-        out.append(("rng_seed", "ENTROPY_RNG_SEED", str(pins.rng_seed)))
-    if temp_root is not None:
-        out += [("temp_root", name, temp_root) for name in ("TMPDIR", "TEMP", "TMP")]
-    if pins.cassette_sha256 is not None:
-        out.append(("cassette_sha256", "ENTROPY_CASSETTE_SHA256", pins.cassette_sha256))
-    if cassette is not None:
-        out.append(("cassette", "ENTROPY_CASSETTE", cassette))
+    """(pin, variable, value) for every variable the pins set in the test process: the
+    variables protocol.PIN_ENV names for each pin, then the `env.NAME` pins."""
+    values: dict[str, str | None] = {
+        "hash_seed": "0",
+        "tz": pins.tz,
+        "lang": pins.lang,
+        "clock_unix": None if pins.clock_unix is None else str(pins.clock_unix),
+        "rng_seed": None if pins.rng_seed is None else str(pins.rng_seed),
+        "temp_root": temp_root,
+        "cassette_sha256": pins.cassette_sha256,
+        "cassette": cassette,
+    }
+    out = [
+        (pin, name, value)
+        for pin, names in protocol.PIN_ENV.items()
+        if (value := values[pin]) is not None
+        for name in names
+    ]
     out += [(f"env.{name}", name, value) for name, value in (pins.env or {}).items()]
     return out
 

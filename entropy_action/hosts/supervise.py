@@ -22,7 +22,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-MARKER_ENV = "ENTROPY_GATE_RUN"  # set to a fresh token in each run's environment
+from entropy_action.testproc.protocol import MARKER_ENV  # a fresh token in each run's environ
+
 POLL_SECONDS = 0.25
 MAX_ENTRIES = 200_000  # entries counted per look at the temp root; more counts as full
 DEFAULT_TEMP_CAP_MB = 4096

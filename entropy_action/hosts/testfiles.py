@@ -8,49 +8,10 @@ import importlib.util
 import shutil
 from pathlib import Path
 
-PLUGIN_MODULE = "entropy_gate_plugin"
+from entropy_action.testproc import protocol
+from entropy_action.testproc.protocol import ASSERTCOUNT_MODULE, AUDIT_MODULE, PLUGIN_MODULE
 
-
-BOOT_MODULE = "entropy_gate_boot"  # the first `-p`: imports the run's plugins (write_boot)
-
-
-CHILD_ENV = "ENTROPY_GATE_CHILD"  # childsite.CHILD_ENV
-
-
-CHILDREN_FILE = "children.jsonl"
-
-
-IMPORTS_FILE = "imports.json"
-
-
-ASSERTION_HOOK = "enable_assertion_pass_hook"  # assertcount.ASSERTION_HOOK_INI
-
-
-ASSERTCOUNT_MODULE = "entropy_gate_assertcount"  # assertcount.py, copied beside the plugin
-
-
-AUDIT_MODULE = "entropy_gate_audit"  # audit.py, copied beside the plugin
-
-
-AUDIT_ENV = "ENTROPY_GATE_AUDIT"  # audit.AUDIT_ENV
-
-
-AUDIT_JSON = "audit.json"
-
-
-GATE_HOST_ENV = "ENTROPY_GATE_HOST"  # seams.GATE_HOST_ENV: the user plugin is active under us
-
-
-LOCK_ENV = "ENTROPY_GATE_LOCK"  # seams.LOCK_ENV: "1" locks the network in-process
-
-
-NSINIT_FILE = "entropy_gate_nsinit.py"
-
-
-NSINIT_RESULT = "nsinit.json"  # nsinit's exit status of pytest and what it killed
-
-
-PLUGIN_ENV = "ENTROPY_GATE_PLUGIN"  # plugin.CONFIG_ENV; the plugin may not import us
+NSINIT_FILE = f"{protocol.NSINIT_MODULE}.py"
 
 
 TESTPROC = Path(__file__).parent.parent / "testproc"  # the files copied into the test process
@@ -77,15 +38,17 @@ def drop_rewritten_pycs(root: Path, module: str) -> None:
 
 
 def install_plugin(scratch: Path) -> Path:
-    """plugin.py, audit.py, assertcount.py and nsinit.py alone in a private directory: the
-    gate's site stays out."""
-    folder = scratch / "plugin"
-    folder.mkdir()
-    here = TESTPROC
-    copy_module(here / "plugin.py", folder, PLUGIN_MODULE)
-    copy_module(here / "audit.py", folder, AUDIT_MODULE)
-    copy_module(here / "assertcount.py", folder, ASSERTCOUNT_MODULE)
-    shutil.copyfile(here / "nsinit.py", folder / NSINIT_FILE)
+    """The plugin folder's copies (protocol.COPIES: the plugin, the audit, the counting,
+    nsinit, the names they share) alone in a private directory: the gate's site stays out."""
+    return install(scratch, protocol.PLUGIN_FOLDER)
+
+
+def install(scratch: Path, folder_name: str) -> Path:
+    """`scratch/folder_name` holding every file protocol.COPIES puts in that folder."""
+    folder = scratch / folder_name
+    folder.mkdir(exist_ok=True)
+    for source, module in protocol.copies(folder_name):
+        copy_module(TESTPROC / source, folder, module)
     return folder
 
 
@@ -122,13 +85,11 @@ def write_boot(folder: Path, modules: list[str]) -> None:
     Their docstrings say PYTEST_DONT_REWRITE, so pytest does not warn that they were imported
     before it could rewrite them."""
     imports = "".join(f"import {name}  # noqa: F401\n" for name in modules)
-    text = f'"""The gate\'s plugins, imported first (hosts.testfiles.write_boot)."""\n\n{imports}'
-    (folder / f"{BOOT_MODULE}.py").write_text(text, encoding="utf-8")
+    text = f'"""The gate\'s plugins, imported first (runner.write_boot)."""\n\n{imports}'
+    (folder / f"{protocol.BOOT_MODULE}.py").write_text(text, encoding="utf-8")
 
 
 def install_childsite(scratch: Path) -> Path:
-    """childsite.py as sitecustomize.py in a directory of its own (children run it at start)."""
-    folder = scratch / "childsite"
-    folder.mkdir()
-    shutil.copyfile(TESTPROC / "childsite.py", folder / "sitecustomize.py")
-    return folder
+    """childsite.py as sitecustomize.py in a directory of its own (children run it at start),
+    with the names it shares (protocol.py)."""
+    return install(scratch, protocol.CHILDSITE_FOLDER)

@@ -29,6 +29,7 @@ from typing import Literal
 
 from entropy_action.core.findings import Finding
 from entropy_action.scan.runtime import bare_id
+from entropy_action.testproc import vocabulary
 from entropy_action.verdict.model import Assertions, TestResult
 
 Host = Literal["a", "b"]
@@ -79,7 +80,7 @@ def _finding(result: TestResult, lost: dict[Host, tuple[Assertions, Assertions]]
         line=result.line or 1,
         message=f"property {name or function}{case} passed without running its assertions: "
         f"{'; '.join(parts)} — a test that returns before its checks proves nothing "
-        "(counted: the `assert` statements pytest rewrites and unittest's `self.assert*` calls)",
+        f"(counted: {vocabulary.COUNTED_TEXT})",
         test=name or None,
     )
 

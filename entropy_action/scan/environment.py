@@ -1,4 +1,5 @@
-"""Rule 4, environment: writes to `os.environ` for variables the gate pins.
+"""Rule 4, environment: writes to `os.environ` for variables the gate pins or sets for its own
+plugins (protocol.PIN_ENV, protocol.GATE_ENV).
 
 `os.environ[K] = v`, `del os.environ[K]`, `os.environ.update/setdefault/pop/clear`,
 `os.putenv/unsetenv`, `monkeypatch.setenv/delenv/setitem/delitem`, `mock.patch.dict`.
@@ -11,6 +12,7 @@ import ast
 
 from entropy_action.scan.model import Context, Hit, Unit
 from entropy_action.scan.names import ModuleIndex, const_str, keyword, short
+from entropy_action.testproc import protocol
 
 EVERY = "*"  # the whole environment is replaced or cleared
 ENVIRON_METHODS = frozenset({"update", "setdefault", "pop", "__setitem__", "__delitem__"})
@@ -34,10 +36,14 @@ def find(ctx: Context, unit: Unit) -> list[Hit]:
             continue
         shown = ", ".join(pinned) if EVERY not in names else "every pinned variable"
         them = "it" if len(pinned) == 1 else "them"
-        message = (
-            f"{shown} written in {unit.where()}: {short(node)} — the gate pins {them}; "
-            f"changing {them} inside the test process hides what the pin guards"
-        )
+        if EVERY not in names and set(pinned) <= protocol.GATE_ENV:
+            why = f"the gate sets {them} to run its own plugins; changing {them} tampers with it"
+        else:
+            why = (
+                f"the gate pins {them}; changing {them} inside the test process hides what "
+                "the pin guards"
+            )
+        message = f"{shown} written in {unit.where()}: {short(node)} — {why}"
         hits.append(unit.hit("env_write", node, message))
     return hits
 

@@ -26,24 +26,9 @@ from collections.abc import Iterator
 
 from entropy_action.scan.model import Context, Hit, Unit, units
 from entropy_action.scan.names import ModuleIndex, Ref, const_str, short
+from entropy_action.testproc import vocabulary
 
 SAME_OPS = (ast.Eq, ast.Is, ast.GtE, ast.LtE)
-UNITTEST_SAME = frozenset(
-    {
-        "assertEqual",
-        "assertEquals",
-        "assertIs",
-        "assertGreaterEqual",
-        "assertLessEqual",
-        "assertAlmostEqual",
-        "assertCountEqual",
-        "assertListEqual",
-        "assertDictEqual",
-        "assertSetEqual",
-        "assertTupleEqual",
-        "assertSequenceEqual",
-    }
-)
 MAX_ALIAS = 5
 ENV = ("os.environ", "os.getenv", "os.getenvb", "os.environb")
 PLATFORM = ("sys.platform", "os.name", "platform", "sys.version_info", "sys.implementation")
@@ -147,7 +132,7 @@ def _sides(node: ast.AST) -> tuple[ast.expr, ast.expr] | None:
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
-        and node.func.attr in UNITTEST_SAME
+        and node.func.attr in vocabulary.UNITTEST_SAME_SIDES
         and isinstance(node.func.value, ast.Name)
         and node.func.value.id == "self"
         and len(node.args) >= 2
@@ -340,7 +325,7 @@ def _globals(unit: Unit) -> frozenset[str]:
 def _conditional_exit(
     ctx: Context, unit: Unit, func: ast.FunctionDef | ast.AsyncFunctionDef
 ) -> list[Hit]:
-    asserts = [_line(n) for n in _walk(func.body) if _asserting(n)]
+    asserts = [_line(n) for n in _walk(func.body) if _asserting(ctx, unit, n)]
     if not asserts:
         return []
     locals_ = _single_assignments(unit)
@@ -355,7 +340,7 @@ def _conditional_exit(
         exits = [
             n for branch in (node.body, node.orelse) for n in _walk(branch) if _exits(ctx, unit, n)
         ]
-        inside = [n for n in _walk(node.body) if _asserting(n)]
+        inside = [n for n in _walk(node.body) if _asserting(ctx, unit, n)]
         if exits and min(_line(n) for n in exits) < max(asserts):
             shown = short(exits[0], 40)
             message = (
@@ -365,7 +350,7 @@ def _conditional_exit(
         elif (
             inside
             and len(inside) == len(asserts)
-            and not any(_asserting(n) for n in _walk(node.orelse))
+            and not any(_asserting(ctx, unit, n) for n in _walk(node.orelse))
         ):
             message = (
                 f"property {func.name} runs its assertions only when {condition} ({what}) — "
@@ -392,13 +377,14 @@ def _line(node: ast.AST) -> int:
     return int(getattr(node, "lineno", 0))
 
 
-def _asserting(node: ast.AST) -> bool:
+def _asserting(ctx: Context, unit: Unit, node: ast.AST) -> bool:
+    """An `assert` statement or a call the vocabulary calls an assertion."""
     if isinstance(node, ast.Assert):
         return True
     if isinstance(node, ast.Call):
         func = node.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        return str(name).lower().startswith("assert")
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        return vocabulary.asserting_call(name, ctx.dotted(func, unit.module))
     return False
 
 

@@ -12,17 +12,11 @@ from entropy_action.scan.collect import Collector, Func, Key, PropertyTest
 from entropy_action.scan.names import ModuleIndex
 from entropy_action.scan.reach import Reach
 from entropy_action.scan.scope import Scope
+from entropy_action.testproc import protocol
 
-# Variables the runner always pins, whatever the manifest says.
-ALWAYS_PINNED = frozenset({"PYTHONHASHSEED"})
-PIN_VARIABLES: dict[str, tuple[str, ...]] = {
-    "tz": ("TZ",),
-    "lang": ("LANG", "LC_ALL"),
-    "clock_unix": ("ENTROPY_CLOCK_UNIX",),
-    "rng_seed": ("ENTROPY_RNG_SEED",),
-    "temp_root": ("TMPDIR", "TEMP", "TMP"),
-    "cassette_sha256": ("ENTROPY_CASSETTE_SHA256",),
-}
+# Variables a test may never write, whatever the manifest says: PYTHONHASHSEED and the gate's
+# own (protocol.GATE_ENV); a pin's variables (protocol.PIN_ENV) only where it is pinned.
+ALWAYS_PINNED = protocol.ALWAYS_PINNED | protocol.GATE_ENV
 
 
 @dataclass(frozen=True)
@@ -43,7 +37,7 @@ class Rules:
         for manifest in manifests:
             forbidden.update(manifest.constraints.forbid_skip_markers)
             pins = manifest.pins.flat()
-            for pin, names in PIN_VARIABLES.items():
+            for pin, names in protocol.PIN_ENV.items():
                 env.update(names if pin in pins else ())
             env.update(manifest.pins.env or {})
         return cls(

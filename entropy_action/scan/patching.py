@@ -12,6 +12,7 @@ import ast
 from entropy_action.scan import environment
 from entropy_action.scan.model import Context, Hit, Unit, units
 from entropy_action.scan.names import FunctionNode, const_str, function_params, keyword, short
+from entropy_action.testproc import protocol
 
 # Dotted prefixes of entropy sources, longest first where they overlap.
 SOURCES = (
@@ -78,7 +79,7 @@ RESEEDERS = frozenset(
         "hypothesis.seed",
     }
 )
-SEED_VARIABLE = "ENTROPY_RNG_SEED"
+SEED_VARIABLE = protocol.RNG_SEED_ENV
 
 
 def source_of(dotted: str) -> str | None:

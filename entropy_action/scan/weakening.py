@@ -10,26 +10,10 @@ from dataclasses import dataclass
 from entropy_action.core.findings import Finding
 from entropy_action.scan.collect import Func, PropertyTest
 from entropy_action.scan.model import Context, Hit, Unit, hit, units
-from entropy_action.scan.names import short
+from entropy_action.scan.names import ModuleIndex, short
+from entropy_action.testproc import vocabulary
 
-ASSERTING = frozenset(
-    {"pytest.raises", "pytest.warns", "pytest.deprecated_call", "pytest.approx", "pytest.fail"}
-)
 SAME_SIDES = (ast.Eq, ast.Is)
-UNITTEST_SAME = frozenset(
-    {
-        "assertEqual",
-        "assertEquals",
-        "assertIs",
-        "assertGreaterEqual",
-        "assertLessEqual",
-        "assertAlmostEqual",
-        "assertCountEqual",
-        "assertListEqual",
-        "assertDictEqual",
-    }
-)
-BROAD = frozenset({"Exception", "BaseException"})
 
 
 @dataclass(frozen=True)
@@ -71,15 +55,21 @@ def _assertions(ctx: Context, test: PropertyTest) -> int:
 
 
 def _in(ctx: Context, func: Func) -> int:
-    total = 0
-    for node in ctx.nodes(func):
-        if isinstance(node, ast.Assert):
-            total += 1
-        elif isinstance(node, ast.Call):
-            name = _terminal(node.func)
-            dotted = ctx.dotted(node.func, func.module)
-            total += bool(dotted in ASSERTING or (name or "").lower().startswith("assert"))
-    return total
+    return sum(_is_assertion(ctx, func.module, node) for node in ctx.nodes(func))
+
+
+def _is_assertion(ctx: Context, module: ModuleIndex, node: ast.AST) -> bool:
+    """An `assert` statement or a call the vocabulary calls an assertion."""
+    if isinstance(node, ast.Assert):
+        return True
+    if isinstance(node, ast.Call):
+        dotted = ctx.dotted(node.func, module)
+        return vocabulary.asserting_call(_terminal(node.func), dotted)
+    return False
+
+
+def _asserts(ctx: Context, unit: Unit, body: Sequence[ast.stmt]) -> bool:
+    return any(_is_assertion(ctx, unit.module, n) for stmt in body for n in ast.walk(stmt))
 
 
 def _terminal(func: ast.expr) -> str | None:
@@ -238,15 +228,16 @@ def _unittest_tautology(call: ast.Call) -> bool:
     ):
         return False
     args = call.args
-    if func.attr in ("assertTrue", "assert_") and args:
+    if func.attr in vocabulary.UNITTEST_TRUE and args:
         return _always_true(args[0])
-    if func.attr == "assertFalse" and args:
+    if func.attr in vocabulary.UNITTEST_FALSE and args:
         return _always_false(args[0])
-    return func.attr in UNITTEST_SAME and len(args) >= 2 and _same(args[0], args[1])
+    same = func.attr in vocabulary.UNITTEST_SAME_SIDES
+    return same and len(args) >= 2 and _same(args[0], args[1])
 
 
 def _swallowed(ctx: Context, unit: Unit, node: ast.Try) -> list[Hit]:
-    asserts = any(isinstance(n, ast.Assert) for stmt in node.body for n in ast.walk(stmt))
+    asserts = _asserts(ctx, unit, node.body)
     hits: list[Hit] = []
     for handler in node.handlers:
         caught = _caught(handler.type)
@@ -265,7 +256,7 @@ def _swallowed(ctx: Context, unit: Unit, node: ast.Try) -> list[Hit]:
 
 def _suppressed(ctx: Context, unit: Unit, node: ast.With | ast.AsyncWith) -> list[Hit]:
     """`with contextlib.suppress(AssertionError): assert ...`."""
-    asserts = any(isinstance(n, ast.Assert) for stmt in node.body for n in ast.walk(stmt))
+    asserts = _asserts(ctx, unit, node.body)
     for item in node.items:
         call = item.context_expr
         if not isinstance(call, ast.Call) or ctx.dotted(call.func, unit.module) != (
@@ -291,9 +282,9 @@ def _caught(expr: ast.expr | None) -> str | None:
         n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else ""
         for n in names
     }
-    if "AssertionError" in ids:
+    if vocabulary.ASSERTION_ERROR in ids:
         return "AssertionError"
-    return "broad" if ids & BROAD else None
+    return "broad" if ids & vocabulary.BROAD_EXCEPTIONS else None
 
 
 def _reraises(ctx: Context, unit: Unit, handler: ast.ExceptHandler) -> bool:

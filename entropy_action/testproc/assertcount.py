@@ -1,8 +1,9 @@
 """Counting the assertions each test executed, inside the test process.
 
 Loaded as `entropy_gate_assertcount` (hosts.testfiles.write_boot) next to `-o
-enable_assertion_pass_hook=true`: the runner copies this file alone beside the plugin, so it
-imports the standard library only and nothing from entropy_action. Each test's count goes into
+enable_assertion_pass_hook=true`: the runner copies this file beside the plugin, so it
+imports the standard library only and, of entropy_action, its siblings vocabulary.py and
+protocol.py (copied with it). Each test's count goes into
 the JUnit report as the properties `entropy_assertions` (how many passed) and
 `entropy_assertion_sites` (at how many distinct statements: a loop over ten items is ten
 assertions at one site). Setup, call and teardown all count; a failing assertion does not.
@@ -22,12 +23,13 @@ What counts:
   under a pytest without it, in the shape known here, the public hook counts instead
   (slower, the same counts). `--assert=plain` rewrites nothing: every such count is 0.
 - unittest's `self.assert*` methods (a `unittest.TestCase` run by pytest, or any call in a
-  test): `TestCase`'s methods are wrapped once the test modules are imported, and a call counts
-  when it returns and was made from outside unittest (`assertEqual` calling
-  `assertListEqual` is one assertion). The wrappers' frames are hidden from tracebacks
-  (`__unittest` for unittest's and pytest's unittest filter, `__tracebackhide__` for pytest's).
+  test), the ones vocabulary.py names COUNTED: `TestCase`'s methods are wrapped once the
+  test modules are imported, and a call counts when it returns and was made from outside
+  unittest (`assertEqual` calling `assertListEqual` is one assertion). The wrappers' frames
+  are hidden from tracebacks (`__unittest` for unittest's and pytest's unittest filter,
+  `__tracebackhide__` for pytest's).
 
-`pytest.raises` and mocks' `assert_called_*` are not counted.
+`pytest.raises` and mocks' `assert_called_*` are not counted (vocabulary.py).
 
 PYTEST_DONT_REWRITE: the run imports this module before pytest could rewrite it (it has no
 assert to rewrite), and pytest is told so by this marker.
@@ -42,12 +44,17 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
+if __package__:  # imported as entropy_action.testproc.assertcount (the gate, the tests)
+    from entropy_action.testproc import protocol, vocabulary
+else:  # copied into the test process as entropy_gate_assertcount (hosts.testfiles)
+    import entropy_gate_protocol as protocol  # type: ignore[import-not-found, no-redef]
+    import entropy_gate_vocabulary as vocabulary  # type: ignore[import-not-found, no-redef]
+
 ASSERTIONS_PROPERTY = "entropy_assertions"
 SITES_PROPERTY = "entropy_assertion_sites"
-ASSERTION_HOOK_INI = "enable_assertion_pass_hook"
+ASSERTION_HOOK_INI = protocol.ASSERTION_HOOK_INI
 CHECK_NAME = "_check_if_assertion_pass_impl"  # in _pytest.assertion.rewrite
 HOOK_PLUGIN = "entropy-gate-assertion-hook"
-UNITTEST_PREFIXES = ("assert", "failUnless", "failIf")  # the last two: < 3.12's aliases
 
 __unittest = True  # unittest's marker: frames of this module are not the test's
 
@@ -138,7 +145,7 @@ def _count_unittest() -> None:
     if case is None or any(owner is case for owner, _, _ in _Counts.restore):
         return
     for name, value in list(vars(case).items()):
-        if name.startswith(UNITTEST_PREFIXES) and inspect.isfunction(value):
+        if name in vocabulary.COUNTED and inspect.isfunction(value):
             _replace(case, name, _counted_method(value))
 
 

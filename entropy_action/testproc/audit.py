@@ -1,9 +1,10 @@
 """The live-entropy audit: which line of the code under test reads the clock, the global RNG,
 the network, a temp dir or an unpinned environment variable while a property runs.
 
-Loaded inside the test process as `entropy_gate_audit` (hosts.testfiles.write_boot): the runner
-copies this file alone beside the plugin (it may import nothing from entropy_action). It does
-nothing unless the runner names a config file in AUDIT_ENV. A read is recorded only when the first
+Loaded inside the test process as `entropy_gate_audit` (hosts.testfiles.write_boot): the
+runner copies this file beside the plugin (it may import nothing from entropy_action but
+protocol.py, copied with it). It does nothing
+unless the runner names a config file in AUDIT_ENV. A read is recorded only when the first
 frame that is not the standard library or site-packages lies in the repository and is not test
 code (the property module, conftest.py, test_*.py, tests/); the test module's own reads are its
 business. Each record is the API, the caller's repo-relative path and line, the test, and a
@@ -37,7 +38,12 @@ from collections.abc import Callable
 from types import CodeType, FrameType
 from typing import Any
 
-AUDIT_ENV = "ENTROPY_GATE_AUDIT"
+if __package__:  # imported as entropy_action.testproc.X (the public names, the gate)
+    from entropy_action.testproc import protocol
+else:  # copied into the test process as entropy_gate_X (hosts.testfiles)
+    import entropy_gate_protocol as protocol  # type: ignore[import-not-found, no-redef]
+
+AUDIT_ENV = protocol.AUDIT_ENV
 MAX_RECORDS = 1000  # distinct records kept; the rest are counted as dropped
 MAX_NAME = 200
 # Library frames between a read and the code under test that asked for it: os.getenv and

@@ -1,7 +1,8 @@
 """Host B's clock shift and network block for the Python processes the tests start.
 
-Standard library only, and no import from the rest of entropy_action: the runner copies this
-file alone as `sitecustomize.py` into a private directory on host B's PYTHONPATH, so every
+Standard library only, and no import from the rest of entropy_action but protocol.py: the
+runner copies this file as `sitecustomize.py` (and protocol.py as `entropy_gate_protocol.py`)
+into a private directory on host B's PYTHONPATH, so every
 Python child of the test process runs it at start-up. In the test process itself it does
 nothing (the plugin's config variable is still set there; the plugin removes it, so children
 never see it). In a child it reads CHILD_ENV (JSON: the plugin's directory, the clock shift,
@@ -20,9 +21,14 @@ import os
 import sys
 from typing import Any
 
-CHILD_ENV = "ENTROPY_GATE_CHILD"
-PLUGIN_ENV = "ENTROPY_GATE_PLUGIN"  # plugin.CONFIG_ENV: set only in the test process itself
-PLUGIN_MODULE = "entropy_gate_plugin"
+if __package__:  # imported as entropy_action.testproc.X (the public names, the gate)
+    from entropy_action.testproc import protocol
+else:  # copied into the test process as entropy_gate_X (hosts.testfiles)
+    import entropy_gate_protocol as protocol  # type: ignore[import-not-found, no-redef]
+
+CHILD_ENV = protocol.CHILD_ENV
+PLUGIN_ENV = protocol.PLUGIN_ENV  # set only in the test process itself
+PLUGIN_MODULE = protocol.PLUGIN_MODULE
 MAX_CHILD_LINES = 1000  # lines a run's children may add to the children file
 
 
@@ -87,7 +93,7 @@ def _chain() -> None:
     """Run the sitecustomize this one shadows (a distribution's or the venv's), if any."""
     here = os.path.dirname(os.path.abspath(__file__))
     path = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
-    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", path)
+    spec = importlib.machinery.PathFinder.find_spec(protocol.CHILDSITE_MODULE, path)
     if spec is not None and spec.loader is not None:
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)

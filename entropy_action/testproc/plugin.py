@@ -1,9 +1,11 @@
 """entropy-gate's pytest plugin, loaded inside the test process (hosts.testfiles.write_boot).
 
-Standard library only, and no import from the rest of entropy_action: the runner copies this
-file alone (as `entropy_gate_plugin.py`) into a private directory on PYTHONPATH, so it works
-under any interpreter that runs pytest. It does nothing unless the runner names a config file
-in the environment variable CONFIG_ENV. Then, at import (before conftests and test modules):
+Standard library only, and of entropy_action only its siblings protocol.py (the names both
+sides share) and netblock.py (the network block): the runner copies this file (as
+`entropy_gate_plugin.py`) and them (as `entropy_gate_protocol.py`, `entropy_gate_netblock.py`)
+into a private directory on PYTHONPATH, so it works under any interpreter that runs pytest. It
+does nothing unless the runner names a config file in the environment variable CONFIG_ENV.
+Then, at import (before conftests and test modules):
 
 - shifts the live wall clock forward with time-machine (ticking, never frozen) when asked;
 - refuses non-loopback sockets in-process and reports another hostname, when the runner could
@@ -35,9 +37,7 @@ assert to rewrite), and pytest is told so by this marker.
 from __future__ import annotations
 
 import contextlib
-import errno
 import hashlib
-import ipaddress
 import json
 import locale
 import os
@@ -50,13 +50,17 @@ import time
 import zlib
 from typing import Any
 
-CONFIG_ENV = "ENTROPY_GATE_PLUGIN"
+if __package__:  # imported as entropy_action.testproc.plugin (the public names, the gate)
+    from entropy_action.testproc import netblock, protocol
+else:  # copied into the test process as entropy_gate_plugin (hosts.testfiles)
+    import entropy_gate_netblock as netblock  # type: ignore[import-not-found, no-redef]
+    import entropy_gate_protocol as protocol  # type: ignore[import-not-found, no-redef]
+
+CONFIG_ENV = protocol.PLUGIN_ENV
 SEED_OPTION = "--entropy-gate-seed"
-HYPOTHESIS_DIR_ENV = "HYPOTHESIS_STORAGE_DIRECTORY"
+HYPOTHESIS_DIR_ENV = protocol.HYPOTHESIS_DIR_ENV
 SUBTESTS_PROPERTY = "entropy_subtests"  # junit.SUBTESTS
 ROOT_PLACEHOLDER = "<root>"  # evidence.ids.ROOT_PLACEHOLDER: ids pair across checkouts
-_LOOPBACK_NAMES = frozenset({"", "localhost", "localhost.localdomain", "ip6-localhost"})
-_INET = (socket.AF_INET, socket.AF_INET6)
 
 _config: dict[str, Any] | None = None
 _state: dict[str, Any] = {}
@@ -111,63 +115,13 @@ def _shift_clock(seconds: float) -> None:
 # --- the network and the hostname, in-process ----------------------------------------------
 
 
-def _is_loopback(host: object) -> bool:
-    if host is None:
-        return True
-    if isinstance(host, bytes):
-        host = host.decode("ascii", "replace")
-    name = str(host).split("%", 1)[0].strip().lower().rstrip(".")
-    if name in _LOOPBACK_NAMES or name.endswith(".localhost"):
-        return True
-    try:
-        address = ipaddress.ip_address(name)
-    except ValueError:
-        return False
-    return address.is_loopback or address.is_unspecified
-
-
-def _refuse(what: object) -> OSError:
-    return OSError(
-        errno.ENETUNREACH, f"entropy-gate host B has no network: {what!r} is not loopback"
-    )
-
-
-def _check_address(family: int, address: object) -> None:
-    if family in _INET and isinstance(address, tuple) and not _is_loopback(address[0]):
-        raise _refuse(address[0])
+def _refusal(host: object) -> str:
+    return f"entropy-gate host B has no network: {host!r} is not loopback"
 
 
 def _block_network() -> None:
-    real_getaddrinfo = socket.getaddrinfo
-
-    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
-        if not _is_loopback(host):
-            raise socket.gaierror(
-                socket.EAI_NONAME, f"entropy-gate host B has no network: cannot resolve {host!r}"
-            )
-        return real_getaddrinfo(host, *args, **kwargs)
-
-    def by_name(real: Any) -> Any:
-        def lookup(host: Any, *args: Any) -> Any:
-            if not _is_loopback(host):
-                raise _refuse(host)
-            return real(host, *args)
-
-        return lookup
-
-    def guarded(real: Any) -> Any:
-        def method(self: socket.socket, *args: Any) -> Any:
-            if args:
-                _check_address(self.family, args[-1])
-            return real(self, *args)
-
-        return method
-
-    socket.getaddrinfo = getaddrinfo
-    socket.gethostbyname = by_name(socket.gethostbyname)
-    socket.gethostbyname_ex = by_name(socket.gethostbyname_ex)
-    for name in ("connect", "connect_ex", "sendto"):
-        setattr(socket.socket, name, guarded(getattr(socket.socket, name)))
+    """Refuse every non-loopback host at every entry point (netblock.ENTRY_POINTS), always."""
+    netblock.install(_refusal)
     _state["network_blocked_in_process"] = True
 
 
@@ -279,7 +233,7 @@ def pytest_addoption(parser: Any) -> None:
 
 
 def _open_channel(config: dict[str, Any]) -> None:
-    fd = config.get("channel_fd")
+    fd = config.get(protocol.CHANNEL_FD_FIELD)
     if not isinstance(fd, int):
         return
     try:

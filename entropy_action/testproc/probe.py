@@ -3,7 +3,7 @@ functions of the watched production files each test called; or, given mutants, e
 run in a forked child of the collected session. Standard library (and pytest) only.
 
 Loaded with `-p entropy_gate_probe` from a private directory; configured by the JSON file
-named in ENTROPY_GATE_PROBE: {"report": PATH, "root": DIR, "watch": [FILE, ...], "only":
+named in protocol.PROBE_ENV: {"report": PATH, "root": DIR, "watch": [FILE, ...], "only":
 [ID, ...], "whole": [MODULE, ...], "whole_max": N}. An empty `watch` records outcomes only;
 `only` keeps those tests, and every test of the `whole` modules when they hold at most N
 collected tests together (the report says so: "whole"), and deselects the rest. Function
@@ -46,7 +46,12 @@ from typing import Any
 
 from _pytest.runner import runtestprotocol
 
-CONFIG_ENV = "ENTROPY_GATE_PROBE"
+if __package__:  # imported as entropy_action.testproc.X (the public names, the gate)
+    from entropy_action.testproc import protocol
+else:  # copied into the test process as entropy_gate_X (hosts.testfiles)
+    import entropy_gate_protocol as protocol  # type: ignore[import-not-found, no-redef]
+
+CONFIG_ENV = protocol.PROBE_ENV
 RANK = {"passed": 0, "skipped": 1, "error": 2, "failed": 3}
 TOOL_ID = 4  # sys.monitoring's tool ids 0-5; 4 is unassigned by the standard library
 # Call events traced per test before the tracer steps aside; the test then counts as reaching

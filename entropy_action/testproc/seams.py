@@ -19,13 +19,9 @@ own `entropy_gate_plugin`, so both load side by side.
 
 from __future__ import annotations
 
-import errno
 import importlib
-import ipaddress
 import os
 import random
-import socket
-import sys
 import time
 import zlib
 from collections.abc import Iterator
@@ -35,10 +31,11 @@ from typing import Any, Protocol
 
 import pytest
 
-GATE_HOST_ENV = "ENTROPY_GATE_HOST"  # set by the runner: "a" or "b"
-LOCK_ENV = "ENTROPY_GATE_LOCK"  # set by the runner to "1" on host B unless its network is kept
+from entropy_action.testproc import netblock, protocol  # seams is never copied: users install it
+
+GATE_HOST_ENV = protocol.GATE_HOST_ENV  # set by the runner: "a" or "b"
+LOCK_ENV = protocol.LOCK_ENV  # set by the runner to "1" on host B unless its network is kept
 PLUGIN_NAME = "entropy_gate"
-_LOOPBACK_NAMES = frozenset({"", "localhost", "localhost.localdomain", "ip6-localhost"})
 
 
 class Clock(Protocol):
@@ -88,13 +85,13 @@ class Pins:
     def from_environ(cls, environ: Any = None) -> Pins:
         env = os.environ if environ is None else environ
         return cls(
-            clock_unix=_integer(env.get("ENTROPY_CLOCK_UNIX")),
-            rng_seed=_integer(env.get("ENTROPY_RNG_SEED")),
+            clock_unix=_integer(env.get(protocol.CLOCK_UNIX_ENV)),
+            rng_seed=_integer(env.get(protocol.RNG_SEED_ENV)),
             tz=env.get("TZ"),
             lang=env.get("LANG"),
-            temp_root=env.get("TMPDIR") if env.get(GATE_HOST_ENV) else None,
-            cassette=env.get("ENTROPY_CASSETTE"),
-            cassette_sha256=env.get("ENTROPY_CASSETTE_SHA256"),
+            temp_root=env.get(protocol.TEMP_ENV[0]) if env.get(GATE_HOST_ENV) else None,
+            cassette=env.get(protocol.CASSETTE_ENV),
+            cassette_sha256=env.get(protocol.CASSETTE_SHA256_ENV),
         )
 
 
@@ -188,7 +185,7 @@ def pytest_configure(config: pytest.Config) -> None:
     _state.lock = asked or os.environ.get(LOCK_ENV) == "1"
     if _state.lock:
         _lock_network()
-    _state.cassette = os.environ.get("ENTROPY_CASSETTE")
+    _state.cassette = os.environ.get(protocol.CASSETTE_ENV)
     if _state.cassette:
         _state.vcr, why = _import_vcr() if _is_vcr_cassette(_state.cassette) else (None, _OTHER)
         _state.header = (f"entropy-gate: cassette {_state.cassette} {why}",)
@@ -240,51 +237,16 @@ def pytest_runtest_call() -> Iterator[None]:
 # --- the network lock ------------------------------------------------------------------------
 
 
-def _is_loopback(host: object) -> bool:
-    if host is None:
-        return True
-    if isinstance(host, bytes):
-        host = host.decode("ascii", "replace")
-    name = str(host).split("%", 1)[0].strip().lower().rstrip(".")
-    if name in _LOOPBACK_NAMES or name.endswith(".localhost"):
-        return True
-    try:
-        address = ipaddress.ip_address(name)
-    except ValueError:
-        return False
-    return address.is_loopback or address.is_unspecified
-
-
 def refusal(test: str | None, host: object) -> str:
     who = test or "a test"
     return f"entropy-gate: no network for {who}: it tried to reach {host!r} (loopback only)"
 
 
 def _lock_network() -> None:
-    real_getaddrinfo, real_connect = socket.getaddrinfo, socket.socket.connect
-    real_connect_ex = socket.socket.connect_ex
+    """Refuse every non-loopback host at every entry point (netblock.ENTRY_POINTS) while a
+    test runs, naming it; the attempt still reaches the audit hook."""
 
-    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
-        if _state.test is not None and not _is_loopback(host):
-            sys.audit("socket.getaddrinfo", host, *args)  # the attempt, for the audit
-            raise socket.gaierror(socket.EAI_NONAME, refusal(_state.test, host))
-        return real_getaddrinfo(host, *args, **kwargs)
+    def refused(host: object) -> str | None:
+        return None if _state.test is None else refusal(_state.test, host)
 
-    def check(sock: socket.socket, address: Any) -> None:
-        inet = sock.family in (socket.AF_INET, socket.AF_INET6)
-        tried = address[0] if inet and isinstance(address, tuple) else None
-        if _state.test is not None and not _is_loopback(tried):
-            sys.audit("socket.connect", sock, address)  # the attempt, for the audit
-            raise OSError(errno.ENETUNREACH, refusal(_state.test, tried))
-
-    def connect(self: socket.socket, address: Any) -> None:
-        check(self, address)
-        real_connect(self, address)
-
-    def connect_ex(self: socket.socket, address: Any) -> int:
-        check(self, address)
-        return int(real_connect_ex(self, address))
-
-    socket.getaddrinfo = getaddrinfo
-    socket.socket.connect = connect  # type: ignore[method-assign, assignment]
-    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign, assignment]
+    netblock.install(refused, audit=True)

@@ -31,19 +31,12 @@ from typing import Literal
 from entropy_action.core.errors import GateError
 from entropy_action.hosts import environments, isolate, launch, pinsseen, temproot, testfiles
 from entropy_action.manifest.pinfile import LoadedManifest
+from entropy_action.testproc import protocol
+from entropy_action.testproc.protocol import PROBE_ENV, PROBE_MODULE
 
-PROBE_MODULE = "entropy_gate_probe"
-PROBE_ENV = "ENTROPY_GATE_PROBE"
 MAX_REPORT = 8 << 20
 GRACE = 5.0  # seconds a session may take past its budget to stop and write what it has
-DROPPED = (
-    *launch.DROPPED_ON_A,
-    testfiles.PLUGIN_ENV,
-    testfiles.AUDIT_ENV,
-    testfiles.GATE_HOST_ENV,
-    testfiles.LOCK_ENV,
-    PROBE_ENV,
-)
+DROPPED = frozenset({*launch.DROPPED_ON_A, *protocol.GATE_ENV})  # the gate's own, set here
 
 
 @dataclass(frozen=True)
@@ -123,9 +116,9 @@ class Workspace:
         """pytest on `selection` (node ids or the two modules), the probe watching `watch`;
         with `only`, the tests (bare ids) of the selection that run, and every test of the
         modules of `whole` when they hold at most `whole_max` tests."""
-        report = self.scratch / "probe.json"
+        report = self.scratch / protocol.PROBE_REPORT_FILE
         report.unlink(missing_ok=True)
-        config = self.scratch / "probe-config.json"
+        config = self.scratch / protocol.PROBE_CONFIG_FILE
         probe: dict[str, object] = {
             "report": str(report),
             "root": str(self.tree),
@@ -148,7 +141,7 @@ class Workspace:
 
     @property
     def imports(self) -> Path:
-        return self.scratch / testfiles.IMPORTS_FILE
+        return self.scratch / protocol.IMPORTS_FILE
 
     def outside(self) -> Imports | None:
         """What the last run imported from the checkout instead of this copy (the plugin's
@@ -164,7 +157,7 @@ class Workspace:
         results = self.scratch / "mutants"
         shutil.rmtree(results, ignore_errors=True)
         results.mkdir()
-        config = self.scratch / "probe-config.json"
+        config = self.scratch / protocol.PROBE_CONFIG_FILE
         spec = [
             {
                 "id": m.id,
@@ -255,24 +248,20 @@ def workspace(
     isolate.copy_tree(root, tree, exclude=exclude)
     base_module_path = base_path(manifest.module)
     (tree / base_module_path).write_bytes(base_module)
-    probe_dir = scratch / "probe"
-    probe_dir.mkdir(exist_ok=True)
-    here = testfiles.TESTPROC
-    shutil.copyfile(here / "probe.py", probe_dir / f"{PROBE_MODULE}.py")
-    shutil.copyfile(here / "plugin.py", probe_dir / f"{testfiles.PLUGIN_MODULE}.py")
+    probe_dir = testfiles.install(scratch, protocol.PROBE_FOLDER)  # probe, plugin, protocol
     pins = manifest.pins
     cassette = str(tree / pins.cassette) if pins.cassette else None
     temp = str(scratch / "tmp") if pins.temp_root else None
     env = {k: v for k, v in environ.items() if k not in DROPPED}
     env.update({name: value for _, name, value in pinsseen.pinned_environ(pins, temp, cassette)})
-    old = env.get("PYTHONPATH")
-    env["PYTHONPATH"] = os.pathsep.join([str(probe_dir), *([old] if old else [])])
-    env[testfiles.GATE_HOST_ENV] = "a"  # the user's seams plugin is active, as on host A
+    old = env.get(protocol.PATH_ENV)
+    env[protocol.PATH_ENV] = os.pathsep.join([str(probe_dir), *([old] if old else [])])
+    env[protocol.GATE_HOST_ENV] = "a"  # the user's seams plugin is active, as on host A
     plugin = _plugin_config(root, tree, scratch, pins.rng_seed, {base_module_path: manifest.module})
-    env[testfiles.PLUGIN_ENV] = str(plugin)
+    env[protocol.PLUGIN_ENV] = str(plugin)
     options = (
         *manifest.run.pytest_args,
-        *("-p", testfiles.PLUGIN_MODULE, "-p", PROBE_MODULE, "-p", "no:cacheprovider"),
+        *("-p", protocol.PLUGIN_MODULE, "-p", PROBE_MODULE, "-p", "no:cacheprovider"),
         *("--rootdir=.", "-q", "-o", "console_output_style=classic"),
     )
     interpreter = launch.resolve_python(python)
@@ -288,14 +277,14 @@ def _plugin_config(
         "host": "a",
         "report": str(scratch / "plugin-report.json"),
         "rng_seed": launch.rng_seed(pinned_seed, None),
-        "hypothesis_dir": str(scratch / "hypothesis"),
+        "hypothesis_dir": str(scratch / protocol.HYPOTHESIS_DIR),
         "tree": str(tree.absolute()),
         "checkout": str(root.absolute()),
         "environments": [str(path) for path in environments.environments(root)],
-        "imports_report": str(scratch / testfiles.IMPORTS_FILE),
+        "imports_report": str(scratch / protocol.IMPORTS_FILE),
         "seed_ids": seed_ids,
     }
-    path = scratch / "plugin.json"
+    path = scratch / protocol.PLUGIN_CONFIG_FILE
     path.write_text(json.dumps(config), encoding="utf-8")
     return path
 

@@ -1,0 +1,163 @@
+"""The reusable workflow's cost under act, against a plain workflow on the same pull request.
+
+The PR is the demo's honest fix (entropy_action/gate/demo_data). The gate side is the
+README's workflow lines calling `entropy-gate.yml` (check -> host A, host B -> verdict), as on
+GitHub's runners: no machine-wide venv cache, so each runner image builds entropy-gate's venv
+once. The floor is what a project's CI already does: check out, set up Python, install the
+project with pytest, run pytest on the property module once. The two alternate, in fresh act
+runs; each run's wall time is its critical path (act runs the jobs as the `needs:` graph
+allows), and the per-job times come from act's JSON log. Prints the median of the ratios.
+
+    python bench/bench_workflow.py [--repeat 3] [--smoke]
+
+Needs what the act end-to-end test needs (act, the offline actions kit, Python 3.11 and 3.12;
+see tests/e2e_kit.py); without them it says what is missing and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import tempfile
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import benchlib
+from tests import e2e_kit
+
+GATE = """\
+name: entropy-gate
+on: pull_request
+permissions: {}
+jobs:
+  entropy-gate:
+    uses: entropy-gate/entropy-gate/.github/workflows/entropy-gate.yml@v1
+    permissions: {contents: read, checks: write}
+    with:
+      manifest: honest-fix/entropy.yaml
+      install: python -m pip install pytest
+"""
+PLAIN = f"""\
+name: plain
+on: pull_request
+permissions: {{}}
+jobs:
+  tests:
+    runs-on: ubuntu-24.04
+    permissions: {{contents: read}}
+    steps:
+      - uses: actions/checkout@{e2e_kit.PINNED["actions/checkout"]}
+        with: {{persist-credentials: false}}
+      - uses: actions/setup-python@{e2e_kit.PINNED["actions/setup-python"]}
+        with: {{python-version: "3.12"}}
+      - run: python -m pip install pytest
+      # the module reads its pinned clock, as the property runs it
+      - run: >-
+          ENTROPY_CLOCK_UNIX=$(sed -n 's/^  clock_unix: //p' honest-fix/entropy.yaml)
+          ENTROPY_RNG_SEED=$(sed -n 's/^  rng_seed: //p' honest-fix/entropy.yaml) TZ=UTC
+          python -m pytest -q -o pythonpath=honest-fix honest-fix/tests/properties
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--smoke", action="store_true", help="one pair")
+    args = parser.parse_args(argv)
+    missing = e2e_kit.missing_prerequisites()
+    if missing:
+        print(f"bench_workflow needs {'; '.join(missing)}", file=sys.stderr)
+        return 2
+    repeat = 1 if args.smoke else args.repeat
+    with tempfile.TemporaryDirectory(prefix="bench-workflow-") as tmp:
+        root = Path(tmp)
+        world = _world(root)
+        gate_runs: list[dict[str, float]] = []
+        plain_runs: list[dict[str, float]] = []
+        counter = iter(range(1_000))
+
+        def gate() -> benchlib.Sample:
+            jobs = _act(world, "gate.yml", root / f"run-{next(counter)}")
+            gate_runs.append(jobs)
+            return benchlib.Sample(jobs["(critical path)"], 0, 0)
+
+        def plain() -> benchlib.Sample:
+            jobs = _act(world, "plain.yml", root / f"run-{next(counter)}")
+            plain_runs.append(jobs)
+            return benchlib.Sample(jobs["(critical path)"], 0, 0)
+
+        ours, floor = benchlib.alternate(gate, plain, repeat)
+    print(benchlib.load_note())
+    print("the demo's honest fix; act on this machine, each job on the same 2 cores")
+    benchlib.print_ratio("the reusable workflow", "a plain pytest workflow", ours, floor)
+    for name, runs in (("reusable workflow", gate_runs), ("plain workflow", plain_runs)):
+        print(f"-- {name}: per job, median of {len(runs)} run(s)")
+        for job in sorted({j for run in runs for j in run}):
+            values = [run[job] for run in runs if job in run]
+            print(f"   {job:<40} {statistics.median(values):7.1f} s")
+    return 0
+
+
+class World:
+    def __init__(self, root: Path) -> None:
+        self.kit = e2e_kit.kit_dir()
+        self.wheels = e2e_kit.wheelhouse(root / "wheelhouse")
+        self.toolcache = root / "toolcache"
+        e2e_kit.tool_cache(self.toolcache, self.wheels, with_pytest=False)
+        e2e_kit.serialize_pip(self.toolcache)
+        self.project = e2e_kit.project_copy(root / "entropy-gate")
+        workflows = root / "workflows"
+        workflows.mkdir()
+        (workflows / "gate.yml").write_text(GATE, encoding="utf-8")
+        (workflows / "plain.yml").write_text(PLAIN, encoding="utf-8")
+        self.sample = e2e_kit.sample_repo(root / "sample", root / "pins-tmp", workflows)
+
+
+def _world(root: Path) -> World:
+    return World(root)
+
+
+def _act(world: World, workflow: str, folder: Path) -> dict[str, float]:
+    """One act run: seconds per job (first to last log line) and the whole run's wall time."""
+    folder.mkdir()
+    api = e2e_kit.ApiServer.start(folder)
+    try:
+        run = e2e_kit.run_act(
+            world.sample, workflow, folder, kit=world.kit, project=world.project, api=api,
+            toolcache=world.toolcache, wheels=world.wheels, cache_server=folder / "cache",
+            venv_cache=False, extra=("--json",),
+        )  # fmt: skip
+    finally:
+        api.stop()
+    (folder / "act.log").write_text(run.log, encoding="utf-8")
+    if run.code != 0:
+        tail = "\n".join(run.log.splitlines()[-25:])
+        raise SystemExit(f"act {workflow} failed ({run.code}); the log ends:\n{tail}")
+    spans: dict[str, list[float]] = defaultdict(list)
+    for line in run.log.splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        job, when = entry.get("job"), entry.get("time")
+        if isinstance(job, str) and isinstance(when, str):
+            spans[job].append(_epoch(when))
+    jobs = {job: max(times) - min(times) for job, times in spans.items() if times}
+    jobs["(critical path)"] = run.seconds
+    return jobs
+
+
+def _epoch(stamp: str) -> float:
+    """act's RFC 3339 time (its nanoseconds cut to the microseconds datetime reads)."""
+    trimmed = re.sub(r"(\.\d{6})\d+", r"\1", stamp).replace("Z", "+00:00")
+    return datetime.fromisoformat(trimmed).timestamp()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,213 @@
+"""The action's install scripts, run for real: the project under test installed the way the
+reusable workflow's default does it (scripts/install-project.sh), and entropy-gate's own venv
+reused across jobs only when it is the check job's build (scripts/install.sh)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import sysconfig
+import tarfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+INSTALL_PROJECT = ROOT / "scripts" / "install-project.sh"
+INSTALL_GATE = ROOT / "scripts" / "install.sh"
+
+LIBRARY = """\
+[build-system]
+requires = ["setuptools>=64"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "scratchlib"
+version = "0.1"
+{extras}
+[tool.setuptools]
+py-modules = ["scratchlib"]
+"""
+
+
+@pytest.fixture(scope="module")
+def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """pytest and setuptools with their dependencies, as wheels: the scripts then install with
+    no index, as under act."""
+    target = tmp_path_factory.mktemp("wheels")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "-d", target,
+         "pytest", "setuptools"],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    return target
+
+
+def venv(path: Path) -> Path:
+    subprocess.run([sys.executable, "-m", "venv", path], check=True, capture_output=True)
+    return path / "bin" / "python"
+
+
+def install_project(project: Path, python: Path, wheels: Path) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "PYTHON": str(python),
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(wheels),
+        "PIP_CONFIG_FILE": os.devnull,
+    }
+    return subprocess.run(
+        ["bash", INSTALL_PROJECT], cwd=project, env=env, capture_output=True, text=True, check=False
+    )
+
+
+def has(python: Path, module: str) -> bool:
+    done = subprocess.run([python, "-c", f"import {module}"], capture_output=True, check=False)
+    return done.returncode == 0
+
+
+def scratch_library(tmp_path: Path, extras: str) -> Path:
+    project = tmp_path / "lib"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(LIBRARY.format(extras=extras))
+    (project / "scratchlib.py").write_text("VALUE = 1\n")
+    return project
+
+
+def test_the_test_extra_brings_pytest(tmp_path: Path, wheels: Path) -> None:
+    """The first of test, tests, testing the project declares (never its other extras)."""
+    extra = "testing"
+    project = scratch_library(
+        tmp_path, f'[project.optional-dependencies]\n{extra} = ["pytest"]\ndocs = ["sphinx"]\n'
+    )
+    python = venv(tmp_path / "env")
+    done = install_project(project, python, wheels)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        f"entropy-gate: installing the project under test: pip install -e '.[{extra}]' "
+        "(install input empty)"
+    ]
+    assert has(python, "scratchlib")
+    assert has(python, "pytest")
+
+
+def test_a_project_without_a_test_extra_gets_pytest_after_it(tmp_path: Path, wheels: Path) -> None:
+    project = scratch_library(tmp_path, "")
+    python = venv(tmp_path / "env")
+    done = install_project(project, python, wheels)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "entropy-gate: installing the project under test: pip install -e '.' (install input empty)",
+        "entropy-gate: pytest is not among the project's dependencies: pip install pytest",
+    ]
+    assert has(python, "scratchlib")
+    assert has(python, "pytest")
+
+
+def test_a_tree_that_is_not_a_package_is_left_alone(tmp_path: Path, wheels: Path) -> None:
+    project = tmp_path / "scripts-only"
+    project.mkdir()
+    python = venv(tmp_path / "env")
+    done = install_project(project, python, wheels)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].startswith(
+        "entropy-gate: no pyproject.toml, setup.py or setup.cfg at the root"
+    )
+    assert has(python, "pytest")
+
+
+def test_a_project_that_does_not_install_fails_the_step(tmp_path: Path, wheels: Path) -> None:
+    project = scratch_library(
+        tmp_path, '[project.optional-dependencies]\ntest = ["no-such-dist-x"]\n'
+    )
+    python = venv(tmp_path / "env")
+    done = install_project(project, python, wheels)
+    assert done.returncode != 0
+    assert not has(python, "scratchlib")
+
+
+# --- one venv per workflow run: unpacked only when it is the check job's ---------------------
+
+
+def fake_gate_venv(folder: Path) -> Path:
+    """A tar holding `venv/`: a real venv (no pip) whose site-packages reaches this checkout
+    and this test run's distributions through a .pth file, so that `-I -m entropy_action`
+    runs in it, as in a venv the check job built."""
+    tree = folder / "packing" / "venv"
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", tree], check=True, capture_output=True
+    )
+    (site,) = tree.glob("lib/python*/site-packages")
+    (site / "gate.pth").write_text(f"{ROOT}\n{sysconfig.get_paths()['purelib']}\n")
+    tar = folder / "entropy-gate-venv.tar"
+    with tarfile.open(tar, "w") as archive:
+        archive.add(tree, arcname="venv")
+    return tar
+
+
+def install_gate(
+    target: Path, env: dict[str, str], python: str = sys.executable
+) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("ENTROPY_GATE_")}
+    return subprocess.run(
+        ["bash", INSTALL_GATE, target],
+        env={**clean, "ENTROPY_GATE_INSTALL_PYTHON": python, **env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_the_check_jobs_venv_is_unpacked_when_its_sha256_matches(tmp_path: Path) -> None:
+    tar = fake_gate_venv(tmp_path)
+    digest = hashlib.sha256(tar.read_bytes()).hexdigest()
+    target = tmp_path / "runner-temp" / "entropy-gate-venv"
+    target.parent.mkdir()
+    env = {"ENTROPY_GATE_VENV_FROM": str(tar), "ENTROPY_GATE_VENV_DIGEST": digest}
+    done = install_gate(target, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[0] == (
+        f"entropy-gate: venv unpacked from the check job's build (sha256 {digest})"
+    )
+    assert done.stdout.splitlines()[1].startswith("entropy-gate ")  # its --version
+    assert (target / "pyvenv.cfg").is_file()
+    assert (target / ".entropy-gate-source").read_text().strip() == str(ROOT)
+
+
+@pytest.mark.parametrize("damage", ["digest", "missing", "broken"])
+def test_any_other_venv_is_refused_and_built_from_the_lock(tmp_path: Path, damage: str) -> None:
+    """A tar that is not the check job's build (another sha256, none, or one whose interpreter
+    does not run) is never used: the script says why and builds from the lock — here with an
+    interpreter that does not exist, so the build stops at once and nothing was unpacked."""
+    tar = fake_gate_venv(tmp_path)
+    digest = hashlib.sha256(tar.read_bytes()).hexdigest()
+    if damage == "digest":
+        tar.write_bytes(tar.read_bytes() + b"\0" * 512)  # the same venv, one more block
+    elif damage == "missing":
+        tar.unlink()
+    else:
+        for python in (tmp_path / "packing" / "venv" / "bin").glob("python*"):
+            python.unlink()
+            python.symlink_to("/nonexistent/python")
+        with tarfile.open(tar, "w") as archive:
+            archive.add(tmp_path / "packing" / "venv", arcname="venv")
+        digest = hashlib.sha256(tar.read_bytes()).hexdigest()
+    target = tmp_path / "runner-temp" / "entropy-gate-venv"
+    target.parent.mkdir()
+    env = {"ENTROPY_GATE_VENV_FROM": str(tar), "ENTROPY_GATE_VENV_DIGEST": digest}
+    done = install_gate(target, env, python=str(tmp_path / "no-python"))
+    assert done.returncode != 0
+    first = done.stdout.splitlines()[0]
+    got = hashlib.sha256(tar.read_bytes()).hexdigest() if tar.exists() else ""
+    expected = {
+        "digest": f"::warning title=entropy-gate::the packed venv's sha256 is {got}, not the "
+        f"check job's {digest}: building it here",
+        "missing": f"entropy-gate: no packed venv at {tar}: building it here",
+        "broken": "entropy-gate: the packed venv does not run on this runner: building it here",
+    }[damage]
+    assert first == expected
+    assert not (target / "bin").exists()
+    assert list(target.parent.iterdir()) == []  # no half-unpacked folder left behind
