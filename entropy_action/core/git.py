@@ -108,6 +108,20 @@ def tracked_and_untracked(root: Path) -> list[str]:
     return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
 
 
+def tracked(root: Path) -> list[str]:
+    """Files of the work tree that git tracks."""
+    out = _git(["ls-files", "--cached", "-z"], root).stdout
+    return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+
+
+def ignored_dirs(root: Path) -> list[str]:
+    """The untracked folders git ignores as a whole (`.venv/`, `build/`), relative, no slash."""
+    args = ["ls-files", "--others", "--ignored", "--exclude-standard", "--directory", "-z"]
+    out = _git(args, root).stdout
+    names = [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+    return [name.rstrip("/") for name in names if name.endswith("/")]
+
+
 def add_worktree(root: Path, commit: str, dest: Path) -> None:
     """A detached work tree of `commit` at `dest`."""
     _git(["worktree", "add", "--detach", "--force", str(dest), commit], root)

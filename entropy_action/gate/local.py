@@ -21,7 +21,7 @@ from entropy_action.core import git, layout
 from entropy_action.core.errors import ExitCode, GateError
 from entropy_action.evidence import hostreport
 from entropy_action.gate import attribution, baserun, hoststeps, judge
-from entropy_action.hosts import hostjson, launch, runsettings
+from entropy_action.hosts import environments, hostjson, launch, runsettings
 from entropy_action.manifest import baseline
 from entropy_action.strength import base_on_head
 from entropy_action.verdict import basepolicy, pairing
@@ -78,7 +78,7 @@ def run_gate(settings: GateSettings) -> GateResult:
         invalid=runs.errors,
         require_base=True,
         strength_off=None if settings.base_run else "strength check not run (--no-base-run)",
-        exclude=(out,),
+        exclude=(out, *environments.environments(check.root)),
     )
     verdict = judge.judge(dossier)
     if _attribute(settings, check, out, verdict):

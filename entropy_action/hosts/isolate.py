@@ -32,6 +32,7 @@ from pathlib import Path
 
 from entropy_action.core import git
 from entropy_action.core.errors import GateError
+from entropy_action.hosts import environments
 from entropy_action.manifest.pinfile import Pins
 from entropy_action.testproc import protocol
 
@@ -226,15 +227,16 @@ def scrubbed_environ(environ: Mapping[str, str], home: Path, python: str) -> dic
 def copy_tree(root: Path, dest: Path, exclude: tuple[Path, ...] = ()) -> int:
     """Copy the work tree to `dest`: git's tracked and unignored files, else all but caches.
 
-    Untracked nested repositories (a `git worktree` of the base ref, say) and the `exclude`d
-    folders (the gate's own output) are left out.
+    Untracked nested repositories (a `git worktree` of the base ref, say), environments
+    inside the checkout (an untracked `.venv`: hosts.environments) and the `exclude`d folders
+    (the gate's own output) are left out.
     """
     try:
         git.toplevel(root)
         names = [name for name in git.tracked_and_untracked(root) if not name.endswith("/")]
     except GateError:
         names = [str(p.relative_to(root)) for p in _walk(root)]
-    skip = tuple(path.absolute() for path in exclude)
+    skip = tuple(path.absolute() for path in (*exclude, *environments.environments(root)))
     count = 0
     for name in names:
         source, target = root / name, dest / name

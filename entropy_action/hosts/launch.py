@@ -23,7 +23,7 @@ from pathlib import Path
 from entropy_action.core.errors import GateError
 from entropy_action.core.hostinfo import HostInfo
 from entropy_action.core.layout import HOST_JSON, JUNIT_XML, PYTEST_LOG
-from entropy_action.hosts import channel, isolate, pinsseen, supervise, temproot
+from entropy_action.hosts import channel, environments, isolate, pinsseen, supervise, temproot
 from entropy_action.hosts.hostjson import (
     CONFTEST_NOTE,
     PYTEST_USAGE_ERROR,
@@ -316,11 +316,18 @@ def _plugin_config(
         "tree": str(hostb.tree if hostb else settings.root.absolute()),
         "original": str(settings.root.absolute()) if hostb else None,
         "checkout": str(settings.checkout.absolute()) if settings.checkout else None,
+        "environments": _environments(settings),
         "imports_report": str(scratch / IMPORTS_FILE),
     }
     path = scratch / PLUGIN_CONFIG_FILE
     path.write_text(json.dumps(config), encoding="utf-8")
     return path
+
+
+def _environments(settings: RunSettings) -> list[str]:
+    """The environments inside the trees whose code host B must not import (plugin.json)."""
+    trees = [settings.root, *([settings.checkout] if settings.checkout else [])]
+    return [str(path) for tree in trees for path in environments.environments(tree)]
 
 
 def rng_seed(pinned: int | None, hostb: isolate.HostB | None) -> int:

@@ -3,6 +3,10 @@
 Pure: the audit's records in, the manifest's text and the seams to fix out. Only the pins the
 module actually reads are drafted ("empty pins are noise"), each with a one-line comment saying
 why; what no pin can fix (os.urandom, secrets, uuid, the network) is listed as a seam only.
+Never drafted, each said in `notes` and as a comment: a pin of a variable the tests set
+themselves at import (it would not take: the run is invalid), and an environment variable's
+value (init knows none, and an empty one breaks code that reads it, such as pytz's
+PYTZ_TZDATADIR): the variables read are listed, commented out, for the reviewer to fill in.
 """
 
 from __future__ import annotations
@@ -10,11 +14,15 @@ from __future__ import annotations
 import json
 import re
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from entropy_action.core.hostinfo import AuditRecord
 
+NO_COVERAGE = (
+    '["--no-cov"]: the module alone fails the coverage threshold in addopts '
+    "(pytest-cov's --cov-fail-under), and a run that exits 1 is no pass"
+)
 _LOCAL_TIME = ("time.localtime()", "datetime.now()", "datetime.today()", "date.today()")
 
 
@@ -23,6 +31,7 @@ class Draft:
     text: str  # entropy.yaml
     pins: list[str]  # the pin keys drafted
     seams: list[str] = field(default_factory=list)  # "path:line: reads `call`" to fix
+    notes: list[str] = field(default_factory=list)  # "key: not pinned: why", ...: init says them
 
 
 def property_id(module: str) -> str:
@@ -31,14 +40,31 @@ def property_id(module: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", stem) or "property"
 
 
-def draft(module: str, records: Sequence[AuditRecord], clock_unix: int, temp_root: str) -> Draft:
+def draft(
+    module: str,
+    records: Sequence[AuditRecord],
+    clock_unix: int,
+    temp_root: str,
+    set_by_tests: Mapping[str, str] | None = None,
+    *,
+    no_coverage: bool = False,
+) -> Draft:
+    """The draft; `set_by_tests` names the variables the module or its conftests set
+    themselves at import (variable -> where and how, e.g. "test_x.py:29 sets TZ at import
+    (`os.environ['TZ'] = …`)"): a pin of one would not take, so none is drafted.
+    `no_coverage`: the module alone failed the project's coverage threshold (pytest-cov's
+    --cov-fail-under in addopts), so the draft runs it with `--no-cov`."""
     reads = _first_reads(records)
+    set_by_tests = set_by_tests or {}
     pins: list[tuple[str, str, str]] = []  # (key, value, why)
+    notes: list[str] = []
     clock = [r for r in reads if r.api.startswith(("time.", "datetime.", "date."))]
     if clock:
         pins.append(("clock_unix", str(clock_unix), _why(clock[0], "the clock; take a Clock")))
     local = [r for r in reads if r.api in _LOCAL_TIME]
-    if local:
+    if local and "TZ" in set_by_tests:
+        notes.append(f"tz: not pinned: {set_by_tests['TZ']}; a pin would not take")
+    elif local:
         pins.append(("tz", "UTC", _why(local[0], "it may read local time, which follows TZ")))
     rng = [r for r in reads if r.api.startswith("random.")]
     if rng:
@@ -48,14 +74,33 @@ def draft(module: str, records: Sequence[AuditRecord], clock_unix: int, temp_roo
     if temp:
         pins.append(("temp_root", temp_root, _why(temp[0], "a temp dir")))
     env = sorted({r.name for r in reads if r.api == "os.environ" and r.name})
-    if not pins and not env:
-        pins.append(("tz", "UTC", "no live read was seen; a manifest needs one pin"))
-    lines = _header(module) + _pin_lines(pins, env, reads)
+    for name in env:
+        notes.append(f"env.{name}: not pinned: " + _env_why(name, set_by_tests))
+    if not pins:
+        pins.append(_fallback(set_by_tests, module))
+    lines = _header(module) + _pin_lines(pins, notes, env, reads)
+    if no_coverage:
+        notes.append(f"run.pytest_args: {NO_COVERAGE}")
+        lines += ["run:", f"  # {NO_COVERAGE}", '  pytest_args: ["--no-cov"]']
     seams = [f"{r.path}:{r.line}: reads `{r.call()}`" for r in reads]
     lines += ["", "# Seams to fix (each a live read in code under test):"]
     lines += [f"#   {seam}" for seam in seams] or ["#   none"]
-    keys = [key for key, _, _ in pins] + [f"env.{name}" for name in env]
-    return Draft("\n".join(lines) + "\n", keys, seams)
+    keys = [key for key, _, _ in pins]
+    return Draft("\n".join(lines) + "\n", keys, seams, notes)
+
+
+def _env_why(name: str, set_by_tests: Mapping[str, str]) -> str:
+    if name in set_by_tests:
+        return set_by_tests[name]
+    return "init knows no value for it and never drafts an empty one; pin the value it needs"
+
+
+def _fallback(set_by_tests: Mapping[str, str], module: str) -> tuple[str, str, str]:
+    """The one pin a manifest needs when no read called for any: tz, unless the tests set TZ."""
+    why = "no live read was seen; a manifest needs one pin"
+    if "TZ" in set_by_tests:
+        return ("rng_seed", str(zlib.crc32(module.encode("utf-8")) % 10_000), why)
+    return ("tz", "UTC", why)
 
 
 def _first_reads(records: Sequence[AuditRecord]) -> list[AuditRecord]:
@@ -82,16 +127,23 @@ def _header(module: str) -> list[str]:
 
 
 def _pin_lines(
-    pins: list[tuple[str, str, str]], env: list[str], reads: Sequence[AuditRecord]
+    pins: list[tuple[str, str, str]],
+    notes: list[str],
+    env: list[str],
+    reads: Sequence[AuditRecord],
 ) -> list[str]:
     lines = []
     for key, value, why in pins:
         shown = json.dumps(value) if key == "temp_root" else value
         lines += [f"  # {why}", f"  {key}: {shown}"]
+    lines += [f"  # {line}" for line in notes if not line.startswith("env.")]
     if env:
-        lines.append("  env:")
+        lines.append(
+            "  # Read by the code under test, not pinned (an empty value is never drafted):"
+        )
+        lines.append("  # env:")
         for name in env:
             first = next(r for r in reads if r.api == "os.environ" and r.name == name)
-            lines.append(f"    # {_why(first, 'set the value the property needs')}")
-            lines.append(f'    {name}: ""')
+            lines.append(f"  #   # {first.path}:{first.line} reads `{first.call()}`")
+            lines.append(f"  #   {name}: <the value the property needs>")
     return lines

@@ -137,8 +137,9 @@ def _patch_hostname(name: str) -> None:
 
 def _activate(config: dict[str, Any]) -> None:
     _open_channel(config)
+    exempt = _environment_roots(config)
     for original in _originals(config):
-        _copy_first(original, str(config["tree"]))
+        _copy_first(original, str(config["tree"]), exempt)
     if isinstance(config.get("rng_seed"), int):
         _private_hypothesis_dir(config.get("hypothesis_dir"))
     if config.get("block_network"):
@@ -342,8 +343,9 @@ class _CopyFirst:
     would load from the original checkout (an editable install's .pth entry or finder) is
     loaded from the same place in the copy instead."""
 
-    def __init__(self, original: str, tree: str) -> None:
+    def __init__(self, original: str, tree: str, exempt: list[str]) -> None:
         self.original, self.tree = os.path.realpath(original), os.path.realpath(tree)
+        self.exempt = exempt  # environments inside the checkout: the copy has none of them
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
         if path is not None or "." in name:
@@ -353,6 +355,8 @@ class _CopyFirst:
         locations = list(getattr(spec, "submodule_search_locations", None) or [])
         place = os.path.realpath(locations[0] if locations else where) if spec else ""
         if not _inside(place, self.original) or _inside(place, self.tree):
+            return None
+        if any(_inside(place, root) for root in self.exempt):
             return None
         mapped = os.path.join(self.tree, os.path.relpath(os.path.dirname(place), self.original))
         import importlib.machinery  # noqa: PLC0415  # only on host B
@@ -377,19 +381,53 @@ def _originals(config: dict[str, Any]) -> list[str]:
     return [str(config[key]) for key in ("original", "checkout") if config.get(key)]
 
 
-def _copy_first(original: str, tree: str) -> None:
-    sys.meta_path.insert(0, _CopyFirst(original, tree))
+def _copy_first(original: str, tree: str, exempt: list[str]) -> None:
+    sys.meta_path.insert(0, _CopyFirst(original, tree, exempt))
     _state["copy_first"] = True
 
 
-def imported_from(tree: str, original: str | None, *others: str) -> dict[str, Any]:
+def _interpreter_places() -> list[str]:
+    """Where this interpreter keeps its own files and installed packages."""
+    import site  # noqa: PLC0415  # only where a tree is checked
+    import sysconfig  # noqa: PLC0415
+
+    places = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]
+    with contextlib.suppress(AttributeError):  # an old virtualenv's site module lacks them
+        places += site.getsitepackages()
+    with contextlib.suppress(AttributeError):
+        places.append(site.getusersitepackages())
+    paths = sysconfig.get_paths()
+    places += [paths.get(key, "") for key in ("purelib", "platlib", "stdlib", "platstdlib")]
+    return places
+
+
+def _environment_roots(config: dict[str, Any]) -> list[str]:
+    """Folders whose files are an environment's, not code under test, even inside the
+    checkout: the gate's list (`environments`: a `.venv`, what git ignores as a whole) and
+    what this interpreter resolves to. A folder that holds the tree or a checkout itself (an
+    interpreter under /usr with the checkout in /usr/src) exempts nothing."""
+    if not config.get("tree"):
+        return []
+    given = config.get("environments")
+    places = _interpreter_places() + ([str(p) for p in given] if isinstance(given, list) else [])
+    guarded = [os.path.realpath(str(config["tree"]))]
+    guarded += [os.path.realpath(root) for root in _originals(config)]
+    roots = {os.path.realpath(p) for p in places if p}
+    return sorted(r for r in roots if not any(_inside(g, r) for g in guarded))
+
+
+def imported_from(
+    tree: str, original: str | None, *others: str, exempt: list[str] | None = None
+) -> dict[str, Any]:
     """Where the project's modules were imported from: top-level name -> folder inside the
     run's tree, and the files imported from the original checkout instead (host B), or from
-    `others` (the head checkout, for a run of the base ref's module); "early" names their
-    top-level modules when every one was imported before this plugin loaded (by pytest
-    itself, too early for the copy-first finder), else it is empty."""
+    `others` (the head checkout, for a run of the base ref's module), unless they lie in one
+    of the `exempt` environments; "early" names their top-level modules when every one was
+    imported before this plugin loaded (by pytest itself, too early for the copy-first
+    finder), else it is empty."""
     tree = os.path.realpath(tree)
     elsewhere = [os.path.realpath(root) for root in (original, *others) if root]
+    exempt = exempt or []
     code: dict[str, str] = {}
     outside: list[str] = []
     early: set[str] = set()  # the names of the modules imported from outside
@@ -398,6 +436,8 @@ def imported_from(tree: str, original: str | None, *others: str) -> dict[str, An
         if not isinstance(file, str) or name == "__main__":
             continue
         path = os.path.realpath(file)
+        if any(_inside(path, root) for root in exempt):
+            continue  # an environment's file (pytest in a .venv of the checkout)
         if _inside(path, tree):
             top = name.split(".", 1)[0]
             if top == name:
@@ -416,7 +456,8 @@ def imported_from(tree: str, original: str | None, *others: str) -> dict[str, An
 def _write_imports() -> None:
     if _config is None or not _config.get("imports_report") or not _config.get("tree"):
         return
-    seen = imported_from(str(_config["tree"]), None, *_originals(_config))
+    exempt = _environment_roots(_config)
+    seen = imported_from(str(_config["tree"]), None, *_originals(_config), exempt=exempt)
     with contextlib.suppress(OSError), open(_config["imports_report"], "w") as handle:
         json.dump(seen, handle)
 

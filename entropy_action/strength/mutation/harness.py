@@ -29,13 +29,7 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from entropy_action.core.errors import GateError
-from entropy_action.hosts import (
-    isolate,
-    launch,
-    pinsseen,
-    temproot,
-    testfiles,
-)
+from entropy_action.hosts import environments, isolate, launch, pinsseen, temproot, testfiles
 from entropy_action.manifest.pinfile import LoadedManifest
 from entropy_action.testproc import protocol
 from entropy_action.testproc.protocol import PROBE_ENV, PROBE_MODULE
@@ -286,6 +280,7 @@ def _plugin_config(
         "hypothesis_dir": str(scratch / protocol.HYPOTHESIS_DIR),
         "tree": str(tree.absolute()),
         "checkout": str(root.absolute()),
+        "environments": [str(path) for path in environments.environments(root)],
         "imports_report": str(scratch / protocol.IMPORTS_FILE),
         "seed_ids": seed_ids,
     }
