@@ -295,7 +295,11 @@ def local_verdicts(world: World) -> dict[str, dict[str, Any]]:
     """`entropy-gate gate` on every row, on the same commit and manifest, host B on the same
     interpreter as the workflow's host B (host A here is this interpreter, 3.11, where the
     workflow's host A ran 3.12), with the developer's shell the leaked-env row needs."""
-    host_b = next((world.toolcache / "Python").glob("3.11.*/x64/bin/python"))
+    host_b = next(
+        p
+        for p in (world.toolcache / "Python").glob("3.11.*/x64/bin/python")
+        if p.parts[-4] != e2e_kit.BARE_VERSION  # the one without pytest (faults.yml)
+    )
     found = {}
     for scenario in e2e_kit.SCENARIOS:
         local_json = world.root / f"local-{scenario}.json"
