@@ -249,7 +249,10 @@ def test_a_timeout_that_is_not_a_sane_number_of_seconds_is_a_usage_error(tmp_pat
 def test_changing_a_limit_is_listed_and_never_a_pin_mutation(tmp_path):
     repo = repo_with(tmp_path, HANGS_ON_B, run="run:\n  timeout_seconds: 600\n")
     manifest = repo / "entropy.yaml"
-    manifest.write_text(manifest.read_text().replace("600", "30"), encoding="utf-8")
+    manifest.write_text(
+        manifest.read_text().replace("timeout_seconds: 600", "timeout_seconds: 30"),
+        encoding="utf-8",
+    )  # only the limit: a temp_root path may hold "600" too
     proc = cli(repo, "check-pins", "--base-ref", "main")
     assert proc.returncode == 0
     line = (
