@@ -103,10 +103,13 @@ def run(
 def judge(
     head: Iterable[TestCase], base_on_head: Iterable[TestCase], tests: Sequence[DefinedTest]
 ) -> list[Finding]:
-    """One finding per test that failed on an assertion with the base's module and passed
-    with the head's, on the same code (pure): the cases of host A's run and of the run of
-    the base's module, and the tests the head's module defines."""
-    passed = {case.id for case in junitcases.merge(head).values() if case.outcome == "passed"}
+    """One finding per test that failed on an assertion with the base's module and passed,
+    or was skipped, with the head's, on the same code (pure): the cases of host A's run and
+    of the run of the base's module, and the tests the head's module defines. A skip counts
+    as green: the base's test says the code is wrong, and the head's stopped asking."""
+    green = {"passed", "skipped"}
+    outcomes = {case.id: case.outcome for case in junitcases.merge(head).values()}
+    passed = {test_id for test_id, outcome in outcomes.items() if outcome in green}
     defined = {f"{t.path}::{t.name}": t for t in tests}
     found: dict[str, Finding] = {}
     for case in junitcases.merge(base_on_head).values():
@@ -123,11 +126,16 @@ def judge(
             path=test.path if test is not None else (case.path or name.partition("::")[0]),
             line=test.line if test is not None else (case.line or 1),
             message=f"property {label} fails with the base's module on the head's code "
-            f"({shown}) and passes with the head's module: the patch made it pass by changing "
-            f"the test, not the code — {REVIEWED}",
+            f"({shown}) and {_green(outcomes[case.id])} with the head's module: the patch made "
+            f"it {'pass' if outcomes[case.id] == 'passed' else 'go quiet'} by changing the "
+            f"test, not the code — {REVIEWED}",
             test=label,
         )
     return list(found.values())
+
+
+def _green(outcome: str) -> str:
+    return "passes" if outcome == "passed" else "is skipped"
 
 
 def _first_line(message: str) -> str:

@@ -109,6 +109,29 @@ def test_a_failing_property_rewritten_to_pass_is_rejected_by_the_cross_run(
     assert static in {f["kind"] for f in verdict["findings"]}
 
 
+def test_a_failing_property_skipped_at_the_head_shows_the_bases_failure(fees: Repo) -> None:
+    """The skip patch: the marker is the scan's finding, and the base's test on the head's
+    code is the evidence a reviewer reads (it fails: the code is still wrong)."""
+    fees.write(
+        MODULE,
+        PROPERTY.replace(
+            "def test_no_fee_on_the_due_day():\n",
+            "import pytest\n\n\n@pytest.mark.skip(reason='flaky')\n"
+            "def test_no_fee_on_the_due_day():\n",
+        ),
+    )
+    code, verdict, out = gate(fees)
+    assert (code, verdict["classification"]) == (1, "entropy_silenced"), out
+    (finding,) = [f for f in verdict["findings"] if f["kind"] == "test_changed_to_pass"]
+    assert finding["test"] == "test_no_fee_on_the_due_day"
+    assert finding["message"].startswith(
+        "property test_no_fee_on_the_due_day fails with the base's module on the head's code "
+        "(assert 100 == 0) and is skipped with the head's module: the patch made it go quiet "
+        "by changing the test, not the code"
+    )
+    assert "skip_marker" in {f["kind"] for f in verdict["findings"]}
+
+
 def test_a_real_fix_leaves_the_module_alone_and_nothing_runs_twice(fees: Repo) -> None:
     fees.write("fees.py", FEES_FIXED)
     code, verdict, out = gate(fees)
@@ -171,7 +194,10 @@ B = f"{MODULE}::TestB::test_b"
         ("passed", ("error", "assert 1 == 2"), []),
         ("passed", ("passed", None), []),
         ("failed", ("failed", "assert 1 == 2"), []),
-        ("skipped", ("failed", "assert 1 == 2"), []),
+        # a skip is green too: the base's test says the code is wrong, the head's stopped asking
+        ("skipped", ("failed", "assert 1 == 2"), [("test_a", 3)]),
+        ("skipped", ("skipped", None), []),
+        ("skipped", ("failed", "TypeError: late_fee() takes 1 positional argument"), []),
     ],
 )
 def test_only_an_assertion_failure_at_the_base_and_a_pass_at_the_head_is_a_finding(
