@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import venv as venvlib
 from pathlib import Path
 from typing import Any
@@ -21,8 +20,8 @@ from entropy_action.cli.commands.cache_key import PREFIX
 from entropy_action.core.layout import JUNIT_XML
 from entropy_action.evidence import basecache
 from entropy_action.evidence.basecache import KEY_JSON
-from tests.integration.test_verdict_command import BASE, MANIFEST, SKIP_TWO
-from tests.support.helpers import Repo
+from tests.integration.test_verdict_command import BASE, MANIFEST, SKIP_TWO, host_jobs, squares_repo
+from tests.support.helpers import Repo, copy_world, run_cli
 
 
 @pytest.fixture
@@ -148,27 +147,45 @@ DAMAGES = {
 }
 
 
+@pytest.fixture(scope="module")
+def reference_world(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The PR, host A's run filing a sound entry in `restored`, host B's run, and the verdict
+    an undamaged cache gives (`reference.json`): built once, each damage gets a copy."""
+    root = tmp_path_factory.mktemp("reference")
+    repo = root / "repo"
+    base = squares_repo(root, SKIP_TWO)
+    host_jobs(repo, base, "clean", "--cache-dir", "../restored")
+    judged = run_cli(
+        repo, "verdict", "--host-a", "../clean-a", "--host-b", "../clean-b",
+        "--base-ref", base, "--json", "../reference.json",
+    )  # fmt: skip
+    assert judged.returncode == 1, judged.stderr
+    return root
+
+
 @pytest.mark.parametrize("damage", list(DAMAGES))
 def test_a_damaged_restored_entry_is_ignored_with_a_note_and_the_verdict_is_unchanged(
-    pr: tuple[Repo, str], tmp_path: Path, damage: str
+    reference_world: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    damage: str,
 ) -> None:
-    repo, base = pr
+    repo = copy_world(reference_world, tmp_path, capsys, monkeypatch)
+    root = repo.path.parent
+    base = repo.git("rev-list", "--max-parents=0", "HEAD")
     key = _key(repo, base)
-    cache = tmp_path / "restored"
-    _run_a(repo, base, tmp_path / "clean-a", cache)
-    result = repo.cli("run", "--host", "b", "--isolate", "--out", str(tmp_path / "host-b"))
-    assert result.code in (0, 1), result.err
-    reference = _verdict(repo, base, tmp_path / "clean-a", tmp_path / "host-b", "reference")
+    cache = root / "restored"
+    reference = json.loads((root / "reference.json").read_text(encoding="utf-8"))
     DAMAGES[damage](_entry(cache, key))
-    err = _run_a(repo, base, tmp_path / "damaged-a", cache)
+    err = _run_a(repo, base, root / "damaged-a", cache)
     digest = key.removeprefix(PREFIX)
     assert f"base run on host A: cache entry {digest[:12]} ignored and removed: " in err
     assert "base run on host A: running pytest" in err, "the base ran again"
     assert "reused from the cache" not in err
-    judged = _verdict(repo, base, tmp_path / "damaged-a", tmp_path / "host-b", "damaged")
+    judged = _verdict(repo, base, root / "damaged-a", root / "clean-b", "damaged")
     assert _judged(judged) == _judged(reference)
     assert any(f["kind"] == "not_executed" for f in judged["findings"]), "base evidence used"
     # the run filed a sound entry again, which the next push reuses
-    again = _run_a(repo, base, tmp_path / "again-a", cache)
+    again = _run_a(repo, base, root / "again-a", cache)
     assert "reused from the cache" in again
-    shutil.rmtree(cache)

@@ -23,8 +23,15 @@ def _gate(repo: Repo, base: str, *extra: str) -> tuple[int, dict[str, Any], str]
     return result.code, json.loads(out.read_text(encoding="utf-8")), result.out
 
 
-@pytest.mark.parametrize("name", list(PATCHES))
-def test_each_row_of_the_table_through_the_gate_command(
+# One row per exit code and JSON shape of the command (a pass, a rejected run, a pin check).
+# Every row's classification through the same pipeline is the demo's test below, and every
+# row through this command is the act parity test's local side (tests/e2e): running all
+# eight here a third time cost a contributor's loop 27 s and checked nothing new.
+COMMAND_ROWS = ("honest-fix", "off-by-one", "reseed")
+
+
+@pytest.mark.parametrize("name", COMMAND_ROWS)
+def test_rows_of_the_table_through_the_gate_command(
     tmp_path: Path, repo: Repo, monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
     patch = PATCHES[name]

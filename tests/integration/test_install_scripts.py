@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -46,9 +47,21 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return target
 
 
-def venv(path: Path) -> Path:
+@pytest.fixture(scope="module")
+def fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A new venv with pip and nothing else, made once: ensurepip is the slow part."""
+    path = tmp_path_factory.mktemp("fresh") / "env"
     subprocess.run([sys.executable, "-m", "venv", path], check=True, capture_output=True)
-    return path / "bin" / "python"
+    return path
+
+
+@pytest.fixture
+def venv(fresh_venv: Path, tmp_path: Path) -> Path:
+    """This test's own copy of the fresh venv (its interpreter; `python -m pip` works from a
+    copied venv, which finds its prefix by its pyvenv.cfg)."""
+    copy = tmp_path / "env"
+    shutil.copytree(fresh_venv, copy, symlinks=True)
+    return copy / "bin" / "python"
 
 
 def install_project(project: Path, python: Path, wheels: Path) -> subprocess.CompletedProcess[str]:
@@ -77,56 +90,58 @@ def scratch_library(tmp_path: Path, extras: str) -> Path:
     return project
 
 
-def test_the_test_extra_brings_pytest(tmp_path: Path, wheels: Path) -> None:
+def test_the_test_extra_brings_pytest(tmp_path: Path, wheels: Path, venv: Path) -> None:
     """The first of test, tests, testing the project declares (never its other extras)."""
     extra = "testing"
     project = scratch_library(
         tmp_path, f'[project.optional-dependencies]\n{extra} = ["pytest"]\ndocs = ["sphinx"]\n'
     )
-    python = venv(tmp_path / "env")
-    done = install_project(project, python, wheels)
+    done = install_project(project, venv, wheels)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
         f"entropy-gate: installing the project under test: pip install -e '.[{extra}]' "
         "(install input empty)"
     ]
-    assert has(python, "scratchlib")
-    assert has(python, "pytest")
+    assert has(venv, "scratchlib")
+    assert has(venv, "pytest")
 
 
-def test_a_project_without_a_test_extra_gets_pytest_after_it(tmp_path: Path, wheels: Path) -> None:
+def test_a_project_without_a_test_extra_gets_pytest_after_it(
+    tmp_path: Path, wheels: Path, venv: Path
+) -> None:
     project = scratch_library(tmp_path, "")
-    python = venv(tmp_path / "env")
-    done = install_project(project, python, wheels)
+    done = install_project(project, venv, wheels)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
         "entropy-gate: installing the project under test: pip install -e '.' (install input empty)",
         "entropy-gate: pytest is not among the project's dependencies: pip install pytest",
     ]
-    assert has(python, "scratchlib")
-    assert has(python, "pytest")
+    assert has(venv, "scratchlib")
+    assert has(venv, "pytest")
 
 
-def test_a_tree_that_is_not_a_package_is_left_alone(tmp_path: Path, wheels: Path) -> None:
+def test_a_tree_that_is_not_a_package_is_left_alone(
+    tmp_path: Path, wheels: Path, venv: Path
+) -> None:
     project = tmp_path / "scripts-only"
     project.mkdir()
-    python = venv(tmp_path / "env")
-    done = install_project(project, python, wheels)
+    done = install_project(project, venv, wheels)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0].startswith(
         "entropy-gate: no pyproject.toml, setup.py or setup.cfg at the root"
     )
-    assert has(python, "pytest")
+    assert has(venv, "pytest")
 
 
-def test_a_project_that_does_not_install_fails_the_step(tmp_path: Path, wheels: Path) -> None:
+def test_a_project_that_does_not_install_fails_the_step(
+    tmp_path: Path, wheels: Path, venv: Path
+) -> None:
     project = scratch_library(
         tmp_path, '[project.optional-dependencies]\ntest = ["no-such-dist-x"]\n'
     )
-    python = venv(tmp_path / "env")
-    done = install_project(project, python, wheels)
+    done = install_project(project, venv, wheels)
     assert done.returncode != 0
-    assert not has(python, "scratchlib")
+    assert not has(venv, "scratchlib")
 
 
 # --- one venv per workflow run: unpacked only when it is the check job's ---------------------

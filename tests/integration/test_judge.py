@@ -19,7 +19,7 @@ from entropy_action.gate import attribution
 from entropy_action.gate.attribution import Trial
 from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import TestResult, Verdict
-from tests.support.helpers import Repo
+from tests.support.helpers import Repo, build_repo, copy_world, run_cli
 
 MANIFEST = """\
 version: 1
@@ -67,6 +67,35 @@ def fees(repo: Repo, tmp_path: Path) -> tuple[Repo, str]:
     return repo, repo.commit("base")
 
 
+@pytest.fixture(scope="module")
+def tautology_world(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fees repository with the tautology in its working tree, both host jobs run into
+    `host-a` (strength.json beside the report) and `host-b`: once for the tests that read or
+    damage what they left."""
+    root = tmp_path_factory.mktemp("tautology")
+    files = {"entropy.yaml": MANIFEST.format(temp_root=root / "pins-tmp"), "fees.py": FEES}
+    base = build_repo(root / "repo", {**files, "conftest.py": "", "tests/test_fees.py": BASE})
+    (root / "repo" / "tests" / "test_fees.py").write_text(TAUTOLOGY, encoding="utf-8")
+    for host, extra in (("a", ()), ("b", ("--isolate",))):
+        ran = run_cli(root / "repo", "run", "--host", host, "--out", f"../host-{host}",
+                      "--base-ref", base, *extra)  # fmt: skip
+        assert ran.returncode in (0, 1), ran.stderr
+    return root
+
+
+@pytest.fixture
+def tautology(
+    tautology_world: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[Repo, str, Path, Path]:
+    """This test's copy: the repository, its base commit and the two host folders."""
+    repo = copy_world(tautology_world, tmp_path, capsys, monkeypatch)
+    base = repo.git("rev-parse", "HEAD")
+    return repo, base, repo.path.parent / "host-a", repo.path.parent / "host-b"
+
+
 def _host_jobs(repo: Repo, base: str) -> tuple[Path, Path]:
     """Both hosts as the workflow's two host jobs run them."""
     folders = []
@@ -91,11 +120,9 @@ def _reasons(verdict: dict[str, Any]) -> str:
 
 
 def test_the_workflow_rejects_a_tautology_through_host_as_strength_step(
-    fees: tuple[Repo, str],
+    tautology: tuple[Repo, str, Path, Path],
 ) -> None:
-    repo, base = fees
-    repo.write("tests/test_fees.py", TAUTOLOGY)
-    a, b = _host_jobs(repo, base)
+    repo, base, a, b = tautology
     written = json.loads((a / layout.STRENGTH_JSON).read_text(encoding="utf-8"))
     assert written["measured"] is True
     assert written["base_commit"] == repo.git("rev-parse", base)
@@ -118,11 +145,9 @@ def test_the_workflow_rejects_a_tautology_through_host_as_strength_step(
     ],
 )
 def test_a_strength_report_that_is_missing_or_not_this_runs_is_invalid(
-    fees: tuple[Repo, str], tamper: str, why: str
+    tautology: tuple[Repo, str, Path, Path], tamper: str, why: str
 ) -> None:
-    repo, base = fees
-    repo.write("tests/test_fees.py", TAUTOLOGY)
-    a, b = _host_jobs(repo, base)
+    repo, base, a, _ = tautology
     path = a / layout.STRENGTH_JSON
     data = json.loads(path.read_text(encoding="utf-8"))
     if tamper == "delete":
@@ -143,7 +168,7 @@ def test_a_strength_report_that_is_missing_or_not_this_runs_is_invalid(
             }[tamper]
         )
         path.write_text(json.dumps(data), encoding="utf-8")
-    code, verdict = _verdict(repo, base, a, b)
+    code, verdict = _verdict(repo, base, a, repo.path.parent / "host-b")
     assert (code, verdict["classification"], verdict["merge"]) == (2, "invalid", False)
     assert why in _reasons(verdict), _reasons(verdict)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ import pytest
 from entropy_action.evidence import inputs
 from entropy_action.gate.judge import NO_BASE
 from tests.support.github_api import GitHubAPI
-from tests.support.helpers import Repo
+from tests.support.helpers import Repo, build_repo, commit_files, copy_world, run_cli
 
 MANIFEST = """\
 version: 1
@@ -58,6 +59,71 @@ def _hosts(repo: Repo, base: str, label: str) -> None:
         assert result.code in (0, 1), result.err
 
 
+def squares_repo(root: Path, head: str | None) -> str:
+    """The squares repository at `root/repo`: the base commit (its sha returned) and, when
+    given, `head` as the property module of a second commit (helpers.build_repo)."""
+    path = root / "repo"
+    files = {"entropy.yaml": MANIFEST.format(temp_root=root / "pins-tmp"), "tests/test_sq.py": BASE}
+    base = build_repo(path, files)
+    if head is not None:
+        commit_files(path, {"tests/test_sq.py": head}, "head")
+    return base
+
+
+def host_jobs(repo: Path, base: str, label: str, *extra_a: str) -> None:
+    """`run` as the workflow's two host jobs call it, in a subprocess, into `../LABEL-a|b`."""
+    for host, extra in (("a", extra_a), ("b", ("--isolate",))):
+        ran = run_cli(
+            repo, "run", "--host", host, "--out", f"../{label}-{host}", "--base-ref", base, *extra
+        )
+        assert ran.returncode in (0, 1), ran.stderr
+
+
+def _world(root: Path, head: str | None) -> None:
+    """The repository whose two host jobs ran into `root/head-a` and `root/head-b`: built
+    once per module, since the runs are the slow part and the tests read (copies of) them."""
+    host_jobs(root / "repo", squares_repo(root, head), "head")
+
+
+@pytest.fixture(scope="module")
+def worlds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    built = {"base": tmp_path_factory.mktemp("base"), "skip": tmp_path_factory.mktemp("skip")}
+    _world(built["base"], None)
+    _world(built["skip"], SKIP_TWO)
+    return built
+
+
+Copy = Callable[[str], tuple[Repo, str]]
+
+
+@pytest.fixture
+def world(
+    worlds: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> Copy:
+    """A module world copied into this test's own folder: its reports are the test's."""
+
+    def copy(name: str) -> tuple[Repo, str]:
+        copied = copy_world(worlds[name], tmp_path, capsys, monkeypatch)
+        return copied, copied.git("rev-list", "--max-parents=0", "HEAD")
+
+    return copy
+
+
+@pytest.fixture
+def ran(world: Copy) -> tuple[Repo, str]:
+    """The base commit, its two host jobs run with their base runs (`../head-a`, `../head-b`)."""
+    return world("base")
+
+
+@pytest.fixture
+def ran_skip(world: Copy) -> tuple[Repo, str]:
+    """A head that skips one parametrized case, both host jobs run with their base runs."""
+    return world("skip")
+
+
 def _verdict(
     repo: Repo, base: str, label: str, monkeypatch: pytest.MonkeyPatch, job: str = "verdict"
 ) -> tuple[int, dict[str, Any], str, str]:
@@ -86,12 +152,9 @@ def _outputs(text: str) -> dict[str, str]:
 
 
 def test_run_base_ref_writes_the_base_run_beside_the_head_run(
-    squares: tuple[Repo, str],
+    ran_skip: tuple[Repo, str],
 ) -> None:
-    repo, base = squares
-    repo.write("tests/test_sq.py", SKIP_TWO)
-    repo.commit("head")
-    _hosts(repo, base, "head")
+    repo, _base = ran_skip
     root = repo.path.parent
     assert (root / "head-a" / "base" / "host.json").is_file()
     # Host B failed (its clock is shifted past 2030): the base ran there too.
@@ -101,12 +164,9 @@ def test_run_base_ref_writes_the_base_run_beside_the_head_run(
 
 
 def test_verdict_judges_against_the_base_runs_in_each_folder(
-    squares: tuple[Repo, str], monkeypatch: pytest.MonkeyPatch
+    ran_skip: tuple[Repo, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    repo, base = squares
-    repo.write("tests/test_sq.py", SKIP_TWO)
-    repo.commit("head")
-    _hosts(repo, base, "head")
+    repo, base = ran_skip
     code, verdict, outputs, summary = _verdict(repo, base, "head", monkeypatch)
     assert (code, verdict["classification"]) == (1, "entropy_silenced")
     assert sorted(f["kind"] for f in verdict["findings"]) == ["not_executed", "skip_call"]
@@ -141,10 +201,9 @@ def test_the_base_runs_explain_a_failure_that_stood_at_the_base_and_never_approv
 
 @pytest.mark.parametrize("state", ["missing", "empty", "symlink"])
 def test_a_host_that_uploaded_nothing_makes_the_verdict_invalid(
-    squares: tuple[Repo, str], monkeypatch: pytest.MonkeyPatch, state: str
+    ran: tuple[Repo, str], monkeypatch: pytest.MonkeyPatch, state: str
 ) -> None:
-    repo, base = squares
-    _hosts(repo, base, "head")
+    repo, base = ran
     host_b = repo.path.parent / "head-b"
     shutil.rmtree(host_b)
     if state == "empty":
@@ -172,10 +231,9 @@ def test_a_host_that_uploaded_nothing_makes_the_verdict_invalid(
 
 
 def test_verdict_without_runner_files_writes_only_the_json(
-    squares: tuple[Repo, str], monkeypatch: pytest.MonkeyPatch
+    ran: tuple[Repo, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    repo, base = squares
-    _hosts(repo, base, "head")
+    repo, _base = ran
     monkeypatch.delenv("GITHUB_OUTPUT", raising=False)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     out = repo.path.parent / "v.json"
@@ -191,12 +249,11 @@ def test_verdict_without_runner_files_writes_only_the_json(
 
 @pytest.mark.parametrize("base_ref", [None, ""])
 def test_a_verdict_with_no_base_is_never_a_merge_candidate(
-    squares: tuple[Repo, str], monkeypatch: pytest.MonkeyPatch, base_ref: str | None
+    ran: tuple[Repo, str], monkeypatch: pytest.MonkeyPatch, base_ref: str | None
 ) -> None:
     """A push, a manual run or an unknown event gives the action no base: the verdict is
     invalid with one line saying which input to set, whatever the hosts did."""
-    repo, base = squares
-    _hosts(repo, base, "head")
+    repo, _base = ran
     out = repo.path.parent / "v.json"
     extra = () if base_ref is None else ("--base-ref", base_ref)
     result = repo.cli(
@@ -209,11 +266,10 @@ def test_a_verdict_with_no_base_is_never_a_merge_candidate(
 
 
 def test_publish_takes_the_verdict_jobs_verdict_and_refuses_it_over_other_reports(
-    squares: tuple[Repo, str], monkeypatch: pytest.MonkeyPatch, github_api: GitHubAPI
+    ran: tuple[Repo, str], monkeypatch: pytest.MonkeyPatch, github_api: GitHubAPI
 ) -> None:
     """The workflow's verdict job: `verdict`, then `publish` over the same downloaded folders."""
-    repo, base = squares
-    _hosts(repo, base, "head")
+    repo, base = ran
     _, verdict, _, _ = _verdict(repo, base, "head", monkeypatch)
     assert verdict["inputs"]["reports_a"] == inputs.report_digest(repo.path.parent / "head-a")
     monkeypatch.setenv("GITHUB_API_URL", github_api.url)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
+import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,3 +71,50 @@ class Repo:
         captured = self.capsys.readouterr()
         assert "Traceback" not in captured.out + captured.err
         return Result(code, captured.out, captured.err)
+
+
+# --- a world built once per module ------------------------------------------------------------
+# Host runs are the slow part of the integration tests. Where several tests only read (or
+# damage) the reports of the same runs, a module-scoped fixture builds the repository and runs
+# the jobs once with these (plain git and subprocesses: no function-scoped fixtures), and each
+# test works on its own copy (`copy_world`).
+
+
+def build_repo(path: Path, files: dict[str, str], message: str = "base") -> str:
+    """A git repository at `path` holding `files` in one commit; its sha."""
+    path.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
+    commit_files(path, files, message)
+    return git_out(path, "rev-parse", "HEAD")
+
+
+def commit_files(path: Path, files: dict[str, str], message: str) -> None:
+    for relative, text in files.items():
+        target = path / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text), encoding="utf-8")
+    git_out(path, "add", "-A")
+    git_out(path, "commit", "-q", "--allow-empty", "-m", message)
+
+
+def git_out(path: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(path), *args], check=True, capture_output=True)
+    return done.stdout.decode("utf-8").strip()
+
+
+def run_cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`entropy-gate ARGS` in a subprocess of this interpreter, from `cwd`."""
+    argv = [sys.executable, "-m", "entropy_action", *args]
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False)
+
+
+def copy_world(
+    world: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    repo: str = "repo",
+) -> Repo:
+    """This test's own copy of a module's world (`world/repo` and the folders beside it)."""
+    shutil.copytree(world, tmp_path / "world", symlinks=True)
+    return Repo(path=tmp_path / "world" / repo, capsys=capsys, monkeypatch=monkeypatch)
