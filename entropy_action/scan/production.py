@@ -1,0 +1,323 @@
+"""Cheap exits in the production code the patch changed (the seed's first: "Replace
+datetime.now() with a constant").
+
+The scan's other rules read the tests; this one reads the production `.py` files the patch
+changed (not test code as `scope.is_support` tells it, not an environment folder), at the
+base from git objects and at the head from the work tree, function by function (matched on
+their qualified names):
+
+- `live_read_constant`: a function that read the live clock at the base (`datetime.now()`,
+  `date.today()`, `time.time()`, through any import alias) reads it fewer times at the head
+  and refers to a clock constant it did not (a `date(2024, 1, 1)` or `datetime(...)` of
+  literals, a module-level name bound to one, a Unix time literal) — in its body or as a
+  parameter's default — while the changed files together read the clock fewer times (a read
+  moved to another function is still a read);
+- `gate_pin_read`: a changed production file names one of the gate's own variables
+  (`"ENTROPY_CLOCK_UNIX"`...) more often than at the base;
+- seams: each function whose head version takes a parameter its base version did not (an
+  injected Clock, RNG or value): `verdict.removed` does not count a live read removed there.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from entropy_action.core import git
+from entropy_action.core.findings import Finding
+from entropy_action.manifest.baseline import PinCheck
+from entropy_action.scan.scope import is_support
+from entropy_action.scan.source import CommitTree, Tree, WorkTree, parse
+from entropy_action.testproc.protocol import GATE_PREFIX
+from entropy_action.verdict.removed import Seam, pin_message
+
+MAX_FILES = 200  # changed production files read; past it the rest are named in a note
+LIB_DIRS = frozenset({"site-packages", "dist-packages", ".venv", "venv", ".tox", ".nox"})
+CLOCK_READS = frozenset(
+    {
+        "datetime.datetime.now",
+        "datetime.datetime.utcnow",
+        "datetime.datetime.today",
+        "datetime.date.today",
+        "time.time",
+        "time.time_ns",
+        "time.localtime",
+    }
+)
+_CONSTRUCTORS = frozenset({"datetime.date", "datetime.datetime"})
+_FROM = frozenset({"fromtimestamp", "utcfromtimestamp", "fromisoformat", "strptime", "fromordinal"})
+_UNIX_TIME = 100_000_000  # a literal this large in place of a clock read: a Unix time
+_PIN_NAME = re.compile(GATE_PREFIX + r"[A-Z0-9_]+")
+
+
+@dataclass(frozen=True)
+class Production:
+    findings: tuple[Finding, ...] = ()
+    seams: tuple[Seam, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass
+class Function:
+    """One def of a module: where it is, its parameters, its clock reads and constants."""
+
+    first: int
+    last: int
+    params: frozenset[str]
+    reads: list[tuple[str, str, int]] = field(default_factory=list)  # (API, as written, line)
+    constants: dict[str, int] = field(default_factory=dict)  # source text -> first line
+
+
+@dataclass
+class Module:
+    functions: dict[str, Function]
+    reads: int  # clock reads in the whole module
+    pins: dict[str, int]  # gate variable -> times named
+    pin_lines: dict[str, int]  # gate variable -> first line
+
+
+def check(pins: PinCheck) -> Production:
+    """The rules over the production files the patch changed (none without a base)."""
+    if pins.base is None or pins.base_commit is None or pins.head is None:
+        return Production()
+    prop = pins.head.manifest.module
+    changed = [p for p in git.changed_files(pins.root, pins.base_commit) if _production(p, prop)]
+    notes: tuple[str, ...] = ()
+    if len(changed) > MAX_FILES:
+        notes = (f"production scan read {MAX_FILES} of {len(changed)} changed production files",)
+        changed = changed[:MAX_FILES]
+    base_tree = CommitTree(pins.root, pins.base_commit)
+    head_tree = WorkTree(pins.root)
+    found = compare(
+        {p: m for p in changed if (m := read(base_tree, p)) is not None},
+        {p: m for p in changed if (m := read(head_tree, p)) is not None},
+    )
+    return Production(found.findings, found.seams, notes)
+
+
+def _production(path: str, property_module: str) -> bool:
+    pure = PurePosixPath(path)
+    return (
+        pure.suffix == ".py"
+        and not LIB_DIRS.intersection(pure.parts)
+        and not is_support(path, property_module)
+    )
+
+
+def compare(base: dict[str, Module], head: dict[str, Module]) -> Production:
+    """The findings and seams of the changed production modules, base against head."""
+    findings: list[Finding] = []
+    seams: list[Seam] = []
+    moved = sum(m.reads for m in head.values()) >= sum(m.reads for m in base.values())
+    for path, now in sorted(head.items()):
+        before = base.get(path)
+        findings += _pin_reads(path, now, before)
+        if before is None:
+            continue
+        for name, old in before.functions.items():
+            new = now.functions.get(name)
+            if new is None:
+                continue
+            if new.params - old.params:
+                seams.append(Seam(path, old.first, old.last))
+            elif not moved:
+                findings += _constant(path, old, new)
+    return Production(tuple(findings), tuple(seams))
+
+
+def _constant(path: str, old: Function, new: Function) -> list[Finding]:
+    """The function reads the clock less and names a constant it did not: one finding."""
+    lost = Counter(api for api, _, _ in old.reads) - Counter(api for api, _, _ in new.reads)
+    fresh = [(line, text) for text, line in new.constants.items() if text not in old.constants]
+    if not lost or not fresh:
+        return []
+    call, where = next((call, line) for api, call, line in old.reads if api in lost)
+    line, text = min(fresh)
+    return [
+        Finding(
+            kind="live_read_constant",
+            path=path,
+            line=line,
+            message=(
+                f"replaces the live clock `{call}()` (base {path}:{where}) with the constant "
+                f"`{text}`: the time-dependent path is fixed at one instant, in production too "
+                "(take a Clock or the value as a parameter, without a constant default)"
+            ),
+        )
+    ]
+
+
+def _pin_reads(path: str, now: Module, before: Module | None) -> list[Finding]:
+    return [
+        Finding(
+            kind="gate_pin_read", path=path, line=now.pin_lines[name], message=pin_message(name)
+        )
+        for name, count in sorted(now.pins.items())
+        if count > (before.pins.get(name, 0) if before is not None else 0)
+    ]
+
+
+# --- reading one module --------------------------------------------------------------------
+
+
+def read(tree: Tree, path: str) -> Module | None:
+    """The module's functions, clock reads and gate variables; None when absent or broken."""
+    parsed = parse(tree, path)
+    if parsed is None or parsed.tree is None:
+        return None
+    return build(parsed.tree)
+
+
+def build(module: ast.Module) -> Module:
+    aliases = _aliases(module)
+    names = set(aliases) | _assigned(module)
+    clock_names = _clock_names(module, aliases, names)
+    functions: dict[str, Function] = {}
+    for qualname, node in _functions(module.body, ""):
+        function = Function(node.lineno, node.end_lineno or node.lineno, _params(node))
+        for child in _inside(node):
+            api = _dotted(child.func, aliases) if isinstance(child, ast.Call) else None
+            if api in CLOCK_READS and isinstance(child, ast.Call):
+                function.reads.append((api, ast.unparse(child.func), child.lineno))
+            text = _clock_constant(child, aliases, names, clock_names)
+            if text is not None and isinstance(child, ast.expr):
+                function.constants.setdefault(text, child.lineno)
+        functions[qualname] = function
+    reads = sum(
+        isinstance(n, ast.Call) and _dotted(n.func, aliases) in CLOCK_READS
+        for n in ast.walk(module)
+    )
+    pins: Counter[str] = Counter()
+    lines: dict[str, int] = {}
+    for constant in ast.walk(module):
+        value = constant.value if isinstance(constant, ast.Constant) else None
+        if isinstance(value, str) and _PIN_NAME.fullmatch(value):
+            pins[value] += 1
+            lines.setdefault(value, getattr(constant, "lineno", 1))
+    return Module(functions, reads, dict(pins), lines)
+
+
+def _functions(
+    body: list[ast.stmt], prefix: str
+) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield prefix + stmt.name, stmt
+            yield from _functions(stmt.body, f"{prefix}{stmt.name}.")
+        elif isinstance(stmt, ast.ClassDef):
+            yield from _functions(stmt.body, f"{prefix}{stmt.name}.")
+
+
+def _inside(node: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
+    """The function's defaults and body (not its decorators), nested defs included."""
+    for default in (*node.args.defaults, *node.args.kw_defaults):
+        if default is not None:
+            yield from ast.walk(default)
+    for stmt in node.body:
+        yield from ast.walk(stmt)
+
+
+def _params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    args = node.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    return frozenset(a.arg for a in every if a is not None)
+
+
+def _aliases(module: ast.Module) -> dict[str, str]:
+    """Local name -> the dotted name it imports (`dt` -> `datetime`, `now` -> `time.time`)."""
+    out: dict[str, str] = {}
+    for node in ast.walk(module):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                local = alias.asname or alias.name.split(".")[0]
+                out[local] = alias.name if alias.asname else local
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                out[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return out
+
+
+def _assigned(module: ast.Module) -> set[str]:
+    return {name for name, _ in _module_values(module)}
+
+
+def _module_values(module: ast.Module) -> Iterator[tuple[str, ast.expr]]:
+    for stmt in module.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target, value = stmt.targets[0], stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            target, value = stmt.target, stmt.value
+        else:
+            continue
+        if isinstance(target, ast.Name):
+            yield target.id, value
+
+
+def _clock_names(module: ast.Module, aliases: dict[str, str], names: set[str]) -> set[str]:
+    """Module-level names bound to a clock constant (`REFERENCE_DATE = date(2024, 1, 1)`)."""
+    return {
+        name
+        for name, value in _module_values(module)
+        if _clock_constant(value, aliases, names, set()) is not None
+    }
+
+
+def _clock_constant(
+    node: ast.AST, aliases: dict[str, str], names: set[str], clock_names: set[str]
+) -> str | None:
+    """The source text of a clock constant, or None."""
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in clock_names:
+        return node.id
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        big = not isinstance(node.value, bool) and abs(node.value) >= _UNIX_TIME
+        return ast.unparse(node) if big else None
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    callee = _dotted(node.func, aliases) or ""
+    owner, _, last = callee.rpartition(".")
+    if callee not in _CONSTRUCTORS and not (owner in _CONSTRUCTORS and last in _FROM):
+        return None
+    values = [*node.args, *(k.value for k in node.keywords)]
+    return ast.unparse(node) if all(_static(v, aliases, names) for v in values) else None
+
+
+def _static(node: ast.expr, aliases: dict[str, str], names: set[str]) -> bool:
+    """A value fixed when the module is written: literals, module names, calls of them."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return _static(node.operand, aliases, names)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(_static(e, aliases, names) for e in node.elts)
+    if isinstance(node, ast.Name):
+        return node.id in names
+    if isinstance(node, ast.Attribute):
+        return _dotted(node, aliases) is not None and _root(node) in names
+    if isinstance(node, ast.Call):
+        values = [*node.args, *(k.value for k in node.keywords)]
+        return _static(node.func, aliases, names) and all(
+            _static(v, aliases, names) for v in values
+        )
+    return False
+
+
+def _root(node: ast.expr) -> str | None:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _dotted(node: ast.expr, aliases: dict[str, str]) -> str | None:
+    """`dt.datetime.now` as `datetime.datetime.now`, through the module's imports."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(aliases.get(node.id, node.id))
+    return ".".join(reversed(parts))
