@@ -14,8 +14,15 @@ their qualified names):
   moved to another function is still a read);
 - `gate_pin_read`: a changed production file names one of the gate's own variables
   (`"ENTROPY_CLOCK_UNIX"`...) more often than at the base;
-- seams: each function whose head version takes a parameter its base version did not (an
-  injected Clock, RNG or value): `verdict.removed` does not count a live read removed there.
+- seams: each function whose head version takes a parameter its base version did not (and
+  reads it), or reads a parameter more often while naming no new clock constant (an
+  injected Clock, RNG or value; `as_of` in place of the clock): `verdict.removed` does not
+  count a live read removed there. Beside a new parameter a constant counts only as that
+  parameter's default (`today=date(2024, 1, 1)`).
+
+What it does not catch: a constant imported from another module, a constant computed at run
+time (`datetime.fromtimestamp(0) + OFFSET`), a clock read replaced in a renamed function (the
+run-time `live_read_removed` still sees the read gone), an RNG replaced by a literal.
 """
 
 from __future__ import annotations
@@ -70,6 +77,24 @@ class Function:
     params: frozenset[str]
     reads: list[tuple[str, str, int]] = field(default_factory=list)  # (API, as written, line)
     constants: dict[str, int] = field(default_factory=dict)  # source text -> first line
+    defaults: set[str] = field(default_factory=set)  # the constants among parameter defaults
+    uses: Counter[str] = field(default_factory=Counter)  # parameter -> times read
+
+    def added(self, base: Function) -> bool:
+        """Whether this (head) version takes a parameter its base did not, and reads it."""
+        return any(self.uses[name] for name in self.params - base.params)
+
+    def injects(self, base: Function) -> bool:
+        """Whether this (head) version takes the value from its caller: a new parameter it
+        reads, or a parameter read more often (`as_of` in place of the clock) while it names
+        no clock constant its base did not."""
+        if self.added(base):
+            return True
+        return bool(self.uses - base.uses) and not self.fresh(base)
+
+    def fresh(self, base: Function) -> list[tuple[int, str]]:
+        """(line, text) of the clock constants this version names and its base did not."""
+        return sorted((line, t) for t, line in self.constants.items() if t not in base.constants)
 
 
 @dataclass
@@ -122,21 +147,25 @@ def compare(base: dict[str, Module], head: dict[str, Module]) -> Production:
             new = now.functions.get(name)
             if new is None:
                 continue
-            if new.params - old.params:
+            seam = new.injects(old)
+            if seam:
                 seams.append(Seam(path, old.first, old.last))
-            elif not moved:
+            if not moved:
                 findings += _constant(path, old, new)
     return Production(tuple(findings), tuple(seams))
 
 
 def _constant(path: str, old: Function, new: Function) -> list[Finding]:
-    """The function reads the clock less and names a constant it did not: one finding."""
+    """The function reads the clock less and names a constant it did not: one finding. Where
+    it takes a new parameter, only a constant that is a parameter's default counts (an
+    `EPOCH` beside an injected Clock is arithmetic, `today=date(2024, 1, 1)` is the exit)."""
     lost = Counter(api for api, _, _ in old.reads) - Counter(api for api, _, _ in new.reads)
-    fresh = [(line, text) for text, line in new.constants.items() if text not in old.constants]
+    added = new.added(old)
+    fresh = [(line, text) for line, text in new.fresh(old) if not added or text in new.defaults]
     if not lost or not fresh:
         return []
     call, where = next((call, line) for api, call, line in old.reads if api in lost)
-    line, text = min(fresh)
+    line, text = fresh[0]
     return [
         Finding(
             kind="live_read_constant",
@@ -176,17 +205,10 @@ def build(module: ast.Module) -> Module:
     aliases = _aliases(module)
     names = set(aliases) | _assigned(module)
     clock_names = _clock_names(module, aliases, names)
-    functions: dict[str, Function] = {}
-    for qualname, node in _functions(module.body, ""):
-        function = Function(node.lineno, node.end_lineno or node.lineno, _params(node))
-        for child in _inside(node):
-            api = _dotted(child.func, aliases) if isinstance(child, ast.Call) else None
-            if api in CLOCK_READS and isinstance(child, ast.Call):
-                function.reads.append((api, ast.unparse(child.func), child.lineno))
-            text = _clock_constant(child, aliases, names, clock_names)
-            if text is not None and isinstance(child, ast.expr):
-                function.constants.setdefault(text, child.lineno)
-        functions[qualname] = function
+    functions = {
+        qualname: _function(node, aliases, names, clock_names)
+        for qualname, node in _functions(module.body, "")
+    }
     reads = sum(
         isinstance(n, ast.Call) and _dotted(n.func, aliases) in CLOCK_READS
         for n in ast.walk(module)
@@ -199,6 +221,29 @@ def build(module: ast.Module) -> Module:
             pins[value] += 1
             lines.setdefault(value, getattr(constant, "lineno", 1))
     return Module(functions, reads, dict(pins), lines)
+
+
+def _function(
+    node: ast.FunctionDef | ast.AsyncFunctionDef,
+    aliases: dict[str, str],
+    names: set[str],
+    clock_names: set[str],
+) -> Function:
+    function = Function(node.lineno, node.end_lineno or node.lineno, _params(node))
+    for default in (*node.args.defaults, *node.args.kw_defaults):
+        for child in ast.walk(default) if default is not None else ():
+            text = _clock_constant(child, aliases, names, clock_names)
+            function.defaults.update([text] if text is not None else [])
+    for child in _inside(node):
+        if isinstance(child, ast.Name) and child.id in function.params:
+            function.uses[child.id] += isinstance(child.ctx, ast.Load)
+        api = _dotted(child.func, aliases) if isinstance(child, ast.Call) else None
+        if api in CLOCK_READS and isinstance(child, ast.Call):
+            function.reads.append((api, ast.unparse(child.func), child.lineno))
+        text = _clock_constant(child, aliases, names, clock_names)
+        if text is not None and isinstance(child, ast.expr):
+            function.constants.setdefault(text, child.lineno)
+    return function
 
 
 def _functions(
