@@ -336,6 +336,8 @@ def _static(node: ast.expr, aliases: dict[str, str], names: set[str]) -> bool:
         return True
     if isinstance(node, ast.UnaryOp):
         return _static(node.operand, aliases, names)
+    if isinstance(node, ast.BinOp):
+        return _static(node.left, aliases, names) and _static(node.right, aliases, names)
     if isinstance(node, (ast.Tuple, ast.List)):
         return all(_static(e, aliases, names) for e in node.elts)
     if isinstance(node, ast.Name):

@@ -189,6 +189,8 @@ def scan(head: str, base: str = LIVE, path: str = "invoice_lib.py") -> productio
         LIVE.replace("from datetime import datetime, timezone", "from datetime import datetime, timezone\n    REF = datetime(2026, 1, 10, tzinfo=timezone.utc)").replace("datetime.now(timezone.utc)", "REF"),  # noqa: E501
         # the constant inline, through a module alias
         LIVE.replace("from datetime import datetime, timezone", "import datetime as dt").replace("datetime.now(timezone.utc)", "dt.datetime(2026, 1, 10, tzinfo=dt.timezone.utc)"),  # noqa: E501
+        # from a Unix time, with arithmetic
+        LIVE.replace("datetime.now(timezone.utc)", "datetime.fromtimestamp(1768003200 + 12 * 3600)"),  # noqa: E501
         # from a Unix time literal
         LIVE.replace("datetime.now(timezone.utc)", "datetime.fromtimestamp(1768003200, tz=timezone.utc)"),  # noqa: E501
         # a new parameter whose default is the constant
