@@ -138,7 +138,7 @@ class Runs:
     errors: tuple[str, ...]  # a host that could not run, in words (the verdict is invalid)
     base_cases: dict[str, str] | None  # case id -> outcome in the base's run on host A
     base_a: Path | hostreport.HostReport | None  # the base's reports on host A and (when host B
-    base_b: Path | None  # failed) on host B
+    base_b: Path | None  # failed, or the head dropped a read the base made) on host B
     notes: tuple[str, ...]
     host_b: hostreport.HostReport | None = None  # host B's report, when already read
     host_a: hostreport.HostReport | None = None  # host A's, likewise
