@@ -30,7 +30,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -202,20 +202,18 @@ def read(tree: Tree, path: str) -> Module | None:
 
 
 def build(module: ast.Module) -> Module:
-    aliases = _aliases(module)
+    every = tuple(ast.walk(module))  # one walk for the imports, the reads and the strings
+    aliases = _aliases(every)
     names = set(aliases) | _assigned(module)
     clock_names = _clock_names(module, aliases, names)
     functions = {
         qualname: _function(node, aliases, names, clock_names)
         for qualname, node in _functions(module.body, "")
     }
-    reads = sum(
-        isinstance(n, ast.Call) and _dotted(n.func, aliases) in CLOCK_READS
-        for n in ast.walk(module)
-    )
+    reads = sum(isinstance(n, ast.Call) and _dotted(n.func, aliases) in CLOCK_READS for n in every)
     pins: Counter[str] = Counter()
     lines: dict[str, int] = {}
-    for constant in ast.walk(module):
+    for constant in every:
         value = constant.value if isinstance(constant, ast.Constant) else None
         if isinstance(value, str) and _PIN_NAME.fullmatch(value):
             pins[value] += 1
@@ -272,10 +270,10 @@ def _params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
     return frozenset(a.arg for a in every if a is not None)
 
 
-def _aliases(module: ast.Module) -> dict[str, str]:
+def _aliases(nodes: Iterable[ast.AST]) -> dict[str, str]:
     """Local name -> the dotted name it imports (`dt` -> `datetime`, `now` -> `time.time`)."""
     out: dict[str, str] = {}
-    for node in ast.walk(module):
+    for node in nodes:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 local = alias.asname or alias.name.split(".")[0]
