@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
+from entropy_action.core.findings import Finding
 from entropy_action.core.hostinfo import Audit, AuditRecord
 from entropy_action.scan import production
 from entropy_action.scan.source import WorkTree
 from entropy_action.verdict import live_entropy, removed
-from entropy_action.verdict.model import TestResult
+from entropy_action.verdict.model import TestOutcome, TestResult
 
 TEST = "tests/properties/test_invoice_total.py::test_late_fee_after_due"
 
@@ -34,18 +36,16 @@ def audit(*records: AuditRecord) -> Audit:
     return Audit(mechanism="sys.monitoring + sys.addaudithook", records=list(records))
 
 
-def result(base_a: str = "passed", base_b: str = "failed", a: str = "passed", b: str = "passed"):
-    return TestResult(
-        id=TEST,
-        raw_ids=[TEST],
-        host_a=a,
-        host_b=b,
-        base_a=base_a,
-        base_b=base_b,  # type: ignore[arg-type]
-    )
+def result(
+    base_a: TestOutcome = "passed",
+    base_b: TestOutcome = "failed",
+    a: TestOutcome = "passed",
+    b: TestOutcome = "passed",
+) -> TestResult:
+    return TestResult(id=TEST, raw_ids=[TEST], host_a=a, host_b=b, base_a=base_a, base_b=base_b)
 
 
-def kinds(found) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+def kinds(found: Sequence[Finding]) -> list[tuple[str, str]]:
     return [(f.kind, f.location()) for f in found]
 
 
@@ -66,7 +66,7 @@ def kinds(found) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
     ],
 )
 def test_a_removed_read_counts_only_when_its_test_changed_to_pass(
-    base_a: str, base_b: str, a: str, b: str, fires: bool
+    base_a: TestOutcome, base_b: TestOutcome, a: TestOutcome, b: TestOutcome, fires: bool
 ) -> None:
     found = removed.findings(
         [audit(rec("datetime.now()"))], [audit()], [result(base_a, base_b, a, b)]
