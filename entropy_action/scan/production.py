@@ -11,18 +11,21 @@ their qualified names):
   and refers to a clock constant it did not (a `date(2024, 1, 1)` or `datetime(...)` of
   literals, a module-level name bound to one, a Unix time literal) — in its body or as a
   parameter's default — while the changed files together read the clock fewer times (a read
-  moved to another function is still a read);
+  moved to another function is still a read). The global RNG likewise: a function that calls
+  `random.uniform(...)` less and names a number it did not (`1.0`, `JITTER = 1.0`);
 - `gate_pin_read`: a changed production file names one of the gate's own variables
   (`"ENTROPY_CLOCK_UNIX"`...) more often than at the base;
 - seams: each function whose head version takes a parameter its base version did not (and
-  reads it), or reads a parameter more often while naming no new clock constant (an
+  reads it), or reads a parameter more often while naming no new constant of a source it
+  reads less (an
   injected Clock, RNG or value; `as_of` in place of the clock): `verdict.removed` does not
   count a live read removed there. Beside a new parameter a constant counts only as that
   parameter's default (`today=date(2024, 1, 1)`).
 
 What it does not catch: a constant imported from another module, a constant computed at run
 time (`datetime.fromtimestamp(0) + OFFSET`), a clock read replaced in a renamed function (the
-run-time `live_read_removed` still sees the read gone), an RNG replaced by a literal.
+run-time `live_read_removed` still sees the read gone), an RNG replaced by anything but a new
+number (`xs[0]` for `random.choice(xs)`).
 """
 
 from __future__ import annotations
@@ -55,6 +58,16 @@ CLOCK_READS = frozenset(
         "time.localtime",
     }
 )
+RNG_READS = frozenset(
+    f"random.{name}"
+    for name in (
+        "random", "randint", "randrange", "randbytes", "getrandbits", "choice", "choices",
+        "shuffle", "sample", "uniform", "triangular", "gauss", "normalvariate",
+        "lognormvariate", "expovariate", "betavariate", "gammavariate", "paretovariate",
+        "weibullvariate", "vonmisesvariate",
+    )
+)  # fmt: skip
+Family = str  # "clock" or "rng"
 _CONSTRUCTORS = frozenset({"datetime.date", "datetime.datetime"})
 _FROM = frozenset({"fromtimestamp", "utcfromtimestamp", "fromisoformat", "strptime", "fromordinal"})
 _UNIX_TIME = 100_000_000  # a literal this large in place of a clock read: a Unix time
@@ -68,16 +81,20 @@ class Production:
     notes: tuple[str, ...] = ()
 
 
+Read = tuple[Family, str, str, int]  # (family, API, as written, line)
+Constant = tuple[Family, str]  # (family it stands in for, source text)
+
+
 @dataclass
 class Function:
-    """One def of a module: where it is, its parameters, its clock reads and constants."""
+    """One def of a module: where it is, its parameters, its live reads and constants."""
 
     first: int
     last: int
     params: frozenset[str]
-    reads: list[tuple[str, str, int]] = field(default_factory=list)  # (API, as written, line)
-    constants: dict[str, int] = field(default_factory=dict)  # source text -> first line
-    defaults: set[str] = field(default_factory=set)  # the constants among parameter defaults
+    reads: list[Read] = field(default_factory=list)
+    constants: dict[Constant, int] = field(default_factory=dict)  # -> first line
+    defaults: set[Constant] = field(default_factory=set)  # the constants among the defaults
     uses: Counter[str] = field(default_factory=Counter)  # parameter -> times read
 
     def added(self, base: Function) -> bool:
@@ -87,20 +104,31 @@ class Function:
     def injects(self, base: Function) -> bool:
         """Whether this (head) version takes the value from its caller: a new parameter it
         reads, or a parameter read more often (`as_of` in place of the clock) while it names
-        no clock constant its base did not."""
+        no constant its base did not."""
         if self.added(base):
             return True
-        return bool(self.uses - base.uses) and not self.fresh(base)
+        fewer = self.fewer(base)
+        named = any(family in fewer for _, (family, _) in self.fresh(base))
+        return bool(self.uses - base.uses) and not named
 
-    def fresh(self, base: Function) -> list[tuple[int, str]]:
-        """(line, text) of the clock constants this version names and its base did not."""
-        return sorted((line, t) for t, line in self.constants.items() if t not in base.constants)
+    def fresh(self, base: Function) -> list[tuple[int, Constant]]:
+        """(line, constant) of the constants this version names and its base did not."""
+        return sorted((line, c) for c, line in self.constants.items() if c not in base.constants)
+
+    def fewer(self, base: Function) -> Counter[str]:
+        """API -> how many reads fewer this version makes than its base; and each family."""
+        apis: Counter[str] = Counter()
+        for family, api, _, _ in base.reads:
+            apis.update([api, family])
+        for family, api, _, _ in self.reads:
+            apis.subtract([api, family])
+        return +apis
 
 
 @dataclass
 class Module:
     functions: dict[str, Function]
-    reads: int  # clock reads in the whole module
+    reads: Counter[Family]  # live reads in the whole module, per family
     pins: dict[str, int]  # gate variable -> times named
     pin_lines: dict[str, int]  # gate variable -> first line
 
@@ -137,7 +165,9 @@ def compare(base: dict[str, Module], head: dict[str, Module]) -> Production:
     """The findings and seams of the changed production modules, base against head."""
     findings: list[Finding] = []
     seams: list[Seam] = []
-    moved = sum(m.reads for m in head.values()) >= sum(m.reads for m in base.values())
+    before_all = sum((m.reads for m in base.values()), Counter[Family]())
+    after_all = sum((m.reads for m in head.values()), Counter[Family]())
+    lost = {family for family in before_all if after_all[family] < before_all[family]}
     for path, now in sorted(head.items()):
         before = base.get(path)
         findings += _pin_reads(path, now, before)
@@ -150,34 +180,54 @@ def compare(base: dict[str, Module], head: dict[str, Module]) -> Production:
             seam = new.injects(old)
             if seam:
                 seams.append(Seam(path, old.first, old.last))
-            if not moved:
-                findings += _constant(path, old, new)
+            findings += _constant(path, old, new, lost)
     return Production(tuple(findings), tuple(seams))
 
 
-def _constant(path: str, old: Function, new: Function) -> list[Finding]:
-    """The function reads the clock less and names a constant it did not: one finding. Where
-    it takes a new parameter, only a constant that is a parameter's default counts (an
-    `EPOCH` beside an injected Clock is arithmetic, `today=date(2024, 1, 1)` is the exit)."""
-    lost = Counter(api for api, _, _ in old.reads) - Counter(api for api, _, _ in new.reads)
-    added = new.added(old)
-    fresh = [(line, text) for line, text in new.fresh(old) if not added or text in new.defaults]
-    if not lost or not fresh:
-        return []
-    call, where = next((call, line) for api, call, line in old.reads if api in lost)
-    line, text = fresh[0]
-    return [
-        Finding(
-            kind="live_read_constant",
-            path=path,
-            line=line,
-            message=(
-                f"replaces the live clock `{call}()` (base {path}:{where}) with the constant "
-                f"`{text}`: the time-dependent path is fixed at one instant, in production too "
-                "(take a Clock or the value as a parameter, without a constant default)"
-            ),
+_SAID = {
+    "clock": (
+        "the live clock",
+        "the time-dependent path is fixed at one instant, in production too (take a Clock or "
+        "the value as a parameter, without a constant default)",
+    ),
+    "rng": (
+        "the global RNG",
+        "the random path is fixed to one value, in production too (take a random.Random or "
+        "the value as a parameter, without a constant default)",
+    ),
+}
+
+
+def _constant(path: str, old: Function, new: Function, lost: set[Family]) -> list[Finding]:
+    """Per family the changed files read less (`lost`): the function reads it less and names
+    a constant it did not — one finding. Where it takes a new parameter, only a constant that
+    is a parameter's default counts (an `EPOCH` beside an injected Clock is arithmetic,
+    `today=date(2024, 1, 1)` is the exit)."""
+    found = []
+    fewer, added = new.fewer(old), new.added(old)
+    for family in sorted(lost):
+        fresh = [
+            (line, text)
+            for line, (kind, text) in new.fresh(old)
+            if kind == family and (not added or (kind, text) in new.defaults)
+        ]
+        if not fewer[family] or not fresh:
+            continue
+        call, where = next((r[2], r[3]) for r in old.reads if r[0] == family and fewer[r[1]])
+        line, text = fresh[0]
+        source, why = _SAID[family]
+        found.append(
+            Finding(
+                kind="live_read_constant",
+                path=path,
+                line=line,
+                message=(
+                    f"replaces {source} `{call}()` (base {path}:{where}) with the constant "
+                    f"`{text}`: {why}"
+                ),
+            )
         )
-    ]
+    return found
 
 
 def _pin_reads(path: str, now: Module, before: Module | None) -> list[Finding]:
@@ -194,23 +244,40 @@ def _pin_reads(path: str, now: Module, before: Module | None) -> list[Finding]:
 
 
 def read(tree: Tree, path: str) -> Module | None:
-    """The module's functions, clock reads and gate variables; None when absent or broken."""
+    """The module's functions, live reads and gate variables; None when absent or broken."""
     parsed = parse(tree, path)
     if parsed is None or parsed.tree is None:
         return None
     return build(parsed.tree)
 
 
+@dataclass(frozen=True)
+class _Names:
+    """What a module's names stand for: imports, module-level names, constants among them."""
+
+    aliases: dict[str, str]
+    names: set[str]
+    clock: set[str]  # bound to a clock constant (`REFERENCE_DATE = date(2024, 1, 1)`)
+    rng: set[str]  # bound to a number (`FIXED_JITTER = 0.5`)
+
+
 def build(module: ast.Module) -> Module:
     every = tuple(ast.walk(module))  # one walk for the imports, the reads and the strings
     aliases = _aliases(every)
     names = set(aliases) | _assigned(module)
-    clock_names = _clock_names(module, aliases, names)
-    functions = {
-        qualname: _function(node, aliases, names, clock_names)
-        for qualname, node in _functions(module.body, "")
-    }
-    reads = sum(isinstance(n, ast.Call) and _dotted(n.func, aliases) in CLOCK_READS for n in every)
+    values = list(_module_values(module))
+    known = _Names(
+        aliases,
+        names,
+        {n for n, v in values if _clock_constant(v, aliases, names, set()) is not None},
+        {n for n, v in values if _number(v) is not None},
+    )
+    functions = {qualname: _function(node, known) for qualname, node in _functions(module.body, "")}
+    reads: Counter[Family] = Counter(
+        family
+        for n in every
+        if isinstance(n, ast.Call) and (family := _family(_dotted(n.func, aliases))) is not None
+    )
     pins: Counter[str] = Counter()
     lines: dict[str, int] = {}
     for constant in every:
@@ -221,27 +288,50 @@ def build(module: ast.Module) -> Module:
     return Module(functions, reads, dict(pins), lines)
 
 
-def _function(
-    node: ast.FunctionDef | ast.AsyncFunctionDef,
-    aliases: dict[str, str],
-    names: set[str],
-    clock_names: set[str],
-) -> Function:
+def _family(api: str | None) -> Family | None:
+    if api in CLOCK_READS:
+        return "clock"
+    return "rng" if api in RNG_READS else None
+
+
+def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, known: _Names) -> Function:
     function = Function(node.lineno, node.end_lineno or node.lineno, _params(node))
     for default in (*node.args.defaults, *node.args.kw_defaults):
         for child in ast.walk(default) if default is not None else ():
-            text = _clock_constant(child, aliases, names, clock_names)
-            function.defaults.update([text] if text is not None else [])
+            function.defaults.update(_constants(child, known))
     for child in _inside(node):
         if isinstance(child, ast.Name) and child.id in function.params:
             function.uses[child.id] += isinstance(child.ctx, ast.Load)
-        api = _dotted(child.func, aliases) if isinstance(child, ast.Call) else None
-        if api in CLOCK_READS and isinstance(child, ast.Call):
-            function.reads.append((api, ast.unparse(child.func), child.lineno))
-        text = _clock_constant(child, aliases, names, clock_names)
-        if text is not None and isinstance(child, ast.expr):
-            function.constants.setdefault(text, child.lineno)
+        if isinstance(child, ast.Call):
+            api = _dotted(child.func, known.aliases)
+            family = _family(api)
+            if family is not None and api is not None:
+                function.reads.append((family, api, ast.unparse(child.func), child.lineno))
+        for constant in _constants(child, known):
+            function.constants.setdefault(constant, getattr(child, "lineno", 1))
     return function
+
+
+def _constants(node: ast.AST, known: _Names) -> list[Constant]:
+    """The constants `node` is, per family it could stand in for."""
+    found: list[Constant] = []
+    clock = _clock_constant(node, known.aliases, known.names, known.clock)
+    if clock is not None:
+        found.append(("clock", clock))
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in known.rng:
+        found.append(("rng", node.id))
+    elif isinstance(node, ast.Constant) and _number(node) is not None:
+        found.append(("rng", ast.unparse(node)))
+    return found
+
+
+def _number(node: ast.expr) -> str | None:
+    """A number literal (a sign allowed) as written; None for anything else, bools too."""
+    inner = node.operand if isinstance(node, ast.UnaryOp) else node
+    value = inner.value if isinstance(inner, ast.Constant) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return ast.unparse(node)
 
 
 def _functions(
@@ -298,15 +388,6 @@ def _module_values(module: ast.Module) -> Iterator[tuple[str, ast.expr]]:
             continue
         if isinstance(target, ast.Name):
             yield target.id, value
-
-
-def _clock_names(module: ast.Module, aliases: dict[str, str], names: set[str]) -> set[str]:
-    """Module-level names bound to a clock constant (`REFERENCE_DATE = date(2024, 1, 1)`)."""
-    return {
-        name
-        for name, value in _module_values(module)
-        if _clock_constant(value, aliases, names, set()) is not None
-    }
 
 
 def _clock_constant(

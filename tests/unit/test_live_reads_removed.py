@@ -301,3 +301,39 @@ def test_an_unreadable_file_is_left_out(tmp_path: Path) -> None:
     (tmp_path / "broken.py").write_text("def (:\n", encoding="utf-8")
     assert production.read(WorkTree(tmp_path), "broken.py") is None
     assert production.read(WorkTree(tmp_path), "absent.py") is None
+
+
+RETRY = """
+    import random
+
+    def backoff(attempt):
+        return attempt * random.uniform(0.5, 1.5)
+"""
+
+
+@pytest.mark.parametrize(
+    ("head", "found", "seam"),
+    [
+        (RETRY.replace("random.uniform(0.5, 1.5)", "1.0"), True, False),
+        (RETRY.replace("import random", "import random\n    JITTER = 1.0").replace("random.uniform(0.5, 1.5)", "JITTER"), True, False),  # noqa: E501
+        (RETRY.replace("(attempt)", "(attempt, rng)").replace("random.uniform", "rng.uniform"), False, True),  # noqa: E501
+        (RETRY.replace("random.uniform(0.5, 1.5)", "_jitter()") + "\n    def _jitter():\n        return random.uniform(0.5, 1.5)\n", False, False),  # noqa: E501
+    ],
+)  # fmt: skip
+def test_the_global_rng_replaced_by_a_number_is_found(head: str, found: bool, seam: bool) -> None:
+    made = scan(head, RETRY, "retry.py")
+    assert [f.kind for f in made.findings] == (["live_read_constant"] if found else [])
+    if found:
+        assert made.findings[0].message.startswith(
+            "replaces the global RNG `random.uniform()` (base retry.py:5) with the constant `"
+        )
+    assert bool(made.seams) is seam
+
+
+def test_a_new_number_beside_an_injected_clock_keeps_the_seam() -> None:
+    head = LIVE.replace("datetime.now(timezone.utc)", "as_of").replace(
+        "return total", "return round(total, 2)"
+    )
+    made = scan(head)
+    assert made.findings == ()
+    assert [(s.path, s.first) for s in made.seams] == [("invoice_lib.py", 4)]
