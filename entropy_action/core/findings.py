@@ -28,6 +28,9 @@ FindingKind = Literal[
     "weakened_property",  # a mutant the base's module kills survives the head's module
     "assertions_skipped_at_runtime",  # runtime: a test ran none or most fewer of its asserts
     "gate_config_changed",  # the patch changed a file under constraints.protected_paths
+    "live_read_removed",  # runtime: a clock/RNG/env read the base made in production is gone
+    "live_read_constant",  # a production clock read replaced by a constant (the patch's diff)
+    "gate_pin_read",  # production code reads an ENTROPY_* variable, the gate's own pins
 ]
 
 

@@ -93,6 +93,7 @@ def judge(dossier: Dossier) -> Verdict:
         base_a=dossier.base_a,
         base_b=dossier.base_b,
         forbid_live_entropy=constraints.forbid_live_entropy if constraints else False,
+        seams=scanned.seams if scanned else (),
     )
     verdict = _attributed(strong.annotate(verdict), report_b)
     return _with_inputs(verdict, dossier, report_a, report_b)

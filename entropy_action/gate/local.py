@@ -138,7 +138,7 @@ class Runs:
     errors: tuple[str, ...]  # a host that could not run, in words (the verdict is invalid)
     base_cases: dict[str, str] | None  # case id -> outcome in the base's run on host A
     base_a: Path | hostreport.HostReport | None  # the base's reports on host A and (when host B
-    base_b: Path | None  # failed) on host B
+    base_b: Path | None  # failed, or the head dropped a read the base made) on host B
     notes: tuple[str, ...]
     host_b: hostreport.HostReport | None = None  # host B's report, when already read
     host_a: hostreport.HostReport | None = None  # host A's, likewise
@@ -154,7 +154,11 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
     On a docs-only patch the base run on host A waits for the hosts and is skipped when they
     passed cleanly, since nothing could then read it (`verdict.basepolicy`).
 
-    That second base run never changes the verdict (head outcomes decide); it only marks
+    It runs too when host B passed but the base's audit on host A saw a production read the
+    head no longer makes (`basepolicy.removed_read`): host B's base run then tells whether the
+    patch turned a test the base failed there into a pass (`live_read_removed`).
+
+    That second base run never changes a host's outcome (head outcomes decide); it marks
     host B's failures `failed_at_base`. It is kept because it costs nothing on a patch that
     passes (it runs only once host B has already failed, so the verdict is a rejection either
     way), and because it is the one way to tell a reviewer that host B's failure on, say, a
@@ -196,8 +200,14 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
     if "base run" in failures:
         notes += (f"base run failed ({failures['base run']}); attributing skips statically",)
         return Runs(errors, None, None, None, notes, host_b, host_a)
+    folder_a = baserun.folder(out, "a")
+    base_a = _read_or_none(folder_a)
     base_b: Path | None = None
-    if host_b is not None and any(case.outcome in FAILING for case in host_b.tests):
+    failed_b = host_b is not None and any(case.outcome in FAILING for case in host_b.tests)
+    removed = None if failed_b else basepolicy.removed_read(base_a, host_a, host_b)
+    if removed is not None:
+        settings.progress(f"base run on host B needed: {removed}")
+    if failed_b or removed is not None:
         more = _execute(
             {"base run on host B": lambda: baserun.run(_base(settings), check, out, "b")},
             settings.progress,
@@ -207,9 +217,8 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
             f"{name} failed ({why}); host B's failures are not told pre-existing"
             for name, why in more.items()
         )
-    folder_a = baserun.folder(out, "a")
-    base_a = _read_or_none(folder_a) or folder_a  # unusable: evaluate says why
-    return Runs(errors, pairing.base_cases(base_a), base_a, base_b, notes, host_b, host_a)
+    base_read = base_a or folder_a  # unusable: evaluate says why
+    return Runs(errors, pairing.base_cases(base_read), base_read, base_b, notes, host_b, host_a)
 
 
 def _base(settings: GateSettings) -> baserun.BaseRun:

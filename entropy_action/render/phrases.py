@@ -115,6 +115,12 @@ NEXT_STEP: dict[str, str] = {
     "the head's lets through",
     "assertions_skipped_at_runtime": "make every assertion of the test run",
     "gate_config_changed": "land the change to the gate's configuration on its own, reviewed",
+    "live_read_removed": "keep the production read and inject it (a Clock, a random.Random, "
+    "a parameter): the property must pass under the pins, not without the source",
+    "live_read_constant": "take the clock as a parameter (a Clock, or a value with no constant "
+    "default) instead of a constant date: the time-dependent path must still be reachable",
+    "gate_pin_read": "do not read the gate's ENTROPY_* pins in production: take a Clock or an "
+    "RNG as a parameter, and let the properties pass the pinned one",
 }
 
 

@@ -6,7 +6,9 @@ and at the base ref (with `git show`, never checked out), so that a finding that
 same at the base is pre-existing (`introduced=False`): a notice, not a rejection. The
 runtime rules (`not_executed`, `assertions_skipped_at_runtime`) read both hosts' results.
 The gate's own configuration (`protected`: files under `constraints.protected_paths` the
-patch changed) is checked here too, so that every judging path sees it.
+patch changed) and the production files the patch changed (`production`: a live clock read
+replaced by a constant, the gate's ENTROPY_* pins read) are checked here too, so that every
+judging path sees them.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from entropy_action.core.errors import GateError
 from entropy_action.core.findings import Finding
 from entropy_action.manifest.baseline import PinCheck
-from entropy_action.scan import protected
+from entropy_action.scan import production, protected
 from entropy_action.scan.assertions import assertions_skipped
 from entropy_action.scan.engine import analyze, match
 from entropy_action.scan.model import Rules
@@ -30,6 +32,7 @@ from entropy_action.scan.runtime import (
 from entropy_action.scan.source import CommitTree, WorkTree
 from entropy_action.scan.weakening import compare
 from entropy_action.verdict.model import TestResult
+from entropy_action.verdict.removed import Seam
 
 __all__ = ["DefinedTest", "ScanResult", "not_executed", "runtime_rule", "scan"]
 
@@ -41,6 +44,7 @@ class ScanResult:
     base_tests: tuple[DefinedTest, ...] = ()  # ... and at the base (for not_executed)
     errors: tuple[str, ...] = ()  # "path:line: cannot parse: ..." — the scan is incomplete
     notes: tuple[str, ...] = ()
+    seams: tuple[Seam, ...] = ()  # base production functions the head injects a value into
 
 
 def scan(check: PinCheck) -> ScanResult:
@@ -65,9 +69,11 @@ def scan(check: PinCheck) -> ScanResult:
     findings += compare(base.counted, head.counted) if head.module_parsed else []
     config = protected.check(check)  # introduced by definition: the base is what it protects
     findings += config.findings
+    made = production.check(check)  # the production files the patch changed
+    findings += made.findings
     findings.sort(key=lambda f: (f.path, f.line, f.kind))
-    notes = head.notes + config.notes
-    return ScanResult(tuple(findings), head.tests, base.tests, errors, notes)
+    notes = head.notes + config.notes + made.notes
+    return ScanResult(tuple(findings), head.tests, base.tests, errors, notes, made.seams)
 
 
 def runtime_rule(

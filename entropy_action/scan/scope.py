@@ -153,18 +153,7 @@ class Scope:
         return self._support[path]
 
     def _is_support(self, path: str) -> bool:
-        pure = PurePosixPath(path)
-        name = pure.name
-        if (
-            name == "conftest.py"
-            or name.startswith("test")
-            or name.endswith(("_test.py", "_tests.py"))
-        ):
-            return True
-        prop = PurePosixPath(self.property_path).parent
-        if str(prop) != "." and (pure.parent == prop or prop in pure.parents):
-            return True
-        return any(part in SUPPORT_DIRS for part in pure.parts[:-1]) or pure.stem in SUPPORT_DIRS
+        return is_support(path, self.property_path)
 
     # --- names ---------------------------------------------------------------------------
 
@@ -258,6 +247,19 @@ class Scope:
         if index is None or ref.name not in index.assigns:
             return None
         return index, index.assigns[ref.name]
+
+
+def is_support(path: str, property_path: str) -> bool:
+    """Test code (conftests, test modules, test folders, the property module's folder), not
+    the production package."""
+    pure = PurePosixPath(path)
+    name = pure.name
+    if name == "conftest.py" or name.startswith("test") or name.endswith(("_test.py", "_tests.py")):
+        return True
+    prop = PurePosixPath(property_path).parent
+    if str(prop) != "." and (pure.parent == prop or prop in pure.parents):
+        return True
+    return any(part in SUPPORT_DIRS for part in pure.parts[:-1]) or pure.stem in SUPPORT_DIRS
 
 
 def _strings(value: ast.expr | None) -> list[str]:

@@ -8,7 +8,8 @@ unless the runner names a config file in AUDIT_ENV. A read is recorded only when
 frame that is not the standard library or site-packages lies in the repository and is not test
 code (the property module, conftest.py, test_*.py, tests/); the test module's own reads are its
 business. Each record is the API, the caller's repo-relative path and line, the test, and a
-count. An environment variable is recorded by its name, never its value.
+count. An environment variable is recorded by its name, never its value; a pinned one only
+when it is one of the gate's own (ENTROPY_*).
 
 The cheapest mechanism per version; reads count only while a test's setup, call or teardown runs:
 - Python 3.12+: sys.monitoring CALL events; a call site whose callable is not a target returns
@@ -54,6 +55,9 @@ _LIB, _TEST, _TARGET = 0, 1, 2
 # pytest's own variable, read back by pytest after every phase of every test (os.environ.pop):
 # the test's name, the same on every host, not a live input. Skipped before any frame walk.
 _PYTEST_ENV = frozenset({"PYTEST_CURRENT_TEST"})
+# The gate's own variables (its pins, ENTROPY_CLOCK_UNIX...): pinned, yet recorded by name when
+# code under test reads them (verdict.removed: gate_pin_read).
+GATE_PREFIX = protocol.GATE_PREFIX
 _LIB_DIRS = frozenset({"site-packages", "dist-packages", ".venv", "venv", ".tox", ".nox"})
 _TEST_DIRS = frozenset({"tests", "test"})
 _LOOPBACK = ("127.", "::1", "localhost", "0.0.0.0")  # noqa: S104 - a name, not a bind
@@ -195,7 +199,7 @@ class Auditor:
 
     def environ_read(self, key: object, caller: FrameType | None) -> None:
         """os.environ[key] read from `caller`: record an unpinned variable's name."""
-        if isinstance(key, str) and key not in self.pinned:
+        if isinstance(key, str) and (key not in self.pinned or key.startswith(GATE_PREFIX)):
             self.record("os.environ", key[:MAX_NAME], caller, ENV_DEPTH)
 
     def audit_event(self, event: str, args: tuple[Any, ...]) -> None:

@@ -19,6 +19,9 @@ CASSETTE_ENV = "ENTROPY_CASSETTE"  # the cassette's path in the tree the tests r
 TEMP_ENV = ("TMPDIR", "TEMP", "TMP")
 LANG_ENV = ("LANG", "LC_ALL")
 TZ_ENV = "TZ"
+# The prefix of the gate's own variables (its pins, its controls): production code that reads
+# one follows the pin under the gate only (the audit records such reads by name).
+GATE_PREFIX = "ENTROPY_"
 
 # pin (a key of Pins.flat()) -> the variables the runner sets from it. `env.NAME` pins set
 # NAME itself, and are not listed.

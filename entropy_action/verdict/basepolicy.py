@@ -14,6 +14,14 @@ The gate may skip the run only when none of them can say anything, which needs t
   alongside the hosts as before, because a case dropped by a data change shows only there.
 - `settled`: after the hosts ran, both reports are readable and clean, list the same tests,
   every test passed on both, and neither host's audit saw a live read.
+
+A docs-only patch changes no production code, so it cannot remove a live read from it
+(`live_read_removed`): skipping its base run loses nothing there. Every other patch keeps the
+base run on host A; the base's run on host B, which the local gate makes only once host B
+failed a test, is made too when `removed_read` says the base's audit on host A saw a
+production read the head no longer makes in a test that passed there (host B's base run is
+then what shows whether the patch changed that test's outcome). The workflow's host jobs run
+the base on both hosts anyway.
 """
 
 from __future__ import annotations
@@ -22,6 +30,8 @@ from collections.abc import Iterable
 from pathlib import PurePosixPath
 
 from entropy_action.evidence.hostreport import HostReport
+from entropy_action.verdict import removed
+from entropy_action.verdict.model import FAILING
 
 DOC_SUFFIXES = frozenset({".md", ".rst"})  # prose pytest does not collect by default
 
@@ -45,3 +55,24 @@ def settled(host_a: HostReport | None, host_b: HostReport | None) -> str | None:
     if {case.id for case in host_a.tests} != {case.id for case in host_b.tests}:
         return "the hosts ran different tests"
     return None
+
+
+def removed_read(
+    base_a: HostReport | None, host_a: HostReport | None, host_b: HostReport | None
+) -> str | None:
+    """Why the base's run on host B is needed although host B passed: the base's audit on
+    host A recorded a production read of a pinned source that neither head audit records, in
+    a test the base passed on host A (a failing one already shows the change). None: not."""
+    if base_a is None or base_a.info.audit is None:
+        return None
+    heads = [r.info.audit for r in (host_a, host_b) if r is not None]
+    gone = removed.removed([base_a.info.audit], heads)
+    failed = {n for c in base_a.tests if c.outcome in FAILING for n in (c.raw_id, c.id)}
+    waiting = [record for record in gone if record.test not in failed]
+    if not waiting:
+        return None
+    first = waiting[0]
+    return (
+        f"the base read `{first.call()}` at {first.path}:{first.line} and the head no longer "
+        "does: the base's run on host B tells whether the patch changed the outcome"
+    )

@@ -22,7 +22,7 @@ from entropy_action.evidence import hosterror, hostreport, junitcases
 from entropy_action.evidence.hostreport import HostReport
 from entropy_action.manifest.pindiff import PinDiff
 from entropy_action.manifest.pinfile import LoadedManifest
-from entropy_action.verdict import live_entropy
+from entropy_action.verdict import live_entropy, removed
 from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import (
     FAILING,
@@ -55,6 +55,7 @@ def evaluate(
     base_a: Path | HostReport | None = None,
     base_b: Path | HostReport | None = None,
     forbid_live_entropy: bool = False,
+    seams: Sequence[removed.Seam] = (),
 ) -> Verdict:
     """The verdict on two host report directories; bad host input makes it `invalid`.
 
@@ -66,7 +67,9 @@ def evaluate(
     that failed there too is marked `failed_at_base`), and never change a host's outcome.
     Each report is a directory to read or a HostReport the caller already read from one
     (read, then judge: the gate parses each report once).
-    The hosts' live-entropy audits become `live_entropy` findings (see `live_entropy`).
+    The hosts' live-entropy audits become `live_entropy` findings (see `live_entropy`), and,
+    against the base's audits, `live_read_removed` and `gate_pin_read` findings (`removed`;
+    `seams`: the base's production functions the head injects the value into, from the scan).
     """
     causes = [*_cause("a", host_a, invalid), *(_cause("b", host_b, invalid) if host_b else [])]
     report_a, problems = _read("a", host_a)
@@ -85,6 +88,7 @@ def evaluate(
         problems += unpaired(report_a, report_b, tests)
     runtime = list(runtime_findings(tests, broken)) if runtime_findings and report_a else []
     live = _live(loaded, (report_a, report_b), (old_a, old_b), forbid_live_entropy, problems)
+    live += _cheap_exits((report_a, report_b), (old_a, old_b), tests, seams, findings)
     evidence = Evidence(
         host_a=_outcome(report_a, tests, "a"),
         host_b=_outcome(report_b, tests, "b"),
@@ -123,6 +127,22 @@ def _live(
         loaded.manifest.pins if loaded is not None else None,
         forbid=forbid,
     )
+
+
+def _cheap_exits(
+    head: tuple[HostReport | None, HostReport | None],
+    base: tuple[HostReport | None, HostReport | None],
+    tests: Sequence[TestResult],
+    seams: Sequence[removed.Seam],
+    static: Sequence[Finding],
+) -> list[Finding]:
+    """Live reads the patch removed from production, and the gate's pins read there (one
+    finding per place: a pin read the scan already found at that line is not repeated)."""
+    head_audits = [r.info.audit for r in head if r is not None]
+    base_audits = [r.info.audit for r in base if r is not None]
+    said = {(f.path, f.line) for f in static if f.kind == "gate_pin_read"}
+    pins = [f for f in removed.pin_reads(head_audits, base_audits) if (f.path, f.line) not in said]
+    return [*removed.findings(base_audits, head_audits, tests, seams), *pins]
 
 
 def _read_base(label: Label, dir: Path | HostReport | None, notes: list[str]) -> HostReport | None:
