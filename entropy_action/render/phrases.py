@@ -115,6 +115,8 @@ NEXT_STEP: dict[str, str] = {
     "the head's lets through",
     "assertions_skipped_at_runtime": "make every assertion of the test run",
     "gate_config_changed": "land the change to the gate's configuration on its own, reviewed",
+    "unit_replaced": "let the tests import the production module: remove the copy, the "
+    "sys.modules entry or the reassignment",
 }
 
 
