@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from entropy_action.core.errors import GateError
 from entropy_action.core.findings import Finding
 from entropy_action.manifest.baseline import PinCheck
-from entropy_action.scan import protected
+from entropy_action.scan import protected, provenance
 from entropy_action.scan.assertions import assertions_skipped
 from entropy_action.scan.engine import analyze, match
 from entropy_action.scan.model import Rules
@@ -63,6 +63,7 @@ def scan(check: PinCheck) -> ScanResult:
     base = analyze(CommitTree(check.root, check.base_commit), base_module, rules)
     findings = match(head.hits, base.hits, {base_module: head_manifest.module})
     findings += compare(base.counted, head.counted) if head.module_parsed else []
+    findings += provenance.moved(head_manifest.module, base.imports, head.imports)
     config = protected.check(check)  # introduced by definition: the base is what it protects
     findings += config.findings
     findings.sort(key=lambda f: (f.path, f.line, f.kind))
