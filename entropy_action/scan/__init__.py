@@ -63,7 +63,11 @@ def scan(check: PinCheck) -> ScanResult:
     base = analyze(CommitTree(check.root, check.base_commit), base_module, rules)
     findings = match(head.hits, base.hits, {base_module: head_manifest.module})
     findings += compare(base.counted, head.counted) if head.module_parsed else []
-    findings += provenance.moved(head_manifest.module, base.imports, head.imports)
+    moved = provenance.moved(head_manifest.module, base.imports, head.imports)
+    was = {i.dotted: i for i in base.imports}
+    shadows = {i.path for i in head.imports if i.support and not was.get(i.dotted, i).support}
+    findings += moved
+    findings += provenance.own_copies(head_manifest.module, base.bindings, head.bindings, shadows)
     config = protected.check(check)  # introduced by definition: the base is what it protects
     findings += config.findings
     findings.sort(key=lambda f: (f.path, f.line, f.kind))

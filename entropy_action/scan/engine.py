@@ -37,6 +37,7 @@ class Analysis:
     errors: tuple[str, ...]  # the property module or a conftest cannot be parsed
     notes: tuple[str, ...]
     imports: tuple[provenance.Import, ...] = ()  # where the property module's imports lead
+    bindings: tuple[provenance.Binding, ...] = ()  # ... and its names
 
 
 def analyze(tree: Tree, module_path: str, rules: Rules) -> Analysis:
@@ -72,8 +73,9 @@ def analyze(tree: Tree, module_path: str, rules: Rules) -> Analysis:
     found = module is not None or module_path in scope.errors
     counted = weakening.count(ctx)
     imports = provenance.imports(scope, module) if module is not None else ()
+    names = provenance.bindings(scope, module) if module is not None else ()
     parsed = module is not None
-    return Analysis(tuple(hits), tests, counted, found, parsed, errors, notes, imports)
+    return Analysis(tuple(hits), tests, counted, found, parsed, errors, notes, imports, names)
 
 
 def _collect(ctx: Context, module: ModuleIndex) -> list[PropertyTest]:

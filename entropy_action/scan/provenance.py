@@ -30,6 +30,18 @@ WRITERS = frozenset({"update", "setdefault", "__setitem__"})
 
 
 @dataclass(frozen=True)
+class Binding:
+    """A name of the property module and where it leads: a repository member's file, its
+    line (a local definition's), and whether that file is test code."""
+
+    name: str
+    path: str
+    line: int
+    support: bool
+    local: bool  # defined in the property module itself
+
+
+@dataclass(frozen=True)
 class Import:
     """An import of the property module: the dotted name, where it leads, and whether that
     file is test code."""
@@ -126,6 +138,56 @@ def imports(scope: Scope, module: ModuleIndex) -> tuple[Import, ...]:
                 line = int(getattr(node, "lineno", 1))
                 found[dotted] = Import(dotted, path, line, scope.is_support(path))
     return tuple(found.values())
+
+
+def bindings(scope: Scope, module: ModuleIndex) -> tuple[Binding, ...]:
+    """The property module's top-level functions and imported members, by name."""
+    found = [
+        Binding(name, module.path, node.lineno, True, True)
+        for name, node in module.defs.items()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
+    lines = {
+        alias.asname or alias.name: node.lineno
+        for node in ast.walk(module.tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    for name, ref in module.imports.items():
+        if ref.path is not None and ref.name and name not in module.defs:
+            target = scope.chase(ref)
+            path = target.path or ref.path
+            line = lines.get(name, 1)
+            found.append(Binding(name, path, line, scope.is_support(path), False))
+    return tuple(found)
+
+
+def own_copies(
+    module: str, base: Sequence[Binding], head: Sequence[Binding], moved_to: set[str]
+) -> list[Finding]:
+    """A name that led to a production function at the base and, at the head, to a function
+    of the tests' own (defined in the property module, or imported from test code): the
+    property asserts on its own copy of the unit (`unit_patched`)."""
+    was = {b.name: b for b in base if not b.support and not b.local}
+    out = []
+    for now in head:
+        before = was.get(now.name)
+        if before is None or not now.support or now.path in moved_to:
+            continue
+        where = "defined in the property module" if now.local else f"imported from {now.path}"
+        out.append(
+            Finding(
+                kind="unit_patched",
+                path=now.path if now.local else module,
+                line=now.line,
+                message=(
+                    f"{now.name}: the base's properties called the production {now.name} of "
+                    f"{before.path}, the head's call a copy {where} — the property checks its "
+                    "own copy of the unit, not the code"
+                ),
+            )
+        )
+    return out
 
 
 def moved(module: str, base: Sequence[Import], head: Sequence[Import]) -> list[Finding]:

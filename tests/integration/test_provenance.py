@@ -279,3 +279,36 @@ def test_an_honest_patch_is_no_replaced_unit(
     verdict = _gate(repo, tmp_path, files, gone)
     assert _replaced(verdict) == []
     assert verdict["classification"] == "merge_candidate", verdict["reasons"]
+
+
+# --- on a real suite: a test that asserts on its own copy of the function under test ---------
+
+
+def test_a_property_asserting_on_its_own_copy_of_the_unit_is_unit_patched(
+    repo: Repo, tmp_path: Path
+) -> None:
+    prop = _property(
+        {"from invoice_lib import LATE_FEE_CENTS, total_for": "LATE_FEE_CENTS = 500\n" + FIXED}
+    )
+    verdict = _gate(repo, tmp_path, {"invoice_lib.py": BROKEN, PROPERTY: prop})
+    assert verdict["merge"] is False
+    own = [(f["path"], f["line"]) for f in verdict["findings"] if f["kind"] == "unit_patched"]
+    assert own == [(PROPERTY, 11)]
+    message = next(f["message"] for f in verdict["findings"] if f["kind"] == "unit_patched")
+    assert "the base's properties called the production total_for of invoice_lib.py" in message
+
+
+def test_a_copy_imported_from_a_test_helper_is_unit_patched(repo: Repo, tmp_path: Path) -> None:
+    helper = "tests/properties/reference.py"
+    prop = _property(
+        {
+            "from invoice_lib import LATE_FEE_CENTS, total_for": (
+                "from invoice_lib import LATE_FEE_CENTS\nfrom reference import total_for"
+            )
+        }
+    )
+    files = {"invoice_lib.py": BROKEN, helper: FIXED, PROPERTY: prop}
+    verdict = _gate(repo, tmp_path, files)
+    assert verdict["merge"] is False
+    own = [(f["path"], f["line"]) for f in verdict["findings"] if f["kind"] == "unit_patched"]
+    assert own == [(PROPERTY, 10)]
