@@ -312,3 +312,34 @@ def test_a_copy_imported_from_a_test_helper_is_unit_patched(repo: Repo, tmp_path
     assert verdict["merge"] is False
     own = [(f["path"], f["line"]) for f in verdict["findings"] if f["kind"] == "unit_patched"]
     assert own == [(PROPERTY, 10)]
+
+
+def test_the_record_travels_in_host_json_so_compare_judges_it_alike(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """The workflow's verdict job reads the uploaded folders as data: `compare` over the
+    folders the gate left (host.json's `provenance`) finds the same replacement, without a
+    scan (no --base-ref) and without the base's run."""
+    files = {"invoice_lib.py": BROKEN, "tests/properties/conftest.py": REQUEST_MODULE}
+    base = demo.build_base(
+        repo.path, clock_unix=int(time.time()) // 86400 * 86400, temp_root=tmp_path / "pins-tmp"
+    )
+    for relative, text in files.items():
+        (repo.path / relative).write_text(text, encoding="utf-8")
+    repo.commit("the patch")
+    reports = tmp_path / "reports"
+    first = repo.cli(
+        "gate", "--base-ref", base, "--json", str(tmp_path / "v.json"), "--out", str(reports)
+    )
+    assert first.code == 1
+    hosts = json.loads((reports / "host-a" / "host.json").read_text(encoding="utf-8"))
+    assert [r["how"] for r in hosts["provenance"]["replaced"]] == ["reassigned"]
+    out = tmp_path / "compared.json"
+    result = repo.cli(
+        "compare", "--host-a", str(reports / "host-a"), "--host-b", str(reports / "host-b"),
+        "--json", str(out),
+    )  # fmt: skip
+    verdict = json.loads(out.read_text(encoding="utf-8"))
+    assert result.code == 1
+    assert verdict["classification"] == "entropy_silenced"
+    assert _replaced(verdict) == [("tests/properties/conftest.py", 5, True)]
