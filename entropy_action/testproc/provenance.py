@@ -64,11 +64,20 @@ def configure(root: str, module: str, exempt: list[str], report: str) -> None:
 # --- places ---------------------------------------------------------------------------------
 
 
+_relatives: dict[str, str | None] = {}
+
+
 def relative(file: object) -> str | None:
     """`file` repository-relative (POSIX), when it lies in the tree and outside its
-    environments; else None."""
+    environments; else None. Cached: called for every name at every test call."""
     if not isinstance(file, str) or not os.path.isabs(file) or "root" not in _cfg:
         return None  # "built-in", "<string>", "<frozen ...>": no file
+    if file not in _relatives:
+        _relatives[file] = _relative(file)
+    return _relatives[file]
+
+
+def _relative(file: str) -> str | None:
     path = os.path.realpath(file)
     root = _cfg["root"]
     if not path.startswith(root.rstrip(os.sep) + os.sep):
@@ -78,7 +87,16 @@ def relative(file: object) -> str | None:
     return os.path.relpath(path, root).replace(os.sep, "/")
 
 
+_areas: dict[str, bool] = {}
+
+
 def tests_area(rel: str) -> bool:
+    if rel not in _areas:
+        _areas[rel] = _tests_area(rel)
+    return _areas[rel]
+
+
+def _tests_area(rel: str) -> bool:
     """Test code: conftest.py, test_*.py, *_test.py, a tests/ folder, the property module's
     own folder."""
     parts = rel.split("/")
@@ -318,6 +336,9 @@ def check(module: types.ModuleType, test: str) -> None:
         if owner is None:
             continue
         _unit(name, owner)
+        where = relative(_file_of(owner))
+        if where is None or tests_area(where):
+            continue  # the standard library, a library, test code: not the unit
         for attr in sorted(used.intersection(vars(owner))):
             _reassigned(owner, name, attr, vars(owner)[attr], test, f"{name}.{attr}")
 
