@@ -134,6 +134,9 @@ def _file_of(module: object) -> str | None:
 def _defined_in(obj: object) -> tuple[str | None, int | None, bool]:
     """(defining file, first line, is a mock) of a function, class or module."""
     if type(obj).__module__ in _MOCK_MODULES:
+        wrapped = getattr(obj, "_mock_wraps", None)
+        if wrapped is not None:
+            return _defined_in(wrapped)  # a spy calls the real function
         return None, None, True
     for _ in range(5):  # through functools.wraps decorators
         inner = getattr(obj, "__wrapped__", None)
@@ -282,7 +285,9 @@ def _shadow(name: str, held: str) -> None:
 
 def _plan(module: types.ModuleType) -> tuple[list[tuple[str, str, str]], list[str], frozenset[str]]:
     """What the property module's source imports: (local name, module, attribute) for each
-    `from M import a as b`, the modules it imports whole, and every name its code reads."""
+    `from M import a as b`, the modules it imports whole, and every name its code calls
+    (`total_for(...)`, `invoice_lib.total_for(...)`; not `invoice_lib.send.assert_called()`,
+    a mocked dependency the test inspects)."""
     found = _plans.get(id(module))
     if found is not None:
         return found
@@ -303,10 +308,15 @@ def _plan(module: types.ModuleType) -> tuple[list[tuple[str, str, str]], list[st
                     names.append((alias.asname or alias.name, source, alias.name))
         elif isinstance(node, ast.Import):
             whole += [alias.name for alias in node.names]
-        elif isinstance(node, ast.Attribute):
-            used.add(node.attr)
-        elif isinstance(node, ast.Name):
-            used.add(node.id)
+        elif isinstance(node, ast.Call):  # what the tests call, not what they inspect
+            func = node.func
+            if isinstance(func, ast.Attribute):
+                used.add(func.attr)
+            elif isinstance(func, ast.Name):
+                used.add(func.id)
+            for arg in [*node.args, *(kw.value for kw in node.keywords)]:
+                if isinstance(arg, ast.Name):  # map(total_for, ...), partial(total_for, 1)
+                    used.add(arg.id)
     found = _plans[id(module)] = (names, whole, frozenset(used))
     return found
 
@@ -329,6 +339,8 @@ def check(module: types.ModuleType, test: str) -> None:
         if owner is None:
             continue
         _unit(source, owner)
+        if local not in used:
+            continue  # a constant, a class only inspected, a dependency to patch
         value = vars(module).get(local)
         _reassigned(owner, source, attr, value, test, f"{_cfg.get('module')}'s {local}")
     for name in whole:

@@ -222,6 +222,25 @@ def total_of(lines):
 '''
 
 
+NOTIFYING = (
+    HONEST.replace("    return total\n", "    notify(total)\n    return total\n")
+    + """
+
+def notify(total: int) -> None:
+    \"\"\"Where a total goes (a seam the tests replace).\"\"\"
+"""
+)
+NOTIFIED = """
+
+def test_the_total_is_notified_once(monkeypatch) -> None:
+    from unittest import mock
+
+    monkeypatch.setattr(invoice_lib, "notify", mock.Mock())
+    invoice_lib.total_for(invoice_lines(), as_of=frozen_now())
+    invoice_lib.notify.assert_called_once()
+"""
+
+
 def _property(replace: dict[str, str]) -> str:
     text = (demo.DATA / "base" / PROPERTY).read_text(encoding="utf-8")
     for old, new in replace.items():
@@ -247,6 +266,17 @@ def _property(replace: dict[str, str]) -> str:
             },
             (),
             id="a-test-helper-module",
+        ),
+        pytest.param(
+            {
+                "invoice_lib.py": NOTIFYING,
+                PROPERTY: _property(
+                    {"from invoice_lib import": "import invoice_lib\nfrom invoice_lib import"}
+                )
+                + NOTIFIED,
+            },
+            (),
+            id="a-mocked-dependency-the-test-inspects",
         ),
         pytest.param(
             {"invoice_lib.py": HONEST, "tests/properties/conftest.py": LINES_FIXTURE},
