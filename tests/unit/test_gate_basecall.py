@@ -8,7 +8,13 @@ from typing import Any
 
 import pytest
 
-from entropy_action.core.hostinfo import Audit, AuditRecord, HostInfo
+from entropy_action.core.hostinfo import (
+    Audit,
+    AuditRecord,
+    HostInfo,
+    Provenance,
+    ProvenanceUnit,
+)
 from entropy_action.evidence import hostreport, junitcases
 from entropy_action.verdict import basepolicy
 from tests.support.helpers import Repo
@@ -102,3 +108,19 @@ def test_settled(
 def test_an_unusable_report_needs_the_base(tmp_path: Path) -> None:
     host_a = _report(tmp_path, "a", {"t::x": "passed"})
     assert basepolicy.settled(host_a, None) == "a host report is unusable"
+
+
+def test_code_under_test_from_the_tests_area_keeps_the_base_run(tmp_path: Path) -> None:
+    """The base's run tells a replacement the patch brought from one that stood there."""
+    host_a = _report(tmp_path, "a", {"t::x": "passed"})
+    unit = ProvenanceUnit(module="invoice_lib", path="tests/invoice_lib.py", tests_area=True)
+    recorded = host_a.info.model_copy(update={"provenance": Provenance(units=[unit])})
+    host_a = hostreport.HostReport(host_a.dir, recorded, host_a.tests, ())
+    host_b = _report(tmp_path, "b", {"t::x": "passed"})
+    assert basepolicy.settled(host_a, host_b) == (
+        "host A's tests ran code under test from the tests area"
+    )
+    production = unit.model_copy(update={"path": "invoice_lib.py", "tests_area": False})
+    recorded = host_a.info.model_copy(update={"provenance": Provenance(units=[production])})
+    host_a = hostreport.HostReport(host_a.dir, recorded, host_a.tests, ())
+    assert basepolicy.settled(host_a, host_b) is None
