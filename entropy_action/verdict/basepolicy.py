@@ -13,9 +13,9 @@ The gate may skip the run only when none of them can say anything, which needs t
   that changes any other file (code, data, conftest, the manifest) keeps the base run, run
   alongside the hosts as before, because a case dropped by a data change shows only there.
 - `settled`: after the hosts ran, both reports are readable and clean, list the same tests,
-  every test passed on both, neither host's audit saw a live read, and neither host's
-  tests ran code under test from the tests area (`provenance`: the base's run tells a
-  replacement the patch brought from one that stood at the base).
+  every test passed on both, neither host's audit saw a live read, and neither host saw a
+  replaced unit (`provenance`: the base's run tells a replacement the patch brought from
+  one that stood at the base).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def settled(host_a: HostReport | None, host_b: HostReport | None) -> str | None:
         if report.info.audit is not None and report.info.audit.records:
             return f"host {name}'s audit saw a live read"
         if provenance.suspicious(report.info.provenance):
-            return f"host {name}'s tests ran code under test from the tests area"
+            return f"host {name}'s tests ran a replaced unit (provenance)"
     if {case.id for case in host_a.tests} != {case.id for case in host_b.tests}:
         return "the hosts ran different tests"
     return None

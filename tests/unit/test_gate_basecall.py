@@ -14,6 +14,7 @@ from entropy_action.core.hostinfo import (
     HostInfo,
     Provenance,
     ProvenanceUnit,
+    Replacement,
 )
 from entropy_action.evidence import hostreport, junitcases
 from entropy_action.verdict import basepolicy
@@ -110,17 +111,26 @@ def test_an_unusable_report_needs_the_base(tmp_path: Path) -> None:
     assert basepolicy.settled(host_a, None) == "a host report is unusable"
 
 
-def test_code_under_test_from_the_tests_area_keeps_the_base_run(tmp_path: Path) -> None:
-    """The base's run tells a replacement the patch brought from one that stood there."""
+def test_a_replaced_unit_keeps_the_base_run(tmp_path: Path) -> None:
+    """The base's run tells a replacement the patch brought from one that stood there; a
+    test helper module the tests import is no reason to run it."""
     host_a = _report(tmp_path, "a", {"t::x": "passed"})
-    unit = ProvenanceUnit(module="invoice_lib", path="tests/invoice_lib.py", tests_area=True)
-    recorded = host_a.info.model_copy(update={"provenance": Provenance(units=[unit])})
-    host_a = hostreport.HostReport(host_a.dir, recorded, host_a.tests, ())
     host_b = _report(tmp_path, "b", {"t::x": "passed"})
-    assert basepolicy.settled(host_a, host_b) == (
-        "host A's tests ran code under test from the tests area"
+    helper = ProvenanceUnit(module="helpers", path="tests/helpers.py", tests_area=True)
+    shadow = Replacement(
+        how="shadowed",
+        module="invoice_lib",
+        path="tests/invoice_lib.py",
+        production="invoice_lib.py",
+        detail="invoice_lib was imported from tests/invoice_lib.py",
     )
-    production = unit.model_copy(update={"path": "invoice_lib.py", "tests_area": False})
-    recorded = host_a.info.model_copy(update={"provenance": Provenance(units=[production])})
-    host_a = hostreport.HostReport(host_a.dir, recorded, host_a.tests, ())
-    assert basepolicy.settled(host_a, host_b) is None
+    for record, why in (
+        (Provenance(units=[helper]), None),
+        (
+            Provenance(units=[helper], replaced=[shadow]),
+            "host A's tests ran a replaced unit (provenance)",
+        ),
+    ):
+        info = host_a.info.model_copy(update={"provenance": record})
+        recorded = hostreport.HostReport(host_a.dir, info, host_a.tests, ())
+        assert basepolicy.settled(recorded, host_b) == why
