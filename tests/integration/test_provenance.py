@@ -82,10 +82,20 @@ def _stand_in(monkeypatch):
 PROPERTY = "tests/properties/test_invoice_total.py"
 
 
-def _gate(repo: Repo, tmp_path: Path, files: dict[str, str], gone: tuple[str, ...] = ()) -> Any:
+def _gate(
+    repo: Repo,
+    tmp_path: Path,
+    files: dict[str, str],
+    gone: tuple[str, ...] = (),
+    base_files: dict[str, str] | None = None,
+) -> Any:
     base = demo.build_base(
         repo.path, clock_unix=int(time.time()) // 86400 * 86400, temp_root=tmp_path / "pins-tmp"
     )
+    if base_files:
+        for relative, text in base_files.items():
+            (repo.path / relative).write_text(text, encoding="utf-8")
+        base = repo.commit("the base, with its own files")
     for relative, text in files.items():
         target = repo.path / relative
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -373,3 +383,25 @@ def test_the_record_travels_in_host_json_so_compare_judges_it_alike(
     assert result.code == 1
     assert verdict["classification"] == "entropy_silenced"
     assert _replaced(verdict) == [("tests/properties/conftest.py", 5, True)]
+    forged = json.loads((reports / "host-b" / "host.json").read_text(encoding="utf-8"))
+    forged["provenance"]["replaced"][0]["path"] = "/etc/passwd"
+    (reports / "host-b" / "host.json").write_text(json.dumps(forged), encoding="utf-8")
+    again = repo.cli(
+        "compare", "--host-a", str(reports / "host-a"), "--host-b", str(reports / "host-b"),
+        "--json", str(out),
+    )  # fmt: skip
+    refused = json.loads(out.read_text(encoding="utf-8"))
+    assert again.code == 2
+    assert refused["classification"] == "invalid"
+    [reason] = [r for r in refused["reasons"] if "provenance" in r]
+    assert "host.json" in reason
+    assert "not a repository-relative path" in reason
+
+
+def test_a_copy_that_stood_at_the_base_is_a_notice(repo: Repo, tmp_path: Path) -> None:
+    """The base's run saw the same shadow: the patch did not bring it, so it does not reject
+    (an honest fix of the production file the tests never reached)."""
+    copy = "tests/properties/invoice_lib.py"
+    verdict = _gate(repo, tmp_path, {"invoice_lib.py": HONEST}, base_files={copy: BASE})
+    assert verdict["classification"] == "merge_candidate", verdict["reasons"]
+    assert _replaced(verdict) == [(copy, 1, False)]
