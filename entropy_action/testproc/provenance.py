@@ -242,6 +242,8 @@ def sweep() -> None:
             continue
         if held is not None and not tests_area(held):
             continue  # production's own alias of a production module
+        if _production_type(module):
+            continue  # production's own lazy module (`sys.modules[__name__] = _Lazy(...)`)
         own = getattr(getattr(module, "__spec__", None), "name", None) or module.__name__
         _add(
             ("substituted", name, held),
@@ -258,6 +260,20 @@ def sweep() -> None:
                 + (f"from {held}" if held else "with no file"),
             },
         )
+
+
+def _production_type(module: types.ModuleType) -> bool:
+    """Whether the module object is of a ModuleType subclass that production code defines."""
+    kind = type(module)
+    if kind is types.ModuleType:
+        return False
+    files = [
+        code.co_filename
+        for value in vars(kind).values()
+        if isinstance(code := getattr(value, "__code__", None), types.CodeType)
+    ]
+    where = relative(files[0] if files else _file_of(sys.modules.get(kind.__module__)))
+    return where is not None and not tests_area(where)
 
 
 def _shadow(name: str, held: str) -> None:

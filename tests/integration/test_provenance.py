@@ -232,6 +232,21 @@ def total_of(lines):
 '''
 
 
+LAZY = """
+
+import sys as _sys
+import types as _types
+
+
+class _Lazy(_types.ModuleType):
+    def __getattr__(self, name: str) -> object:
+        raise AttributeError(name)
+
+
+_lazy = _Lazy(__name__)
+_lazy.__dict__.update({k: v for k, v in globals().items() if not k.startswith("__")})
+_sys.modules[__name__] = _lazy
+"""
 NOTIFYING = (
     HONEST.replace("    return total\n", "    notify(total)\n    return total\n")
     + """
@@ -287,6 +302,11 @@ def _property(replace: dict[str, str]) -> str:
             },
             (),
             id="a-mocked-dependency-the-test-inspects",
+        ),
+        pytest.param(
+            {"invoice_lib.py": HONEST + LAZY},
+            (),
+            id="a-lazy-module-production-puts-in-sys-modules",
         ),
         pytest.param(
             {"invoice_lib.py": HONEST, "tests/properties/conftest.py": LINES_FIXTURE},
