@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -97,11 +97,21 @@ class ProvenanceUnit(BaseModel):
     path: str = Field(max_length=1000, pattern=_PRINTABLE, description="Repository-relative")
     sha256: str | None = Field(None, pattern=_SHA256, description="Of the file's bytes")
     tests_area: bool = Field(description="Loaded from test code (tests/, conftest, test_*)")
+    candidates: list[Annotated[str, Field(max_length=1000, pattern=_PRINTABLE)]] = Field(
+        default_factory=list,
+        max_length=5,
+        description="Other production files of the tree its name could be loaded from",
+    )
 
     @field_validator("path")
     @classmethod
     def _relative(cls, value: str) -> str:
         return _repository_relative(value) or value
+
+    @field_validator("candidates")
+    @classmethod
+    def _all_relative(cls, value: list[str]) -> list[str]:
+        return [_repository_relative(item) or item for item in value]
 
 
 class Replacement(BaseModel):

@@ -222,6 +222,28 @@ def _unit(name: str, module: object) -> None:
         return
     _units[name] = {"module": name[:MAX_TEXT], "path": rel, "sha256": digest(rel)}
     _units[name]["tests_area"] = tests_area(rel)
+    _units[name]["candidates"] = candidates(name, rel)
+
+
+MAX_CANDIDATES = 5
+
+
+def candidates(name: str, held: str) -> list[str]:
+    """Other production files of the tree that a top-level module `name` could be loaded
+    from on sys.path (`name.py`, `name/__init__.py`): a file the base loaded that still
+    exists while the head loads another one is a copy the tests put first."""
+    if "." in name:
+        return []
+    found: list[str] = []
+    for entry in list(sys.path):
+        folder = str(entry) or os.curdir  # a suite may put a Path on sys.path
+        for file in (os.path.join(folder, name + ".py"), os.path.join(folder, name, "__init__.py")):
+            rel = relative(os.path.abspath(file)) if os.path.isfile(file) else None
+            if rel is not None and rel != held and not tests_area(rel) and rel not in found:
+                found.append(rel)
+        if len(found) >= MAX_CANDIDATES:
+            break
+    return found[:MAX_CANDIDATES]
 
 
 def sweep() -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from entropy_action.core.findings import Finding
-from entropy_action.core.hostinfo import Provenance, Replacement
+from entropy_action.core.hostinfo import Provenance, ProvenanceUnit, Replacement
 
 _HOW = {
     "shadowed": "a copy next to the tests shadows it",
@@ -30,21 +30,25 @@ def findings(head: Iterable[Provenance | None], base: Provenance | None) -> list
     """One finding per replacement either host saw, and per module the head loads from the
     tests area that the base's run loaded from production."""
     seen: dict[tuple[str, str, str | None, str | None], Replacement] = {}
-    units: dict[str, str] = {}  # module -> the head's tests-area file
+    units: dict[str, ProvenanceUnit] = {}  # module -> where the head loaded it
     for provenance in head:
         for replaced in provenance.replaced if provenance else ():
             seen.setdefault(replaced.key(), replaced)
         for unit in provenance.units if provenance else ():
-            if unit.tests_area:
-                units.setdefault(unit.module, unit.path)
+            units.setdefault(unit.module, unit)
     known = {r.key() for r in base.replaced} if base is not None else set()
     digests = {u.sha256: u.path for u in base.units if u.sha256} if base is not None else {}
     out = [_finding(r, r.key() not in known, digests) for r in seen.values()]
     covered = {r.module for r in seen.values()}
     for unit in base.units if base is not None else ():
-        moved = units.get(unit.module)
-        if not unit.tests_area and moved is not None and unit.module not in covered:
-            out.append(_moved(unit.module, unit.path, moved))
+        now = units.get(unit.module)
+        if unit.tests_area or now is None or now.path == unit.path or unit.module in covered:
+            continue
+        if now.tests_area:
+            out.append(_moved(unit.module, unit.path, now.path, "a file in the tests area"))
+        elif unit.path in now.candidates:
+            still = f"while {unit.path} is still there: a copy put first on sys.path"
+            out.append(_moved(unit.module, unit.path, now.path, still))
     return sorted(out, key=lambda f: (f.path, f.line, f.message))
 
 
@@ -69,14 +73,14 @@ def _finding(replaced: Replacement, introduced: bool, digests: dict[str, str]) -
     )
 
 
-def _moved(module: str, production: str, copy: str) -> Finding:
+def _moved(module: str, production: str, copy: str, what: str) -> Finding:
     return Finding(
         kind="unit_replaced",
         path=copy,
         line=1,
         message=(
             f"{module}: the base's tests ran the production code in {production}, the head's "
-            f"run {copy}, a file in the tests area — the property checks the copy"
+            f"run {copy}, {what} — the property checks the copy"
         ),
     )
 

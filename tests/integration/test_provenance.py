@@ -425,3 +425,28 @@ def test_a_copy_that_stood_at_the_base_is_a_notice(repo: Repo, tmp_path: Path) -
     verdict = _gate(repo, tmp_path, {"invoice_lib.py": HONEST}, base_files={copy: BASE})
     assert verdict["classification"] == "merge_candidate", verdict["reasons"]
     assert _replaced(verdict) == [(copy, 1, False)]
+
+
+VENDOR_CONFTEST = '''"""Vendored code first."""
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).parents[2] / "vendor"))
+'''
+
+
+def test_a_copy_a_conftest_puts_first_on_sys_path_is_a_replaced_unit(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """vendor/ is no test folder, so only the base's run tells: it loaded invoice_lib.py,
+    which the head still has while its tests load vendor/invoice_lib.py."""
+    files = {
+        "invoice_lib.py": BROKEN,
+        "vendor/invoice_lib.py": BASE,
+        "tests/properties/conftest.py": VENDOR_CONFTEST,
+    }
+    verdict = _gate(repo, tmp_path, files)
+    assert verdict["classification"] == "entropy_silenced"
+    assert _replaced(verdict) == [("vendor/invoice_lib.py", 1, True)]
+    assert "while invoice_lib.py is still there" in _messages(verdict)

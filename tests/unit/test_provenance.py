@@ -118,3 +118,22 @@ def test_a_good_report_lands_in_host_json_and_reads_back(tmp_path: Path, info: H
     older = json.loads(info.model_dump_json())
     older.pop("provenance", None)
     assert HostInfo.model_validate(older).provenance is None  # an older gate's host.json
+
+
+def test_a_module_loaded_from_another_production_file_while_the_base_s_remains() -> None:
+    base = _record([], [{**PRODUCTION, "tests_area": False}])
+    vendored = {**PRODUCTION, "path": "vendor/invoice_lib.py", "tests_area": False}
+    [found] = provenance.findings(
+        [_record([], [{**vendored, "candidates": ["invoice_lib.py"]}])], base
+    )
+    assert (found.path, found.introduced) == ("vendor/invoice_lib.py", True)
+    assert "while invoice_lib.py is still there" in found.message
+    moved = _record([], [{**PRODUCTION, "path": "src/invoice_lib.py", "tests_area": False}])
+    assert provenance.findings([moved], base) == []  # moved to src/: the base's file is gone
+
+
+def test_a_candidate_outside_the_tree_is_refused() -> None:
+    with pytest.raises(ValidationError):
+        _record([], [{**PRODUCTION, "tests_area": False, "candidates": ["/etc/passwd"]}])
+    with pytest.raises(ValidationError):
+        _record([], [{**PRODUCTION, "tests_area": False, "candidates": ["a.py"] * 6}])
