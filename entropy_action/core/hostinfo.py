@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -73,6 +73,84 @@ class Audit(BaseModel):
     mechanism: str = Field(max_length=80, pattern=_PRINTABLE)
     records: list[AuditRecord] = Field(default_factory=list, max_length=MAX_AUDIT_RECORDS)
     dropped: int = Field(0, ge=0, description="Records past the cap, counted only")
+
+
+MAX_PROVENANCE = 200  # provenance.MAX_ENTRIES: the test process keeps no more of each
+_SHA256 = r"^[0-9a-f]{64}$"
+
+
+def _repository_relative(value: str | None) -> str | None:
+    if value is None:
+        return None
+    parts = value.split("/")
+    if not value or value.startswith("/") or ".." in parts or "\\" in value:
+        raise ValueError(f"not a repository-relative path: {value[:80]!r}")
+    return value
+
+
+class ProvenanceUnit(BaseModel):
+    """A repository module the property module imports, and the file it was loaded from."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    module: str = Field(max_length=300, pattern=_PRINTABLE)
+    path: str = Field(max_length=1000, pattern=_PRINTABLE, description="Repository-relative")
+    sha256: str | None = Field(None, pattern=_SHA256, description="Of the file's bytes")
+    tests_area: bool = Field(description="Loaded from test code (tests/, conftest, test_*)")
+    candidates: list[Annotated[str, Field(max_length=1000, pattern=_PRINTABLE)]] = Field(
+        default_factory=list,
+        max_length=5,
+        description="Other production files of the tree its name could be loaded from",
+    )
+
+    @field_validator("path")
+    @classmethod
+    def _relative(cls, value: str) -> str:
+        return _repository_relative(value) or value
+
+    @field_validator("candidates")
+    @classmethod
+    def _all_relative(cls, value: list[str]) -> list[str]:
+        return [_repository_relative(item) or item for item in value]
+
+
+class Replacement(BaseModel):
+    """One way the unit under test was replaced outside the property module."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    how: Literal["shadowed", "substituted", "reassigned"]
+    module: str = Field(max_length=300, pattern=_PRINTABLE)
+    name: str | None = Field(None, max_length=300, pattern=_PRINTABLE)
+    path: str | None = Field(
+        None, max_length=1000, pattern=_PRINTABLE, description="The replacement's file"
+    )
+    line: int | None = Field(None, ge=1, le=10_000_000)
+    production: str = Field(
+        max_length=1000, pattern=_PRINTABLE, description="The production file it stands for"
+    )
+    same_source: bool = Field(False, description="The replacement's file is a verbatim copy")
+    sha256: str | None = Field(None, pattern=_SHA256, description="Of the replacement's file")
+    test: str | None = Field(None, max_length=2000, pattern=_PRINTABLE)
+    detail: str = Field(max_length=1000, pattern=_PRINTABLE)
+
+    @field_validator("path", "production")
+    @classmethod
+    def _relative(cls, value: str | None) -> str | None:
+        return _repository_relative(value)
+
+    def key(self) -> tuple[str, str, str | None, str | None]:
+        return (self.how, self.module, self.name, self.path)
+
+
+class Provenance(BaseModel):
+    """Where the code under test came from (`provenance` in host.json)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    units: list[ProvenanceUnit] = Field(default_factory=list, max_length=MAX_PROVENANCE)
+    replaced: list[Replacement] = Field(default_factory=list, max_length=MAX_PROVENANCE)
+    dropped: int = Field(0, ge=0, description="Entries past the cap, counted only")
 
 
 class ChannelInfo(BaseModel):
@@ -152,6 +230,11 @@ class HostInfo(BaseModel):
     )
     audit: Audit | None = Field(
         None, description="Live reads from code under test (None: the audit did not run)"
+    )
+    provenance: Provenance | None = Field(
+        None,
+        description="Where the units the property module imports came from, and how they were "
+        "replaced outside it (None: an older gate, not recorded)",
     )
     channel: ChannelInfo | None = Field(
         None,

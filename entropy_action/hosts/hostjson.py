@@ -14,7 +14,13 @@ from pydantic import ValidationError
 from entropy_action import __version__
 from entropy_action.core import git, layout
 from entropy_action.core.errors import ExitCode, GateError
-from entropy_action.core.hostinfo import Audit, ChannelInfo, HostInfo, outside_reason
+from entropy_action.core.hostinfo import (
+    Audit,
+    ChannelInfo,
+    HostInfo,
+    Provenance,
+    outside_reason,
+)
 from entropy_action.core.layout import EVIDENCE_FILES, HOST_JSON, JUNIT_XML, PYTEST_LOG
 from entropy_action.evidence import ids
 from entropy_action.hosts import channel, pinsseen
@@ -108,6 +114,23 @@ def with_audit(info: HostInfo, settings: RunSettings, path: Path) -> HostInfo:
     except ValidationError as exc:
         where = ".".join(str(part) for part in exc.errors()[0]["loc"])[:80]
         note = f"live-entropy audit: report refused (field {where!r}: {exc.errors()[0]['msg']})"
+        return info.model_copy(update={"notes": [*info.notes, note]})
+
+
+def with_provenance(info: HostInfo, path: Path) -> HostInfo:
+    """host.json with where the units under test came from (provenance.py's report, read
+    with the report's size cap); a report the test process spoiled is a note."""
+    data = pinsseen.read_report(path)
+    if data is None:
+        if not path.exists():
+            return info  # no property test was called, or the plugin did not load
+        note = "provenance: the test process wrote no usable report"
+        return info.model_copy(update={"notes": [*info.notes, note]})
+    try:
+        return info.model_copy(update={"provenance": Provenance.model_validate(data)})
+    except ValidationError as exc:
+        where = ".".join(str(part) for part in exc.errors()[0]["loc"])[:80]
+        note = f"provenance: report refused (field {where!r}: {exc.errors()[0]['msg'][:200]})"
         return info.model_copy(update={"notes": [*info.notes, note]})
 
 

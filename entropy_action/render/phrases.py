@@ -121,6 +121,8 @@ NEXT_STEP: dict[str, str] = {
     "default) instead of a constant date: the time-dependent path must still be reachable",
     "gate_pin_read": "do not read the gate's ENTROPY_* pins in production: take a Clock or an "
     "RNG as a parameter, and let the properties pass the pinned one",
+    "unit_replaced": "let the tests import the production module: remove the copy, the "
+    "sys.modules entry or the reassignment",
 }
 
 

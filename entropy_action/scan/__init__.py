@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from entropy_action.core.errors import GateError
 from entropy_action.core.findings import Finding
 from entropy_action.manifest.baseline import PinCheck
-from entropy_action.scan import production, protected
+from entropy_action.scan import production, protected, provenance
 from entropy_action.scan.assertions import assertions_skipped
 from entropy_action.scan.engine import analyze, match
 from entropy_action.scan.model import Rules
@@ -67,6 +67,11 @@ def scan(check: PinCheck) -> ScanResult:
     base = analyze(CommitTree(check.root, check.base_commit), base_module, rules)
     findings = match(head.hits, base.hits, {base_module: head_manifest.module})
     findings += compare(base.counted, head.counted) if head.module_parsed else []
+    moved = provenance.moved(head_manifest.module, base.imports, head.imports)
+    was = {i.dotted: i for i in base.imports}
+    shadows = {i.path for i in head.imports if i.support and not was.get(i.dotted, i).support}
+    findings += moved
+    findings += provenance.own_copies(head_manifest.module, base.bindings, head.bindings, shadows)
     config = protected.check(check)  # introduced by definition: the base is what it protects
     findings += config.findings
     made = production.check(check)  # the production files the patch changed

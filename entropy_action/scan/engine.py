@@ -11,6 +11,7 @@ from entropy_action.scan import (
     hollow,
     markers,
     patching,
+    provenance,
     skipcalls,
     tampering,
     weakening,
@@ -35,6 +36,8 @@ class Analysis:
     module_parsed: bool
     errors: tuple[str, ...]  # the property module or a conftest cannot be parsed
     notes: tuple[str, ...]
+    imports: tuple[provenance.Import, ...] = ()  # where the property module's imports lead
+    bindings: tuple[provenance.Binding, ...] = ()  # ... and its names
 
 
 def analyze(tree: Tree, module_path: str, rules: Rules) -> Analysis:
@@ -46,6 +49,7 @@ def analyze(tree: Tree, module_path: str, rules: Rules) -> Analysis:
     ctx.plugins = [
         m for p in scope.plugins() if p not in conftest_paths and (m := scope.module(p)) is not None
     ]
+    ctx.inits = [m for p in scope.package_inits() if (m := scope.module(p)) is not None]
     ctx.hooks = [
         f
         for index in (*ctx.conftests, *ctx.plugins)
@@ -60,6 +64,7 @@ def analyze(tree: Tree, module_path: str, rules: Rules) -> Analysis:
         *patching.find(ctx),
         *weakening.find(ctx, shadowed),
         *hollow.find(ctx),
+        *provenance.find(ctx),
     ]
     tests = tuple(DefinedTest(t.name, module_path, t.func.node.lineno) for t in ctx.tests)
     fatal = {module_path, *scope.conftests()}
@@ -67,7 +72,10 @@ def analyze(tree: Tree, module_path: str, rules: Rules) -> Analysis:
     notes = (*scope.notes, *(e for p, e in scope.errors.items() if p not in fatal))
     found = module is not None or module_path in scope.errors
     counted = weakening.count(ctx)
-    return Analysis(tuple(hits), tests, counted, found, module is not None, errors, notes)
+    imports = provenance.imports(scope, module) if module is not None else ()
+    names = provenance.bindings(scope, module) if module is not None else ()
+    parsed = module is not None
+    return Analysis(tuple(hits), tests, counted, found, parsed, errors, notes, imports, names)
 
 
 def _collect(ctx: Context, module: ModuleIndex) -> list[PropertyTest]:

@@ -99,6 +99,7 @@ class Context:
     reached: dict[str, dict[Key, Func]] = field(default_factory=dict)  # test -> functions
     conftests: list[ModuleIndex] = field(default_factory=list)
     plugins: list[ModuleIndex] = field(default_factory=list)
+    inits: list[ModuleIndex] = field(default_factory=list)  # the property module's packages
     hooks: list[Func] = field(default_factory=list)  # pytest_* in conftests and plugins
     _units: dict[tuple[bool, bool], list[Unit]] = field(default_factory=dict)
     _test_names: dict[Key, str] | None = None
@@ -274,7 +275,7 @@ def _units(ctx: Context, production: bool, whole_module: bool) -> list[Unit]:
         for func in module_functions(ctx.module):
             if func.key not in out:
                 out[func.key] = _func_unit(ctx, func, place(ctx, func), None, None)
-    for index in [m for m in (ctx.module, *ctx.conftests) if m is not None]:
+    for index in [m for m in (ctx.module, *ctx.conftests, *ctx.inits) if m is not None]:
         roots = tuple(import_time(index.tree.body))
         whom = "every property (it runs at import)"
         out[index.path] = Unit(

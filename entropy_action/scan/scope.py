@@ -123,6 +123,17 @@ class Scope:
         paths = [_join("" if str(d) == "." else str(d), "conftest.py") for d in chain]
         return [p for p in dict.fromkeys(paths) if self.tree.is_file(p)]
 
+    def package_inits(self) -> list[str]:
+        """The `__init__.py` files Python runs before the property module when it is imported
+        as part of a package (pytest's rootdir walk up through `__init__.py` files), from
+        the outermost package down."""
+        found: list[str] = []
+        folder = _package_dir(self.property_path)
+        while folder and self.tree.is_file(_join(folder, "__init__.py")):
+            found.insert(0, _join(folder, "__init__.py"))
+            folder = _package_dir(folder)
+        return found
+
     def plugins(self) -> list[str]:
         """Repository modules loaded as plugins: `pytest_plugins` in conftests, `-p` in addopts."""
         found: list[str] = []

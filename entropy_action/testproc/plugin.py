@@ -1,8 +1,9 @@
 """entropy-gate's pytest plugin, loaded inside the test process (hosts.testfiles.write_boot).
 
 Standard library only, and of entropy_action only its siblings protocol.py (the names both
-sides share) and netblock.py (the network block): the runner copies this file (as
-`entropy_gate_plugin.py`) and them (as `entropy_gate_protocol.py`, `entropy_gate_netblock.py`)
+sides share), netblock.py (the network block) and provenance.py (where the units under test
+came from; registered as a plugin of its own when the config names `provenance_report`): the
+runner copies this file (as `entropy_gate_plugin.py`) and them (as `entropy_gate_<name>.py`)
 into a private directory on PYTHONPATH, so it works under any interpreter that runs pytest. It
 does nothing unless the runner names a config file in the environment variable CONFIG_ENV.
 Then, at import (before conftests and test modules):
@@ -51,10 +52,11 @@ import zlib
 from typing import Any
 
 if __package__:  # imported as entropy_action.testproc.plugin (the public names, the gate)
-    from entropy_action.testproc import netblock, protocol
+    from entropy_action.testproc import netblock, protocol, provenance
 else:  # copied into the test process as entropy_gate_plugin (hosts.testfiles)
     import entropy_gate_netblock as netblock  # type: ignore[import-not-found, no-redef]
     import entropy_gate_protocol as protocol  # type: ignore[import-not-found, no-redef]
+    import entropy_gate_provenance as provenance  # type: ignore[import-not-found, no-redef]
 
 CONFIG_ENV = protocol.PLUGIN_ENV
 SEED_OPTION = "--entropy-gate-seed"
@@ -281,12 +283,24 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
     with contextlib.suppress(OSError):
         _write_report()
     _write_imports()
+    provenance.write()
     counts = {"collected": getattr(session, "testscollected", None)}
     counts["failed"] = getattr(session, "testsfailed", None)
     _send({"kind": "end", "exitstatus": int(exitstatus), **counts})
 
 
+def _watch_provenance(config: Any) -> None:
+    """provenance.py records where the units under test came from (`provenance_report`)."""
+    if _config is None or not _config.get("provenance_report") or not _config.get("tree"):
+        return
+    exempt = _environment_roots(_config)
+    module = str(_config.get("module") or "")
+    provenance.configure(str(_config["tree"]), module, exempt, str(_config["provenance_report"]))
+    config.pluginmanager.register(provenance, "entropy-gate-provenance")
+
+
 def pytest_configure(config: Any) -> None:
+    _watch_provenance(config)
     if "fd" in _channel:
         _channel["config"] = config
         _send({"kind": "begin", "pid": os.getpid(), "host": (_config or {}).get("host")})

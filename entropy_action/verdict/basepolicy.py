@@ -13,7 +13,9 @@ The gate may skip the run only when none of them can say anything, which needs t
   that changes any other file (code, data, conftest, the manifest) keeps the base run, run
   alongside the hosts as before, because a case dropped by a data change shows only there.
 - `settled`: after the hosts ran, both reports are readable and clean, list the same tests,
-  every test passed on both, and neither host's audit saw a live read.
+  every test passed on both, neither host's audit saw a live read, and neither host saw a
+  replaced unit (`provenance`: the base's run tells a replacement the patch brought from
+  one that stood at the base).
 
 A docs-only patch changes no production code, so it cannot remove a live read from it
 (`live_read_removed`): skipping its base run loses nothing there. Every other patch keeps the
@@ -30,7 +32,7 @@ from collections.abc import Iterable
 from pathlib import PurePosixPath
 
 from entropy_action.evidence.hostreport import HostReport
-from entropy_action.verdict import removed
+from entropy_action.verdict import provenance, removed
 from entropy_action.verdict.model import FAILING
 
 DOC_SUFFIXES = frozenset({".md", ".rst"})  # prose pytest does not collect by default
@@ -52,6 +54,8 @@ def settled(host_a: HostReport | None, host_b: HostReport | None) -> str | None:
             return f"a test did not pass on host {name}"
         if report.info.audit is not None and report.info.audit.records:
             return f"host {name}'s audit saw a live read"
+        if provenance.suspicious(report.info.provenance):
+            return f"host {name}'s tests ran a replaced unit (provenance)"
     if {case.id for case in host_a.tests} != {case.id for case in host_b.tests}:
         return "the hosts ran different tests"
     return None

@@ -22,7 +22,7 @@ from entropy_action.evidence import hosterror, hostreport, junitcases
 from entropy_action.evidence.hostreport import HostReport
 from entropy_action.manifest.pindiff import PinDiff
 from entropy_action.manifest.pinfile import LoadedManifest
-from entropy_action.verdict import live_entropy, removed
+from entropy_action.verdict import live_entropy, provenance, removed
 from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import (
     FAILING,
@@ -89,6 +89,10 @@ def evaluate(
     runtime = list(runtime_findings(tests, broken)) if runtime_findings and report_a else []
     live = _live(loaded, (report_a, report_b), (old_a, old_b), forbid_live_entropy, problems)
     live += _cheap_exits((report_a, report_b), (old_a, old_b), tests, seams, findings)
+    live += provenance.findings(
+        (r.info.provenance for r in (report_a, report_b) if r is not None),
+        old_a.info.provenance if old_a is not None else None,
+    )
     evidence = Evidence(
         host_a=_outcome(report_a, tests, "a"),
         host_b=_outcome(report_b, tests, "b"),

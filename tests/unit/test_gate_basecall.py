@@ -8,7 +8,14 @@ from typing import Any
 
 import pytest
 
-from entropy_action.core.hostinfo import Audit, AuditRecord, HostInfo
+from entropy_action.core.hostinfo import (
+    Audit,
+    AuditRecord,
+    HostInfo,
+    Provenance,
+    ProvenanceUnit,
+    Replacement,
+)
 from entropy_action.evidence import hostreport, junitcases
 from entropy_action.verdict import basepolicy
 from tests.support.helpers import Repo
@@ -102,3 +109,28 @@ def test_settled(
 def test_an_unusable_report_needs_the_base(tmp_path: Path) -> None:
     host_a = _report(tmp_path, "a", {"t::x": "passed"})
     assert basepolicy.settled(host_a, None) == "a host report is unusable"
+
+
+def test_a_replaced_unit_keeps_the_base_run(tmp_path: Path) -> None:
+    """The base's run tells a replacement the patch brought from one that stood there; a
+    test helper module the tests import is no reason to run it."""
+    host_a = _report(tmp_path, "a", {"t::x": "passed"})
+    host_b = _report(tmp_path, "b", {"t::x": "passed"})
+    helper = ProvenanceUnit(module="helpers", path="tests/helpers.py", tests_area=True)
+    shadow = Replacement(
+        how="shadowed",
+        module="invoice_lib",
+        path="tests/invoice_lib.py",
+        production="invoice_lib.py",
+        detail="invoice_lib was imported from tests/invoice_lib.py",
+    )
+    for record, why in (
+        (Provenance(units=[helper]), None),
+        (
+            Provenance(units=[helper], replaced=[shadow]),
+            "host A's tests ran a replaced unit (provenance)",
+        ),
+    ):
+        info = host_a.info.model_copy(update={"provenance": record})
+        recorded = hostreport.HostReport(host_a.dir, info, host_a.tests, ())
+        assert basepolicy.settled(recorded, host_b) == why
