@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
@@ -98,6 +98,7 @@ class Measured:
     skipped: int = 0  # mutants left out by the time budget
     seconds: float = 0.0
     extra: dict[str, int] = field(default_factory=dict)
+    unmeasured: tuple[str, ...] = ()  # why there is no score, where that is not clean
 
 
 Passing = dict[str, list[str]]  # "head", "base": node ids that passed unmutated
@@ -129,7 +130,12 @@ def measure(
         return Measured(notes=("mutation: the unmutated run did not finish in the time budget",))
     if baseline.outside is not None:
         return Measured(notes=(cannot_measure(baseline.outside),), seconds=_since(started))
+    lost = _lost(baseline, first, diff, diff.tests if focused else None)
+    if lost is not None:
+        return Measured(unmeasured=(lost,), seconds=_since(started))
     passing = _passing(baseline, first, diff.tests if fold else None)
+    failing = _failing(baseline, first, diff.tests if fold else None)
+    passing["base"] += failing
     mutants = _mutants(inputs, first, baseline, passing, diff.tests if diff.only_tests else None)
     plans = [_plan(m, baseline, [*passing["head"], *passing["base"]]) for m in mutants]
     plans = [p for p in plans if p.selection or not focused]
@@ -154,7 +160,10 @@ def measure(
         results = _confirm(plans, results, diff.tests, run, settled, baseline if fold else None)
     if run.outside is not None:
         return Measured(notes=(cannot_measure(run.outside),), seconds=_since(started))
-    return _measured(plans, results, inputs.budget, started)
+    measured = _measured(plans, results, inputs.budget, started)
+    return (
+        replace(measured, notes=(*_failing_note(failing), *measured.notes)) if failing else measured
+    )
 
 
 @dataclass
@@ -290,6 +299,61 @@ def _plan(mutant: Mutant, baseline: Outcome, group: list[str]) -> Plan:
 def cannot_measure(outside: Imports) -> str:
     """Fail closed: survivors of mutants that never ran would read as "no weakening"."""
     return f"mutation: cannot measure, no score: {outside.reason()}"
+
+
+def _lost(
+    baseline: Outcome, space: Workspace, diff: changes.Changes, changed: frozenset[str] | None
+) -> str | None:
+    """Why the base's module cannot be measured on the head's code: it defines tests the run
+    asked for and none of them reported (it does not collect there: an import of a name the
+    patch renamed), or its tests reached production code and the head's reach none of it."""
+    wanted = diff.base_tests if changed is None else diff.base_tests & changed
+    ran = {n: o for n, o in baseline.outcomes.items() if _module(n) == space.base_module}
+    if wanted and not ran:
+        return (
+            "mutation: cannot measure, no score: the base's module ran none of its tests on "
+            "the head's code (it does not collect there: an import of a name the patch "
+            "renamed or removed, or a broken module)"
+        )
+    base = _reach(baseline, ran)
+    head = _reach(baseline, [n for n in baseline.outcomes if _module(n) == space.head_module])
+    if base and not head & base and SATURATED not in head:
+        shown = ", ".join(f"{path}:{line}" for path, line in sorted(base)[:3])
+        return (
+            "mutation: cannot measure, no score: the head's tests reach none of the "
+            f"production functions the base's reached ({shown})"
+        )
+    return None
+
+
+def _module(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def _reach(baseline: Outcome, nodeids: Iterable[str]) -> set[tuple[str, int]]:
+    return {where for n in nodeids for where in baseline.reached.get(n, [])}
+
+
+def _failing(baseline: Outcome, space: Workspace, changed: frozenset[str] | None) -> list[str]:
+    """The base's tests that fail on the head's unmutated code: never dropped, they run
+    against every mutant they reach and count as its killers where they fail on it (the
+    base's test detects what the head's does not)."""
+    return [
+        n
+        for n, outcome in baseline.outcomes.items()
+        if outcome in ("failed", "error")
+        and _module(n) == space.base_module
+        and (changed is None or test_name(n) in changed)
+    ]
+
+
+def _failing_note(failing: Sequence[str]) -> tuple[str, ...]:
+    shown = ", ".join(test_name(n) for n in failing[:3])
+    more = f" and {len(failing) - 3} more" if len(failing) > 3 else ""
+    return (
+        f"mutation: the base's {shown}{more} fail(s) on the head's code unmutated: counted "
+        "against the head, as killing every mutant they fail on",
+    )
 
 
 def _nothing_to_mutate(baseline: Outcome, passing: Passing) -> str:
