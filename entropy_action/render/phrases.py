@@ -115,6 +115,8 @@ NEXT_STEP: dict[str, str] = {
     "the head's lets through",
     "assertions_skipped_at_runtime": "make every assertion of the test run",
     "gate_config_changed": "land the change to the gate's configuration on its own, reviewed",
+    "assertion_broadened": "restore the value assertion, or expect the one exception the "
+    "code documents (pytest.raises(ValueError, match=...)) beside it",
 }
 
 
