@@ -20,9 +20,7 @@ import ast
 from entropy_action.testproc import vocabulary
 
 RAISES = frozenset({"pytest.raises", "contextlib.suppress"})
-UNITTEST_RAISES = frozenset(
-    {"assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "failUnlessRaises"}
-)
+UNITTEST_RAISES = vocabulary.UNITTEST_RAISES
 UNITTEST_VALUES = vocabulary.UNITTEST_SAME_SIDES | frozenset(
     {"assertNotEqual", "assertNotEquals", "assertNotAlmostEqual", "assertIn", "assertNotIn"}
 )
