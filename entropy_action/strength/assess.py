@@ -306,4 +306,7 @@ def run_strength(settings: StrengthSettings) -> tuple[Strength, tuple[str, ...]]
         )
     )
     strong = measure_strength(check, scanned, host, settings.out / "host-a", settings.out)
+    if check.base.manifest.constraints.mutation == "off":  # no strength constraint: notes
+        lost = tuple(f"strength: cannot measure: {why}" for why in strong.unmeasured)
+        strong = Strength(strong.findings, (*strong.notes, *lost), strong.score)
     return strong, check.notes + scanned.notes

@@ -180,3 +180,15 @@ def test_a_signature_change_with_its_calls_updated_stays_honest(fees: Repo) -> N
     assert any("the patch changed the parameters of late_fee()" in r for r in verdict["reasons"]), (
         verdict["reasons"]
     )
+
+
+def test_the_strength_command_exits_invalid_when_it_cannot_measure(fees: Repo) -> None:
+    fees.write("fees.py", RENAMED)
+    fees.write(MODULE, RENAMED_PROPERTY)
+    out = fees.path.parent / "strength.json"
+    result = fees.cli("strength", "--base-ref", "main", "--json", str(out))
+    assert result.code == 2, result.out
+    assert "strength: cannot measure: the base's module cannot be collected" in result.err
+    written = json.loads(out.read_text(encoding="utf-8"))
+    assert written["findings"] == []
+    assert len(written["unmeasured"]) == 2
