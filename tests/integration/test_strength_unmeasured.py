@@ -192,3 +192,23 @@ def test_the_strength_command_exits_invalid_when_it_cannot_measure(fees: Repo) -
     written = json.loads(out.read_text(encoding="utf-8"))
     assert written["findings"] == []
     assert len(written["unmeasured"]) == 2
+
+
+def test_a_test_that_stops_reaching_production_code_cannot_be_measured(fees: Repo) -> None:
+    """The head's version asserts on a copy of the unit kept in the module: it reaches no
+    production function where the base's reached late_fee."""
+    fees.write(
+        MODULE,
+        PROPERTY.replace(
+            "from fees import late_fee\n",
+            "from fees import late_fee\n\n\ndef _fee(amount, days_late):\n"
+            "    return amount // 10 if days_late > 30 else 0\n",
+        ).replace("assert late_fee(1000, 30) == 0", "assert _fee(1000, 30) == 0"),
+    )
+    code, verdict, out = gate(fees)
+    assert (code, verdict["classification"]) == (2, "invalid"), out
+    assert any(
+        "mutation: cannot measure test_no_fee_on_the_due_day: the base's version reached "
+        "production code, the head's reaches none" in r
+        for r in verdict["reasons"]
+    ), verdict["reasons"]

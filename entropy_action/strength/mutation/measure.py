@@ -313,7 +313,8 @@ def _lost(
 ) -> str | None:
     """Why the base's module cannot be measured on the head's code: it defines tests the run
     asked for and none of them reported (it does not collect there: an import of a name the
-    patch renamed), or its tests reached production code and the head's reach none of it."""
+    patch renamed), or its tests reached production code and the head's versions of them
+    reach none of it."""
     wanted = diff.base_tests if changed is None else diff.base_tests & changed
     ran = {n: o for n, o in baseline.outcomes.items() if _module(n) == space.base_module}
     if wanted and not ran:
@@ -322,13 +323,26 @@ def _lost(
             "the head's code (it does not collect there: an import of a name the patch "
             "renamed or removed, or a broken module)"
         )
-    base = _reach(baseline, ran)
-    head = _reach(baseline, [n for n in baseline.outcomes if _module(n) == space.head_module])
+    heads = [n for n in baseline.outcomes if _module(n) == space.head_module]
+    names = {test_name(n) for n in heads}  # a test the head removed is the scan's finding
+    base = _reach(baseline, [n for n in ran if test_name(n) in names])
+    head = _reach(baseline, heads)
     if base and not head & base and SATURATED not in head | base:
         shown = ", ".join(f"{path}:{line}" for path, line in sorted(base)[:3])
         return (
             "mutation: cannot measure, no score: the head's tests reach none of the "
             f"production functions the base's reached ({shown})"
+        )
+    emptied = [
+        name
+        for name in sorted(names)
+        if _reach(baseline, [n for n in ran if test_name(n) == name])
+        and not _reach(baseline, [n for n in heads if test_name(n) == name])
+    ]
+    if emptied:
+        return (
+            f"mutation: cannot measure {', '.join(emptied[:3])}: the base's version reached "
+            "production code, the head's reaches none (it tests something else, or a copy)"
         )
     return None
 
