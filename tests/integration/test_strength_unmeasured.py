@@ -100,6 +100,11 @@ def test_a_rename_with_expected_values_from_the_unit_itself_is_invalid(fees: Rep
     fees.write(MODULE, HELPER_PROPERTY)
     code, verdict, out = gate(fees)
     assert (code, verdict["classification"]) == (2, "invalid"), out
+    assert any(
+        "mutation: no function to mutate; mutation: the head's tests reach none of the "
+        "production functions the base's reached (fees.py:1)" in r
+        for r in verdict["reasons"]
+    ), verdict["reasons"]
     assert verdict["host_a"] == verdict["host_b"] == "pass"
     lost = [r for r in verdict["reasons"] if "strength: cannot measure" in r]
     assert lost == [
@@ -123,6 +128,11 @@ def test_an_honest_rename_is_invalid_too_when_the_manifest_asks_for_strength(
     fees.write(MODULE, RENAMED_PROPERTY)
     code, verdict, out = gate(fees)
     assert (code, verdict["classification"]) == (2, "invalid"), out
+    assert any(
+        "mutation: no function to mutate; mutation: the head's tests reach none of the "
+        "production functions the base's reached (fees.py:1)" in r
+        for r in verdict["reasons"]
+    ), verdict["reasons"]
     assert any("cannot import name 'late_fee'" in r for r in verdict["reasons"])
 
 
@@ -206,9 +216,28 @@ def test_a_test_that_stops_reaching_production_code_cannot_be_measured(fees: Rep
         ).replace("assert late_fee(1000, 30) == 0", "assert _fee(1000, 30) == 0"),
     )
     code, verdict, out = gate(fees)
+    # measured: the mutants the base's version killed survive the head's (the finding says
+    # more than "cannot measure"), and the lost reach is said beside it
+    assert (code, verdict["classification"]) == (1, "entropy_silenced"), out
+    assert "weakened_property" in {f["kind"] for f in verdict["findings"]}
+    assert (
+        "mutation: the base's test_no_fee_on_the_due_day reached production code, the head's "
+        "version reaches none (it tests something else, or a copy)"
+    ) in verdict["reasons"]
+
+
+def test_lost_reach_that_no_mutant_tells_cannot_be_measured(fees: Repo) -> None:
+    """The base's only test reached a function with nothing to mutate; the head's version
+    asserts on a constant: no mutant measures the loss, so it cannot be measured."""
+    fees.write("fees.py", "def touch():\n    pass\n")
+    base_test = "from fees import touch\n\n\ndef test_touch():\n    assert touch() is None\n"
+    fees.write(MODULE, base_test)
+    fees.commit("a unit with nothing to mutate")
+    fees.write(MODULE, base_test.replace("touch() is None", "(lambda: None)() is None"))
+    code, verdict, out = gate(fees)
     assert (code, verdict["classification"]) == (2, "invalid"), out
     assert any(
-        "mutation: cannot measure test_no_fee_on_the_due_day: the base's version reached "
-        "production code, the head's reaches none" in r
+        "mutation: no function to mutate; mutation: the head's tests reach none of the "
+        "production functions the base's reached (fees.py:1)" in r
         for r in verdict["reasons"]
     ), verdict["reasons"]

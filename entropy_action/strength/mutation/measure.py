@@ -133,9 +133,9 @@ def measure(
         return Measured(notes=("mutation: the unmutated run did not finish in the time budget",))
     if baseline.outside is not None:
         return Measured(notes=(cannot_measure(baseline.outside),), seconds=_since(started))
-    lost = _lost(baseline, first, diff, diff.tests if focused else None)
-    if lost is not None:
-        return Measured(unmeasured=(lost,), seconds=_since(started))
+    if (gone := _uncollected(baseline, first, diff, diff.tests if focused else None)) is not None:
+        return Measured(unmeasured=(gone,), seconds=_since(started))
+    lost = _lost_reach(baseline, first)
     passing = _passing(baseline, first, diff.tests if fold else None)
     failing = [
         n
@@ -147,7 +147,10 @@ def measure(
     plans = [_plan(m, baseline, [*passing["head"], *passing["base"]]) for m in mutants]
     plans = [p for p in plans if p.selection or not focused]
     if not plans:
-        return Measured(notes=(_nothing_to_mutate(baseline, passing),), seconds=_since(started))
+        why = _nothing_to_mutate(baseline, passing)
+        if lost is not None:  # the base's tests could detect something there: never clean
+            return Measured(unmeasured=(f"{why}; {lost}",), seconds=_since(started))
+        return Measured(notes=(why,), seconds=_since(started))
     if fold:
         unchanged = _unchanged(baseline, first.head_module, diff.tests)
         plans = [_with_confirm(p, baseline, unchanged, first.base_module) for p in plans]
@@ -168,9 +171,20 @@ def measure(
     if run.outside is not None:
         return Measured(notes=(cannot_measure(run.outside),), seconds=_since(started))
     measured = _measured(plans, results, inputs.budget, started)
-    return (
-        replace(measured, notes=(*_failing_note(failing), *measured.notes)) if failing else measured
-    )
+    if failing:
+        measured = replace(measured, notes=(*_failing_note(failing), *measured.notes))
+    return _with_lost(measured, lost)
+
+
+def _with_lost(measured: Measured, lost: str | None) -> Measured:
+    """Reach the head's tests lost: measured where a mutant the base kills survives the head
+    (its weakened_property finding says more); else the step could not measure it."""
+    if lost is None:
+        return measured
+    weakened = any(r.base_killers and not r.head_killers for r in measured.results)
+    if weakened:
+        return replace(measured, notes=(*measured.notes, lost))
+    return replace(measured, unmeasured=(*measured.unmeasured, lost))
 
 
 @dataclass
@@ -308,30 +322,38 @@ def cannot_measure(outside: Imports) -> str:
     return f"mutation: cannot measure, no score: {outside.reason()}"
 
 
-def _lost(
+def _uncollected(
     baseline: Outcome, space: Workspace, diff: changes.Changes, changed: frozenset[str] | None
 ) -> str | None:
-    """Why the base's module cannot be measured on the head's code: it defines tests the run
-    asked for and none of them reported (it does not collect there: an import of a name the
-    patch renamed), or its tests reached production code and the head's versions of them
-    reach none of it."""
+    """Why the base's module cannot be measured on the head's code at all: it defines tests
+    the run asked for and none of them reported (it does not collect there: an import of a
+    name the patch renamed)."""
     wanted = diff.base_tests if changed is None else diff.base_tests & changed
-    ran = {n: o for n, o in baseline.outcomes.items() if _module(n) == space.base_module}
-    if wanted and not ran:
+    if wanted and not any(_module(n) == space.base_module for n in baseline.outcomes):
         return (
             "mutation: cannot measure, no score: the base's module ran none of its tests on "
             "the head's code (it does not collect there: an import of a name the patch "
             "renamed or removed, or a broken module)"
         )
+    return None
+
+
+def _lost_reach(baseline: Outcome, space: Workspace) -> str | None:
+    """The base's tests reached production code their head versions do not: none of it
+    reached by the head's tests, or a test whose head version reaches no production code at
+    all (a copy of the unit in the module). A test the head removed is the scan's finding."""
+    ran = [n for n in baseline.outcomes if _module(n) == space.base_module]
     heads = [n for n in baseline.outcomes if _module(n) == space.head_module]
-    names = {test_name(n) for n in heads}  # a test the head removed is the scan's finding
+    names = {test_name(n) for n in heads}
     base = _reach(baseline, [n for n in ran if test_name(n) in names])
     head = _reach(baseline, heads)
-    if base and not head & base and SATURATED not in head | base:
+    if SATURATED in head | base:
+        return None
+    if base and not head & base:
         shown = ", ".join(f"{path}:{line}" for path, line in sorted(base)[:3])
         return (
-            "mutation: cannot measure, no score: the head's tests reach none of the "
-            f"production functions the base's reached ({shown})"
+            "mutation: the head's tests reach none of the production functions the base's "
+            f"reached ({shown})"
         )
     emptied = [
         name
@@ -341,8 +363,8 @@ def _lost(
     ]
     if emptied:
         return (
-            f"mutation: cannot measure {', '.join(emptied[:3])}: the base's version reached "
-            "production code, the head's reaches none (it tests something else, or a copy)"
+            f"mutation: the base's {', '.join(emptied[:3])} reached production code, the "
+            "head's version reaches none (it tests something else, or a copy)"
         )
     return None
 
