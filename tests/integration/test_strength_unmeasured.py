@@ -100,11 +100,6 @@ def test_a_rename_with_expected_values_from_the_unit_itself_is_invalid(fees: Rep
     fees.write(MODULE, HELPER_PROPERTY)
     code, verdict, out = gate(fees)
     assert (code, verdict["classification"]) == (2, "invalid"), out
-    assert any(
-        "mutation: no function to mutate; mutation: the head's tests reach none of the "
-        "production functions the base's reached (fees.py:1)" in r
-        for r in verdict["reasons"]
-    ), verdict["reasons"]
     assert verdict["host_a"] == verdict["host_b"] == "pass"
     lost = [r for r in verdict["reasons"] if "strength: cannot measure" in r]
     assert lost == [
@@ -128,11 +123,6 @@ def test_an_honest_rename_is_invalid_too_when_the_manifest_asks_for_strength(
     fees.write(MODULE, RENAMED_PROPERTY)
     code, verdict, out = gate(fees)
     assert (code, verdict["classification"]) == (2, "invalid"), out
-    assert any(
-        "mutation: no function to mutate; mutation: the head's tests reach none of the "
-        "production functions the base's reached (fees.py:1)" in r
-        for r in verdict["reasons"]
-    ), verdict["reasons"]
     assert any("cannot import name 'late_fee'" in r for r in verdict["reasons"])
 
 
