@@ -32,6 +32,7 @@ FindingKind = Literal[
     "live_read_constant",  # a production clock read replaced by a constant (the patch's diff)
     "gate_pin_read",  # production code reads an ENTROPY_* variable, the gate's own pins
     "unit_replaced",  # the tests ran a copy of production code: shadowed, sys.modules, reassigned
+    "assertion_broadened",  # a broad raises (Exception) new where a value assertion was
 ]
 
 

@@ -45,6 +45,12 @@ class StrengthReport(Bound):
     findings: list[Finding] = Field(default_factory=list, max_length=1000)
     notes: list[str] = Field(default_factory=list, max_length=100)
     mutation: MutationScore | None = None
+    unmeasured: list[str] = Field(
+        default_factory=list,
+        max_length=100,
+        description="What the strength check could not measure, and why (never clean: under "
+        "the manifest's strength constraints the verdict is invalid)",
+    )
 
     @field_validator("findings")
     @classmethod

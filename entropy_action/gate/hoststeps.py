@@ -57,6 +57,7 @@ def strength_step(
         findings=list(found.findings),
         notes=list(found.notes),
         mutation=found.score,
+        unmeasured=list(found.unmeasured),
     )
     stepfiles.write(folder, layout.STRENGTH_JSON, report)
     return report

@@ -29,7 +29,7 @@ from entropy_action.evidence import (
 from entropy_action.evidence.hostreport import HostReport
 from entropy_action.gate import attribution
 from entropy_action.manifest.baseline import PinCheck
-from entropy_action.manifest.pinfile import LoadedManifest
+from entropy_action.manifest.pinfile import Constraints, LoadedManifest
 from entropy_action.scan import ScanResult
 from entropy_action.strength import base_on_head
 from entropy_action.strength.assess import Strength
@@ -76,6 +76,7 @@ def judge(dossier: Dossier) -> Verdict:
     constraints = source.manifest.constraints if source is not None else None
     report_a, report_b = _read("a", dossier.host_a), _read("b", dossier.host_b)
     strong, more = _strength(dossier, report_a)
+    lost, unmeasured_notes = _unmeasured(strong, constraints)
     scanned = dossier.scanned
     notes = [*dossier.notes, *(f"silencing scan incomplete: {e}" for e in _errors(scanned))]
     base_cases = None if dossier.base_a is None else pairing.base_cases(dossier.base_a)
@@ -88,8 +89,8 @@ def judge(dossier: Dossier) -> Verdict:
         runtime_findings=scan.runtime_rule(scanned, base_cases) if scanned else None,
         strict_baseline=constraints.strict_baseline if constraints else False,
         require_host_b=constraints.require_host_b if constraints else True,
-        invalid=[*problems, *more],
-        notes=[*notes, *strong.notes],
+        invalid=[*problems, *more, *lost],
+        notes=[*notes, *strong.notes, *unmeasured_notes],
         base_a=dossier.base_a,
         base_b=dossier.base_b,
         forbid_live_entropy=constraints.forbid_live_entropy if constraints else False,
@@ -97,6 +98,17 @@ def judge(dossier: Dossier) -> Verdict:
     )
     verdict = _attributed(strong.annotate(verdict), report_b)
     return _with_inputs(verdict, dossier, report_a, report_b)
+
+
+def _unmeasured(strong: Strength, constraints: Constraints | None) -> tuple[list[str], list[str]]:
+    """What the strength check could not measure: invalid causes when the base manifest asks
+    for strength (`constraints.mutation` other than `off`: cannot measure is never clean),
+    else notes. (invalid, notes)."""
+    lines = [f"strength: cannot measure: {why}" for why in strong.unmeasured]
+    if constraints is not None and constraints.mutation != "off":
+        asked = f"constraints.mutation is {constraints.mutation!r}"
+        return [f"{line} ({asked}: the patch's strength must be measurable)" for line in lines], []
+    return [], lines
 
 
 def _errors(scanned: ScanResult | None) -> tuple[str, ...]:
@@ -158,7 +170,12 @@ def _strength(dossier: Dossier, report_a: HostReport | None) -> tuple[Strength, 
             f"host A: {where}: says the property module is {said} at the head, git says "
             "otherwise: it is not the strength report of this patch"
         ]
-    return Strength(tuple(found.findings), tuple(found.notes), found.mutation), []
+    return (
+        Strength(
+            tuple(found.findings), tuple(found.notes), found.mutation, tuple(found.unmeasured)
+        ),
+        [],
+    )
 
 
 def _attributed(verdict: Verdict, report_b: HostReport | None) -> Verdict:

@@ -123,6 +123,8 @@ NEXT_STEP: dict[str, str] = {
     "RNG as a parameter, and let the properties pass the pinned one",
     "unit_replaced": "let the tests import the production module: remove the copy, the "
     "sys.modules entry or the reassignment",
+    "assertion_broadened": "restore the value assertion, or expect the one exception the "
+    "code documents (pytest.raises(ValueError, match=...)) beside it",
 }
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from entropy_action.core.findings import Finding
+from entropy_action.scan import broad
 from entropy_action.scan.collect import Func, PropertyTest
 from entropy_action.scan.model import Context, Hit, Unit, hit, units
 from entropy_action.scan.names import ModuleIndex, short
@@ -24,6 +25,9 @@ class Counted:
     tests: dict[str, int]  # name -> def line, source order
     assertions: dict[str, int]  # name -> assertions in the test and its helpers
     bodies: dict[str, str]  # name -> the normalized source of its body (to tell renames)
+    # name -> value assertions (broad.value_assertion) and broad raises' lines in the test
+    values: dict[str, frozenset[str]] = field(default_factory=dict)
+    broad: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
 
 def count(ctx: Context) -> Counted:
@@ -33,7 +37,27 @@ def count(ctx: Context) -> Counted:
     tests = {t.name: t.func.node.lineno for t in ctx.tests}
     assertions = {t.name: _assertions(ctx, t) for t in ctx.tests}
     bodies = {t.name: _body(t) for t in ctx.tests}
-    return Counted(module.path, tests, assertions, bodies)
+    values = {t.name: _values(ctx, t) for t in ctx.tests}
+    broad = {t.name: _broad_lines(ctx, t) for t in ctx.tests}
+    return Counted(module.path, tests, assertions, bodies, values, broad)
+
+
+def _values(ctx: Context, test: PropertyTest) -> frozenset[str]:
+    nodes = ctx.nodes(test.func)
+    return frozenset(v for n in nodes if (v := broad.value_assertion(n)) is not None)
+
+
+def _broad_lines(ctx: Context, test: PropertyTest) -> tuple[int, ...]:
+    module = test.func.module
+    return tuple(
+        sorted(
+            {
+                n.lineno
+                for n in ctx.nodes(test.func)
+                if isinstance(n, ast.Call) and broad.is_broad(n, ctx.dotted(n.func, module))
+            }
+        )
+    )
 
 
 def _body(test: PropertyTest) -> str:
@@ -59,12 +83,15 @@ def _in(ctx: Context, func: Func) -> int:
 
 
 def _is_assertion(ctx: Context, module: ModuleIndex, node: ast.AST) -> bool:
-    """An `assert` statement or a call the vocabulary calls an assertion."""
+    """An `assert` statement or a call the vocabulary calls an assertion (a broad raises,
+    which any exception satisfies, is none: broad.py)."""
     if isinstance(node, ast.Assert):
         return True
     if isinstance(node, ast.Call):
         dotted = ctx.dotted(node.func, module)
-        return vocabulary.asserting_call(_terminal(node.func), dotted)
+        return vocabulary.asserting_call(_terminal(node.func), dotted) and not broad.is_broad(
+            node, dotted
+        )
     return False
 
 
@@ -96,6 +123,8 @@ def compare(base: Counted, head: Counted) -> list[Finding]:
                 "checked is no longer checked"
             )
             found.append(_removed(head, _where_it_was(base, head, name, renamed), message, name))
+        elif broadened := _broadened(base, head, name):
+            found.append(broadened)
         elif head.assertions.get(name, 0) < base.assertions.get(name, 0):
             found.append(
                 Finding(
@@ -109,6 +138,25 @@ def compare(base: Counted, head: Counted) -> list[Finding]:
                 )
             )
     return found
+
+
+def _broadened(base: Counted, head: Counted, name: str) -> Finding | None:
+    """A broad raises new in the test, where a value assertion of the base's is gone."""
+    new = head.broad.get(name, ())
+    if len(new) <= len(base.broad.get(name, ())):
+        return None
+    gone = base.values.get(name, frozenset()) - head.values.get(name, frozenset())
+    if not gone:
+        return None
+    return Finding(
+        kind="assertion_broadened",
+        path=head.path,
+        line=new[-1],
+        message=f"property {name} expects any exception (line {new[-1]}) where the base's "
+        f"test checked a value ({len(gone)} value assertion(s) gone) — a broad raises passes "
+        "on every defect that raises, the one it replaced failed on a wrong value",
+        test=name,
+    )
 
 
 def _removed(head: Counted, line: int, message: str, name: str) -> Finding:

@@ -10,8 +10,11 @@ Syntax rules trail the next trick; this measures the thing itself, on the head's
 
 Both need a changed property module: when the patch left it as it was, the base's and the
 head's module are one and the same and detect the same things. Findings here reject like
-the scan's (`entropy_silenced`, or `masked_defect` when both hosts fail). A step that cannot
-run is a note, never a pass of its own: the verdict still judges the head's hosts.
+the scan's (`entropy_silenced`, or `masked_defect` when both hosts fail). What the checks
+cannot measure (the base's module does not collect against the head's code, a name its
+tests use was renamed, the head's tests reach none of the production code the base's
+reached) is `unmeasured`: never clean — under the manifest's strength constraints
+(`constraints.mutation` other than `off`) the verdict is invalid (gate/judge.py), else a note.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from entropy_action.manifest import baseline
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.scan import ScanResult
 from entropy_action.scan.runtime import DefinedTest
-from entropy_action.strength import base_on_head
+from entropy_action.strength import base_on_head, unmeasured
 from entropy_action.strength.mutation import harness, measure, operators
 from entropy_action.verdict.model import Verdict
 
@@ -46,6 +49,7 @@ class Strength:
     findings: tuple[Finding, ...] = ()
     notes: tuple[str, ...] = ()
     score: MutationScore | None = None
+    unmeasured: tuple[str, ...] = ()  # what the checks could not measure, and why
 
     def annotate(self, verdict: Verdict) -> Verdict:
         """The verdict with the mutation score (findings went in through the evidence)."""
@@ -73,7 +77,10 @@ def measure_strength(
         mutated = _mutation(check, scanned, host, exclude)
         cross = crossing.result() if crossing is not None else Strength()
     return Strength(
-        (*cross.findings, *mutated.findings), (*cross.notes, *mutated.notes), mutated.score
+        (*cross.findings, *mutated.findings),
+        (*cross.notes, *mutated.notes),
+        mutated.score,
+        (*cross.unmeasured, *mutated.unmeasured),
     )
 
 
@@ -100,8 +107,14 @@ def _cross_run(
         )
     except GateError as exc:
         line = exc.message.splitlines()[0]
-        return Strength(notes=(f"the base's module could not run on the head's code ({line})",))
-    return Strength(tuple(base_on_head.judge(head.tests, base_report.tests, scanned.tests)))
+        why = f"the base's module could not run on the head's code ({line})"
+        return Strength(unmeasured=(why,))
+    assert check.base_commit is not None
+    patched = unmeasured.patched(check.root, check.base_commit, plan.base_module, plan.head_module)
+    judged = base_on_head.judge(
+        head.tests, base_report.tests, scanned.tests, base_report.errors, patched
+    )
+    return Strength(judged.findings, judged.notes, unmeasured=judged.unmeasured)
 
 
 def _mutation(
@@ -122,6 +135,7 @@ def _mutation(
             constraints.mutation, constraints.max_mutants, constraints.time_budget_seconds
         ),
         cache=cache_dir(host.environ),
+        excused=_excused(check, plan),
     )
     scratch = harness.scratch_dir(check.head)
     head = check.head
@@ -141,13 +155,25 @@ def _mutation(
         measured = measure.measure(inputs, workspace, host.progress or (lambda line: None))
     except GateError as exc:
         line = exc.message.splitlines()[0]
-        return Strength(notes=(f"mutation: could not run ({line})",))
+        return Strength(unmeasured=(f"mutation: could not run ({line})",))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     score = score_of(measured, constraints.mutation) if measured.results else None
     return Strength(
-        judge(measured.results, scanned.tests, head.manifest.module), measured.notes, score
+        judge(measured.results, scanned.tests, head.manifest.module),
+        measured.notes,
+        score,
+        measured.unmeasured,
     )
+
+
+def _excused(check: PinCheck, plan: base_on_head.Plan) -> frozenset[str]:
+    """The base's tests the head's versions of which call a re-signed function differently
+    ("*": a helper of the module does): a failure of theirs on the head's code may be the
+    signature, not the property (unmeasured.py)."""
+    assert check.base_commit is not None
+    patched = unmeasured.patched(check.root, check.base_commit, plan.base_module, plan.head_module)
+    return frozenset(test or "*" for test, _ in patched.recalled)
 
 
 def judge(
@@ -280,4 +306,7 @@ def run_strength(settings: StrengthSettings) -> tuple[Strength, tuple[str, ...]]
         )
     )
     strong = measure_strength(check, scanned, host, settings.out / "host-a", settings.out)
+    if check.base.manifest.constraints.mutation == "off":  # no strength constraint: notes
+        lost = tuple(f"strength: cannot measure: {why}" for why in strong.unmeasured)
+        strong = Strength(strong.findings, (*strong.notes, *lost), strong.score)
     return strong, check.notes + scanned.notes

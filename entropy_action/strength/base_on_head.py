@@ -2,16 +2,20 @@
 changing the test instead of the code.
 
 The head's tree is copied aside, the base's property module is written in place of the
-head's, and that copy runs on host A under the head's pins. A test that fails there on an
-assertion and passes with the head's module on the same code (host A's own run) was made
-to pass by the patch's change to the test: a `test_changed_to_pass` finding naming the test
-and the assertion that failed. A failure by anything else than an assertion (a TypeError
-from a changed signature whose calls the patch updated, an ImportError) says nothing about
-the property and is not a finding. Nothing runs when the patch left the module unchanged.
+head's, and that copy runs on host A under the head's pins. A test that fails there, by any
+exception (an assertion, a ValueError, a setup error), and passes with the head's module on
+the same code (host A's own run) was made to pass by the patch's change to the test: a
+`test_changed_to_pass` finding naming the test and the failure. Two failures are not
+(unmeasured.py): a TypeError from a production function whose parameters the patch changed
+and whose calls the head's test changed with it (a note), and a name the base's test imports
+or uses that the patch renamed or removed, or a module that no longer collects — the check
+cannot measure those, and says so (`Judged.unmeasured`), which under the manifest's strength
+constraints makes the verdict invalid. Nothing runs when the patch left the module unchanged.
 """
 
 from __future__ import annotations
 
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -24,11 +28,12 @@ from entropy_action.evidence.junitcases import TestCase
 from entropy_action.hosts import isolate, launch, runsettings
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.scan.runtime import DefinedTest, bare_id
+from entropy_action.strength import unmeasured
+from entropy_action.strength.unmeasured import Patched
 
 OUT = "base-on-head"
-# How pytest's JUnit message starts for a failed assertion: `assert x == y` (rewritten),
-# `AssertionError: ...` (unittest, plain raise) and `Failed: ...` (pytest.fail).
-ASSERTION = ("assert ", "AssertionError", "Failed: ")
+NOTHING_PATCHED = Patched()
+_WHERE = re.compile(r" \((?:/|[A-Za-z]:\\)[^()]*\)$")  # ImportError's "(/path/to/module.py)"
 MAX_SHOWN = 160
 REVIEWED = (
     "a property that really was wrong is changed in a reviewed change of its own, like a "
@@ -100,27 +105,55 @@ def run(
     return out / OUT
 
 
+@dataclass(frozen=True)
+class Judged:
+    """What the run of the base's module on the head's code shows."""
+
+    findings: tuple[Finding, ...] = ()
+    notes: tuple[str, ...] = ()  # failures that say nothing (a changed signature, its calls)
+    unmeasured: tuple[str, ...] = ()  # why tests of the base could not be measured at all
+
+
 def judge(
-    head: Iterable[TestCase], base_on_head: Iterable[TestCase], tests: Sequence[DefinedTest]
-) -> list[Finding]:
-    """One finding per test that failed on an assertion with the base's module and passed,
-    or was skipped, with the head's, on the same code (pure): the cases of host A's run and
-    of the run of the base's module, and the tests the head's module defines. A skip counts
-    as green: the base's test says the code is wrong, and the head's stopped asking."""
+    head: Iterable[TestCase],
+    base_on_head: Iterable[TestCase],
+    tests: Sequence[DefinedTest],
+    errors: Sequence[str] = (),
+    patched: Patched = NOTHING_PATCHED,
+) -> Judged:
+    """One finding per test that failed with the base's module and passed, or was skipped,
+    with the head's, on the same code (pure): the cases of host A's run and of the run of
+    the base's module, the tests the head's module defines, the run's collection `errors`
+    and what the patch changed (unmeasured.patched). A skip counts as green: the base's
+    test says the code is wrong, and the head's stopped asking."""
     green = {"passed", "skipped"}
     outcomes = {case.id: case.outcome for case in junitcases.merge(head).values()}
     passed = {test_id for test_id, outcome in outcomes.items() if outcome in green}
     defined = {f"{t.path}::{t.name}": t for t in tests}
     found: dict[str, Finding] = {}
+    notes: dict[str, str] = {}
+    lost = [collection_error(error) for error in errors]
     for case in junitcases.merge(base_on_head).values():
         name = bare_id(case.id)
-        if case.outcome != "failed" or case.id not in passed or name in found:
-            continue
-        if not (case.message or "").startswith(ASSERTION):
+        if case.outcome not in ("failed", "error") or case.id not in passed or name in found:
             continue
         test = defined.get(name)
         shown = _first_line(case.message or "")
         label = test.name if test is not None else name.rpartition(".py::")[2] or name
+        failure = unmeasured.classify(label, case.message or "", patched)
+        if failure.kind == "excused":
+            notes[name] = (
+                f"the base's {label} fails on the head's code ({shown}): the patch changed "
+                f"the parameters of {failure.name}() and the head's {label} calls it "
+                "differently, so the base's test cannot call it — not counted"
+            )
+            continue
+        if failure.kind == "unmeasured":
+            lost.append(
+                f"the base's {label} cannot run on the head's code ({shown}): the patch "
+                f"renamed or removed {failure.name}, which it uses"
+            )
+            continue
         found[name] = Finding(
             kind="test_changed_to_pass",
             path=test.path if test is not None else (case.path or name.partition("::")[0]),
@@ -131,7 +164,19 @@ def judge(
             f"test, not the code — {REVIEWED}",
             test=label,
         )
-    return list(found.values())
+    return Judged(tuple(found.values()), tuple(notes.values()), tuple(dict.fromkeys(lost)))
+
+
+def collection_error(error: str) -> str:
+    """A collection error of the base's module on the head's code, as one line."""
+    lines = [line.strip() for line in error.splitlines() if line.strip()]
+    cause = next((line[1:].strip() for line in reversed(lines) if line.startswith("E ")), None)
+    cause = _WHERE.sub("", cause) if cause else None  # the scratch copy's path, not the tree's
+    shown = _first_line(cause or (lines[0] if lines else "collection failure"))
+    return (
+        f"the base's module cannot be collected against the head's code ({shown}): none of "
+        "its tests could be measured"
+    )
 
 
 def _green(outcome: str) -> str:

@@ -29,7 +29,9 @@ What counts:
   are hidden from tracebacks (`__unittest` for unittest's and pytest's unittest filter,
   `__tracebackhide__` for pytest's).
 
-`pytest.raises` and mocks' `assert_called_*` are not counted (vocabulary.py).
+`pytest.raises` and mocks' `assert_called_*` are not counted (vocabulary.py), nor an
+`assertRaises` of a broad exception (`Exception`, `BaseException`): any defect that raises
+satisfies it, so it is no precise assertion (the scan's broad.py says the same).
 
 PYTEST_DONT_REWRITE: the run imports this module before pytest could rewrite it (it has no
 assert to rewrite), and pytest is told so by this marker.
@@ -124,12 +126,27 @@ def _count_rewritten(config: Any) -> None:
         _replace(rewrite, CHECK_NAME, _counted_check(real))
 
 
-def _counted_method(real: Callable[..., Any]) -> Callable[..., Any]:
+def _broad(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """Whether an assertRaises call expects a broad exception (vocabulary.BROAD_EXCEPTIONS,
+    alone or in a tuple): any defect that raises satisfies it, so it is not counted."""
+    expected = args[1] if len(args) > 1 else kwargs.get("expected_exception")
+    options = expected if isinstance(expected, tuple) else (expected,)
+    return any(
+        isinstance(e, type)
+        and e.__module__ == "builtins"
+        and e.__name__ in vocabulary.BROAD_EXCEPTIONS
+        for e in options
+    )
+
+
+def _counted_method(real: Callable[..., Any], raises: bool = False) -> Callable[..., Any]:
     @functools.wraps(real)
     def method(*args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True
         result = real(*args, **kwargs)
         caller = sys._getframe(1)
+        if raises and _broad(args, kwargs):
+            return result
         if "__unittest" not in caller.f_globals:  # not unittest calling itself
             _Counts.executed += 1
             _Counts.sites.add(_site(caller))
@@ -146,7 +163,7 @@ def _count_unittest() -> None:
         return
     for name, value in list(vars(case).items()):
         if name in vocabulary.COUNTED and inspect.isfunction(value):
-            _replace(case, name, _counted_method(value))
+            _replace(case, name, _counted_method(value, name in vocabulary.UNITTEST_RAISES))
 
 
 def pytest_configure(config: Any) -> None:

@@ -108,6 +108,12 @@ PYTEST_ASSERTIONS = frozenset(
 STATIC_PREFIX = "assert"  # compared case-insensitively with a callee's name
 ASSERTION_ERROR = "AssertionError"
 BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException"})  # an except that catches it too
+# unittest's methods that expect an exception: with a broad one (BROAD_EXCEPTIONS, alone or
+# in a tuple) any defect that raises satisfies them, so they are no precise assertion (the
+# scan's broad.py; the run-time counter does not count them either)
+UNITTEST_RAISES = frozenset(
+    {"assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "failUnlessRaises"}
+)
 
 # What the count of executed assertions is made of, for the messages that report it.
 COUNTED_TEXT = "the `assert` statements pytest rewrites and unittest's `self.assert*` calls"

@@ -11,6 +11,7 @@ import pytest
 from entropy_action.evidence.junitcases import TestCase
 from entropy_action.scan.runtime import DefinedTest
 from entropy_action.strength.base_on_head import judge
+from entropy_action.strength.unmeasured import Patched
 from tests.support.helpers import Repo
 
 MODULE = "tests/test_fees.py"
@@ -183,15 +184,35 @@ A = f"{MODULE}::test_a"
 B = f"{MODULE}::TestB::test_b"
 
 
+PATCHED = Patched(
+    gone=frozenset({"late_fee"}),
+    resigned=frozenset({"late_fee"}),
+    recalled=frozenset({("test_a", "late_fee")}),
+)
+
+
 @pytest.mark.parametrize(
     ("head", "base", "expected"),
     [
         ("passed", ("failed", "assert 1 == 2"), [("test_a", 3)]),
         ("passed", ("failed", "AssertionError: 1 != 2"), [("test_a", 3)]),
         ("passed", ("failed", "Failed: totals differ"), [("test_a", 3)]),
+        # any failure counts: the base's test says the head's code is wrong
+        ("passed", ("failed", "ValueError: invoice overdue"), [("test_a", 3)]),
+        ("passed", ("error", "assert 1 == 2"), [("test_a", 3)]),
+        # a TypeError of a function the patch did not re-sign, a name it did not rename
+        ("passed", ("failed", "TypeError: total() takes 1 positional argument"), [("test_a", 3)]),
+        ("passed", ("failed", "ImportError: cannot import name 'total'"), [("test_a", 3)]),
+        (
+            "passed",
+            ("failed", "AttributeError: module 'fees' has no attribute 'x'"),
+            [("test_a", 3)],
+        ),
+        # re-signed and called differently by the head's test: excused (a note)
         ("passed", ("failed", "TypeError: late_fee() takes 1 positional argument"), []),
+        # renamed: cannot measure (never clean, never a finding)
         ("passed", ("failed", "ImportError: cannot import name 'late_fee'"), []),
-        ("passed", ("error", "assert 1 == 2"), []),
+        ("passed", ("failed", "AttributeError: module 'fees' has no attribute 'late_fee'"), []),
         ("passed", ("passed", None), []),
         ("failed", ("failed", "assert 1 == 2"), []),
         # a skip is green too: the base's test says the code is wrong, the head's stopped asking
@@ -200,11 +221,46 @@ B = f"{MODULE}::TestB::test_b"
         ("skipped", ("failed", "TypeError: late_fee() takes 1 positional argument"), []),
     ],
 )
-def test_only_an_assertion_failure_at_the_base_and_a_pass_at_the_head_is_a_finding(
+def test_any_failure_at_the_base_and_a_pass_at_the_head_is_a_finding(
     head: str, base: tuple[str, str | None], expected: list[tuple[str, int]]
 ) -> None:
-    found = judge(report((A, head, None)), report((A, *base)), DEFINED)
+    found = judge(report((A, head, None)), report((A, *base)), DEFINED, (), PATCHED).findings
     assert [(f.test, f.line) for f in found] == expected
+
+
+def test_a_resigned_function_the_head_calls_differently_is_a_note_naming_it() -> None:
+    base = report((A, "failed", "TypeError: late_fee() takes 1 positional argument but 2"))
+    judged = judge(report((A, "passed", None)), base, DEFINED, (), PATCHED)
+    assert (judged.findings, judged.unmeasured) == ((), ())
+    (note,) = judged.notes
+    assert "the patch changed the parameters of late_fee()" in note
+    assert "the head's test_a calls it differently" in note
+
+
+def test_a_resigned_function_the_head_calls_alike_is_still_a_finding() -> None:
+    """The head's test calls it as the base's does: it could not pass with that call either,
+    so the head's test changed something else to pass."""
+    patched = Patched(resigned=frozenset({"late_fee"}))
+    base = report((A, "failed", "TypeError: late_fee() takes 1 positional argument but 2"))
+    found = judge(report((A, "passed", None)), base, DEFINED, (), patched).findings
+    assert [(f.test, f.kind) for f in found] == [("test_a", "test_changed_to_pass")]
+    assert "(TypeError: late_fee() takes 1 positional argument but 2)" in found[0].message
+
+
+def test_a_renamed_name_and_a_module_that_does_not_collect_cannot_be_measured() -> None:
+    base = report((A, "failed", "ImportError: cannot import name 'late_fee' from 'fees'"))
+    error = (
+        "collection failure in tests/test_fees.py:\nTraceback:\n"
+        "E   ImportError: cannot import name 'late_fee' from 'fees' (/tmp/x/tree/fees.py)"
+    )
+    judged = judge(report((A, "passed", None)), base, DEFINED, (error,), PATCHED)
+    assert judged.findings == ()
+    assert judged.unmeasured == (
+        "the base's module cannot be collected against the head's code (ImportError: cannot "
+        "import name 'late_fee' from 'fees'): none of its tests could be measured",
+        "the base's test_a cannot run on the head's code (ImportError: cannot import name "
+        "'late_fee' from 'fees'): the patch renamed or removed late_fee, which it uses",
+    )
 
 
 def test_parametrized_cases_make_one_finding_per_test_and_classes_keep_their_name() -> None:
@@ -214,7 +270,7 @@ def test_parametrized_cases_make_one_finding_per_test_and_classes_keep_their_nam
         (f"{A}[2]", "failed", "assert 2 == 3"),
         (B, "failed", "assert 'x' == 'y'\n  - y\n  + x"),
     )
-    found = judge(head, base, DEFINED)
+    found = judge(head, base, DEFINED).findings
     assert [(f.test, f.line) for f in found] == [("test_a", 3), ("TestB::test_b", 9)]
     assert "(assert 'x' == 'y')" in found[1].message
 

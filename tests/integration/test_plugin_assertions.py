@@ -275,6 +275,13 @@ class FeeTest(unittest.TestCase):
         with self.assertRaises(ZeroDivisionError):
             1 / 0
 
+    def test_broad_raises(self):  # any defect that raises satisfies it: not counted
+        with self.assertRaises(Exception):
+            1 / 0
+        with self.assertRaises((KeyError, BaseException)):
+            {}["x"]
+        self.assertRaises(Exception, int, "x")
+
     def test_returns_early(self):
         if not _enabled():
             return
@@ -294,11 +301,12 @@ class FeeTest(unittest.TestCase):
 def test_unittest_assert_methods_are_counted_once_per_call(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_unit=UNITTEST)
     result, junit = run(pytester, *HOOK_ON)
-    result.assert_outcomes(passed=6)
+    result.assert_outcomes(passed=7)
     assert counts(junit) == {
         "test_equal": ("3", "3"),  # setUp's assertTrue counts too
         "test_loop": ("5", "2"),
         "test_raises": ("2", "2"),
+        "test_broad_raises": ("1", "1"),  # setUp's only
         "test_returns_early": ("1", "1"),  # setUp's only
         "test_subtests": ("3", "2"),
         "test_mixed": ("3", "3"),  # a rewritten assert and a method
@@ -338,6 +346,6 @@ def pytest_sessionfinish(session):
 """
     )
     result, junit = run(pytester)
-    result.assert_outcomes(passed=6)
+    result.assert_outcomes(passed=7)
     assert set(counts(junit).values()) == {(None, None)}
     assert (pytester.path / "wrapped.txt").read_text() == "False"

@@ -21,7 +21,12 @@ def counts(executed: int, sites: int) -> Assertions:
         ((10, 1), (4, 1), False),  # a loop over data the patch shrank: same statement
         ((10, 1), (0, 0), True),  # ... down to nothing: the test checks nothing
         ((4, 4), (4, 1), False),  # four asserts refactored into a loop over a table of four
-        ((4, 4), (2, 2), False),  # half is not fewer than half
+        ((4, 4), (2, 2), True),  # half of the checks and half of the statements gone
+        ((2, 2), (1, 1), True),  # the boundary: one of two asserts replaced (a broad raises)
+        ((4, 2), (2, 1), True),  # half of each measure
+        ((4, 4), (3, 3), False),  # more than half kept
+        ((4, 1), (2, 1), False),  # a loop run half as often: the statement is still there
+        ((2, 2), (1, 2), False),  # both statements still ran
         ((3, 3), (2, 2), False),  # one conditional assertion fewer
         ((0, 0), (0, 0), False),  # asserted nothing at the base either (pytest.raises only)
         ((2, 2), (5, 5), False),  # stronger

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 NAME = "strength"
 HELP = (
     "the strength check alone: the base's property module against the head's code, and "
-    "mutation strength base vs head; exit 1 when the patch made the property weaker"
+    "mutation strength base vs head; exit 1 when the patch made the property weaker, 2 "
+    "when it cannot be measured (constraints.mutation other than off)"
 )
 
 
@@ -61,10 +62,14 @@ def _strength(args: argparse.Namespace, out: Path) -> int:
     result, notes = assess.run_strength(settings)
     for note in (*notes, *result.notes):
         print(note, file=sys.stderr)
+    for why in result.unmeasured:  # under the manifest's strength constraints: never clean
+        print(f"entropy-gate: strength: cannot measure: {why}", file=sys.stderr)
     print(summary.render_strength(result.score, list(result.findings)), end="")
     if args.json is not None:
         _write(args.json, result)
-    return ExitCode.REJECTED if any(f.introduced for f in result.findings) else ExitCode.OK
+    if any(f.introduced for f in result.findings):
+        return ExitCode.REJECTED
+    return ExitCode.INVALID if result.unmeasured else ExitCode.OK
 
 
 def _write(path: Path, result: assess.Strength) -> None:
@@ -72,6 +77,7 @@ def _write(path: Path, result: assess.Strength) -> None:
         "findings": [f.model_dump(mode="json") for f in result.findings],
         "mutation": result.score.model_dump(mode="json") if result.score else None,
         "notes": list(result.notes),
+        "unmeasured": list(result.unmeasured),
     }
     try:
         path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

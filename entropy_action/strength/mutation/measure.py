@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
@@ -79,6 +79,9 @@ class Inputs:
     seed: int
     budget: Budget
     cache: Path | None = None
+    # base tests whose failure on the head's code is a changed signature the head's version
+    # calls differently (strength.unmeasured): dropped from the score, not counted; "*": all
+    excused: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,7 @@ class Measured:
     skipped: int = 0  # mutants left out by the time budget
     seconds: float = 0.0
     extra: dict[str, int] = field(default_factory=dict)
+    unmeasured: tuple[str, ...] = ()  # why there is no score, where that is not clean
 
 
 Passing = dict[str, list[str]]  # "head", "base": node ids that passed unmutated
@@ -129,12 +133,24 @@ def measure(
         return Measured(notes=("mutation: the unmutated run did not finish in the time budget",))
     if baseline.outside is not None:
         return Measured(notes=(cannot_measure(baseline.outside),), seconds=_since(started))
+    if (gone := _uncollected(baseline, first, diff, diff.tests if focused else None)) is not None:
+        return Measured(unmeasured=(gone,), seconds=_since(started))
+    lost = _lost_reach(baseline, first)
     passing = _passing(baseline, first, diff.tests if fold else None)
+    failing = [
+        n
+        for n in _failing(baseline, first, diff.tests if fold else None)
+        if test_name(n) not in inputs.excused and "*" not in inputs.excused
+    ]
+    passing["base"] += failing
     mutants = _mutants(inputs, first, baseline, passing, diff.tests if diff.only_tests else None)
     plans = [_plan(m, baseline, [*passing["head"], *passing["base"]]) for m in mutants]
     plans = [p for p in plans if p.selection or not focused]
     if not plans:
-        return Measured(notes=(_nothing_to_mutate(baseline, passing),), seconds=_since(started))
+        why = _nothing_to_mutate(baseline, passing)
+        if lost is not None:  # the base's tests could detect something there: never clean
+            return Measured(unmeasured=(f"{why}; {lost}",), seconds=_since(started))
+        return Measured(notes=(why,), seconds=_since(started))
     if fold:
         unchanged = _unchanged(baseline, first.head_module, diff.tests)
         plans = [_with_confirm(p, baseline, unchanged, first.base_module) for p in plans]
@@ -154,7 +170,21 @@ def measure(
         results = _confirm(plans, results, diff.tests, run, settled, baseline if fold else None)
     if run.outside is not None:
         return Measured(notes=(cannot_measure(run.outside),), seconds=_since(started))
-    return _measured(plans, results, inputs.budget, started)
+    measured = _measured(plans, results, inputs.budget, started)
+    if failing:
+        measured = replace(measured, notes=(*_failing_note(failing), *measured.notes))
+    return _with_lost(measured, lost)
+
+
+def _with_lost(measured: Measured, lost: str | None) -> Measured:
+    """Reach the head's tests lost: measured where a mutant the base kills survives the head
+    (its weakened_property finding says more); else the step could not measure it."""
+    if lost is None:
+        return measured
+    weakened = any(r.base_killers and not r.head_killers for r in measured.results)
+    if weakened:
+        return replace(measured, notes=(*measured.notes, lost))
+    return replace(measured, unmeasured=(*measured.unmeasured, lost))
 
 
 @dataclass
@@ -290,6 +320,83 @@ def _plan(mutant: Mutant, baseline: Outcome, group: list[str]) -> Plan:
 def cannot_measure(outside: Imports) -> str:
     """Fail closed: survivors of mutants that never ran would read as "no weakening"."""
     return f"mutation: cannot measure, no score: {outside.reason()}"
+
+
+def _uncollected(
+    baseline: Outcome, space: Workspace, diff: changes.Changes, changed: frozenset[str] | None
+) -> str | None:
+    """Why the base's module cannot be measured on the head's code at all: it defines tests
+    the run asked for and none of them reported (it does not collect there: an import of a
+    name the patch renamed)."""
+    wanted = diff.base_tests if changed is None else diff.base_tests & changed
+    if wanted and not any(_module(n) == space.base_module for n in baseline.outcomes):
+        return (
+            "mutation: cannot measure, no score: the base's module ran none of its tests on "
+            "the head's code (it does not collect there: an import of a name the patch "
+            "renamed or removed, or a broken module)"
+        )
+    return None
+
+
+def _lost_reach(baseline: Outcome, space: Workspace) -> str | None:
+    """The base's tests reached production code their head versions do not: none of it
+    reached by the head's tests, or a test whose head version reaches no production code at
+    all (a copy of the unit in the module). A test the head removed is the scan's finding."""
+    ran = [n for n in baseline.outcomes if _module(n) == space.base_module]
+    heads = [n for n in baseline.outcomes if _module(n) == space.head_module]
+    names = {test_name(n) for n in heads}
+    base = _reach(baseline, [n for n in ran if test_name(n) in names])
+    head = _reach(baseline, heads)
+    if SATURATED in head | base:
+        return None
+    if base and not head & base:
+        shown = ", ".join(f"{path}:{line}" for path, line in sorted(base)[:3])
+        return (
+            "mutation: the head's tests reach none of the production functions the base's "
+            f"reached ({shown})"
+        )
+    emptied = [
+        name
+        for name in sorted(names)
+        if _reach(baseline, [n for n in ran if test_name(n) == name])
+        and not _reach(baseline, [n for n in heads if test_name(n) == name])
+    ]
+    if emptied:
+        return (
+            f"mutation: the base's {', '.join(emptied[:3])} reached production code, the "
+            "head's version reaches none (it tests something else, or a copy)"
+        )
+    return None
+
+
+def _module(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def _reach(baseline: Outcome, nodeids: Iterable[str]) -> set[tuple[str, int]]:
+    return {where for n in nodeids for where in baseline.reached.get(n, [])}
+
+
+def _failing(baseline: Outcome, space: Workspace, changed: frozenset[str] | None) -> list[str]:
+    """The base's tests that fail on the head's unmutated code: never dropped, they run
+    against every mutant they reach and count as its killers where they fail on it (the
+    base's test detects what the head's does not)."""
+    return [
+        n
+        for n, outcome in baseline.outcomes.items()
+        if outcome in ("failed", "error")
+        and _module(n) == space.base_module
+        and (changed is None or test_name(n) in changed)
+    ]
+
+
+def _failing_note(failing: Sequence[str]) -> tuple[str, ...]:
+    shown = ", ".join(test_name(n) for n in failing[:3])
+    more = f" and {len(failing) - 3} more" if len(failing) > 3 else ""
+    return (
+        f"mutation: the base's {shown}{more} fail(s) on the head's code unmutated: counted "
+        "against the head, as killing every mutant they fail on",
+    )
 
 
 def _nothing_to_mutate(baseline: Outcome, passing: Passing) -> str:
