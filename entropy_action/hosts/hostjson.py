@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from entropy_action import __version__
 from entropy_action.core import git, layout
 from entropy_action.core.errors import ExitCode, GateError
-from entropy_action.core.hostinfo import Audit, ChannelInfo, HostInfo, outside_reason
+from entropy_action.core.hostinfo import Audit, ChannelInfo, HookInventory, HostInfo, outside_reason
 from entropy_action.core.layout import EVIDENCE_FILES, HOST_JSON, JUNIT_XML, PYTEST_LOG
 from entropy_action.evidence import ids
 from entropy_action.hosts import channel, pinsseen
@@ -108,6 +108,21 @@ def with_audit(info: HostInfo, settings: RunSettings, path: Path) -> HostInfo:
     except ValidationError as exc:
         where = ".".join(str(part) for part in exc.errors()[0]["loc"])[:80]
         note = f"live-entropy audit: report refused (field {where!r}: {exc.errors()[0]['msg']})"
+        return info.model_copy(update={"notes": [*info.notes, note]})
+
+
+def with_hooks(info: HostInfo, path: Path) -> HostInfo:
+    """host.json with the test process's hook and plugin inventory (hooks.json); one it did
+    not write, or spoiled, is a note (the static scan still reads the hooks)."""
+    data = pinsseen.read_report(path)
+    if data is None:
+        note = "hook inventory: the test process wrote no usable report"
+        return info.model_copy(update={"notes": [*info.notes, note]})
+    try:
+        return info.model_copy(update={"hooks": HookInventory.model_validate(data)})
+    except ValidationError as exc:
+        where = ".".join(str(part) for part in exc.errors()[0]["loc"])[:80]
+        note = f"hook inventory: report refused (field {where!r}: {exc.errors()[0]['msg']})"
         return info.model_copy(update={"notes": [*info.notes, note]})
 
 

@@ -35,6 +35,7 @@ from entropy_action.hosts.hostjson import (
     utc_now,
     with_audit,
     with_channel,
+    with_hooks,
     write_host_json,
 )
 from entropy_action.hosts.runsettings import Launch, RunSettings, timeout_of
@@ -60,6 +61,7 @@ from entropy_action.testproc.protocol import (
     CHILDREN_FILE,
     GATE_ENV,
     GATE_HOST_ENV,
+    HOOKS_FILE,
     HYPOTHESIS_DIR,
     IMPORTS_FILE,
     LANG_ENV,
@@ -118,6 +120,7 @@ def run_host(settings: RunSettings) -> HostInfo:
             launch.notes.append(CONFTEST_NOTE)
         info = host_info(settings, launch, python, report, returncode, (started_iso, started))
         info = with_audit(info, settings, scratch / AUDIT_JSON)
+        info = with_hooks(info, scratch / HOOKS_FILE)
         info = with_channel(info, heard, out, settings.loaded.manifest.module)
     write_host_json(out / HOST_JSON, info)
     _say(settings, f"pytest exited {returncode} ({time.time() - started:.1f} s)")
@@ -318,6 +321,7 @@ def _plugin_config(
         "checkout": str(settings.checkout.absolute()) if settings.checkout else None,
         "environments": _environments(settings),
         "imports_report": str(scratch / IMPORTS_FILE),
+        "hooks_report": str(scratch / HOOKS_FILE),
     }
     path = scratch / PLUGIN_CONFIG_FILE
     path.write_text(json.dumps(config), encoding="utf-8")

@@ -74,6 +74,7 @@ NSINIT_MODULE = "entropy_gate_nsinit"  # run as a script: `python -I -S entropy_
 PROTOCOL_MODULE = "entropy_gate_protocol"
 NETBLOCK_MODULE = "entropy_gate_netblock"  # netblock.py: the plugin imports it
 VOCABULARY_MODULE = "entropy_gate_vocabulary"  # vocabulary.py: assertcount imports it
+HOOKINVENTORY_MODULE = "entropy_gate_hookinventory"  # hookinventory.py: the plugin imports it
 CHILDSITE_MODULE = "sitecustomize"  # every Python child on host B runs it at start-up
 
 PLUGIN_FOLDER = "plugin"  # first on the test process's PYTHONPATH
@@ -88,6 +89,7 @@ COPIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("netblock.py", NETBLOCK_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's block
     ("assertcount.py", ASSERTCOUNT_MODULE, (PLUGIN_FOLDER,)),
     ("vocabulary.py", VOCABULARY_MODULE, (PLUGIN_FOLDER,)),  # what assertcount counts
+    ("hookinventory.py", HOOKINVENTORY_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's
     ("nsinit.py", NSINIT_MODULE, (PLUGIN_FOLDER,)),
     ("childsite.py", CHILDSITE_MODULE, (CHILDSITE_FOLDER,)),
     ("probe.py", PROBE_MODULE, (PROBE_FOLDER,)),
@@ -108,6 +110,7 @@ AUDIT_CONFIG_FILE = "audit-config.json"
 PROBE_CONFIG_FILE = "probe-config.json"
 REPORT_FILE = "report.json"  # the plugin's report of what the test process saw
 IMPORTS_FILE = "imports.json"  # the plugin's report of where the code under test came from
+HOOKS_FILE = "hooks.json"  # the plugin's hook and plugin inventory (hookinventory.py)
 AUDIT_JSON = "audit.json"  # the audit's live-entropy reads
 CHILDREN_FILE = "children.jsonl"  # one line per Python child on host B (childsite)
 NSINIT_RESULT = "nsinit.json"  # nsinit's exit status of pytest and what it killed
