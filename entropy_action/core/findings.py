@@ -28,6 +28,7 @@ FindingKind = Literal[
     "weakened_property",  # a mutant the base's module kills survives the head's module
     "assertions_skipped_at_runtime",  # runtime: a test ran none or most fewer of its asserts
     "gate_config_changed",  # the patch changed a file under constraints.protected_paths
+    "hook_added",  # a plugin the run loads that the scan cannot read: register(), pytest11
 ]
 
 

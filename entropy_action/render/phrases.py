@@ -115,6 +115,7 @@ NEXT_STEP: dict[str, str] = {
     "the head's lets through",
     "assertions_skipped_at_runtime": "make every assertion of the test run",
     "gate_config_changed": "land the change to the gate's configuration on its own, reviewed",
+    "hook_added": "drop the plugin the run now loads, or add it in a reviewed change of its own",
 }
 
 
