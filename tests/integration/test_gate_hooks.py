@@ -1,0 +1,357 @@
+"""Class 2 of issue 20, hooks the scan does not see, through the local gate on the demo's
+invoice repository: each way in reaches a rejecting verdict, by the run-time inventory
+(host.json `hooks`) where the scan cannot name it; honest plugins and hooks do not."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from textwrap import dedent
+
+import pytest
+
+from entropy_action.core import git
+from entropy_action.core.layout import HOST_JSON
+from entropy_action.gate import demo, local
+from entropy_action.verdict.model import Verdict
+
+OFF_BY_ONE = (demo.DATA / "patches" / "off-by-one" / "invoice_lib.py").read_text()
+HONEST = (demo.DATA / "patches" / "honest-fix" / "invoice_lib.py").read_text()
+INVENTORY = "(run-time inventory)"
+
+
+def gate(
+    tmp_path: Path,
+    patch: dict[str, str],
+    *,
+    base_files: dict[str, str] | None = None,
+    environ: dict[str, str] | None = None,
+    base_run: bool = True,
+) -> Verdict:
+    """The demo's base (plus `base_files`), `patch` committed on it, gated."""
+    repo = tmp_path / "invoice"
+    base = demo.build_base(
+        repo, clock_unix=int(time.time()) // 86_400 * 86_400, temp_root=tmp_path / "tmp"
+    )
+    if base_files:
+        _write(repo, base_files)
+        base = git.commit_all(repo, "base: more files")
+    _write(repo, patch)
+    git.commit_all(repo, "patch")
+    settings = local.GateSettings(
+        manifest=repo / "entropy.yaml",
+        base_ref=base,
+        environ={"PATH": "/usr/bin:/bin", **(environ or {})},
+        out=tmp_path / "reports",
+        base_run=base_run,
+    )
+    return local.run_gate(settings).verdict
+
+
+def _write(repo: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(dedent(text), encoding="utf-8")
+
+
+def inventory_findings(verdict: Verdict) -> list[tuple[str, str, int]]:
+    return [(f.kind, f.path, f.line) for f in verdict.findings if INVENTORY in f.message]
+
+
+def hooks_of(tmp_path: Path, host: str = "a") -> dict[str, object]:
+    data = json.loads((tmp_path / "reports" / f"host-{host}" / HOST_JSON).read_text())
+    hooks = data["hooks"]
+    assert isinstance(hooks, dict)
+    return hooks
+
+
+REJECTED = {"entropy_silenced", "masked_defect"}
+
+
+def test_a_specname_wrapper_that_swallows_the_defect_is_rejected(tmp_path: Path) -> None:
+    verdict = gate(
+        tmp_path,
+        {
+            "invoice_lib.py": OFF_BY_ONE,
+            "tests/conftest.py": """\
+            import pytest
+
+
+            @pytest.hookimpl(wrapper=True, specname="pytest_runtest_call")
+            def pytest_steady(item):
+                try:
+                    return (yield)
+                except Exception:
+                    return None
+            """,
+        },
+    )
+    assert verdict.classification in REJECTED, verdict.reasons
+    kinds = {(f.kind, f.path, f.line) for f in verdict.findings}
+    assert ("report_tampering", "tests/conftest.py", 5) in kinds  # the scan, by spec name
+    assert ("report_tampering", "tests/conftest.py", 8) in kinds  # the swallowing except
+    assert inventory_findings(verdict) == []  # the scan named it: not reported twice
+    hooks = [h for h in hooks_of(tmp_path)["hooks"] if h["place"] == "repository"]  # type: ignore[union-attr,index]
+    assert hooks == [
+        {
+            "place": "repository",
+            "path": "tests/conftest.py",
+            "plugin": hooks[0]["plugin"],
+            "spec": "pytest_runtest_call",
+            "function": "pytest_steady",
+            "line": 4,
+            "wrapper": True,
+            "hookwrapper": False,
+        }
+    ]
+
+
+STEADY = """\
+class Steady:
+    def pytest_runtest_makereport(self, item, call):
+        if call.excinfo is not None and call.when == "call":
+            call.excinfo = None
+"""
+
+
+def test_a_plugin_registered_by_a_name_the_scan_cannot_read_is_caught_at_run_time(
+    tmp_path: Path,
+) -> None:
+    verdict = gate(
+        tmp_path,
+        {
+            "invoice_lib.py": OFF_BY_ONE,
+            "tests/steady_support.py": STEADY,
+            "tests/conftest.py": """\
+            import importlib
+
+
+            def pytest_configure(config):
+                manager = getattr(config, "plugin" + "manager")
+                module = importlib.import_module("steady" + "_support")
+                getattr(manager, "regis" + "ter")(module.Steady(), "steady")
+            """,
+        },
+    )
+    assert verdict.classification in REJECTED, verdict.reasons
+    assert inventory_findings(verdict) == [("report_tampering", "tests/steady_support.py", 2)]
+    message = next(f.message for f in verdict.findings if INVENTORY in f.message)
+    assert message.startswith(
+        "tests/steady_support.py implements pytest_runtest_makereport, a hook the base's run "
+        "did not have"
+    )
+
+
+def test_a_plugin_registered_with_pluginmanager_register_is_rejected(tmp_path: Path) -> None:
+    verdict = gate(
+        tmp_path,
+        {
+            "invoice_lib.py": OFF_BY_ONE,
+            "tests/steady_support.py": STEADY,
+            "tests/conftest.py": """\
+            import steady_support
+
+
+            def pytest_configure(config):
+                config.pluginmanager.register(steady_support.Steady(), "steady")
+            """,
+        },
+    )
+    assert verdict.classification in REJECTED, verdict.reasons
+    kinds = {(f.kind, f.path) for f in verdict.findings}
+    assert ("hook_added", "tests/conftest.py") in kinds
+
+
+def test_function_runtest_replaced_out_of_the_scans_sight_is_recorded(tmp_path: Path) -> None:
+    verdict = gate(
+        tmp_path,
+        {
+            "invoice_lib.py": OFF_BY_ONE,
+            "tests/conftest.py": """\
+            import importlib
+
+            import pytest
+
+            _python = importlib.import_module("_pytest." + "python")
+            _real = _python.Function.runtest
+
+
+            def _steady(self):
+                try:
+                    _real(self)
+                except Exception:
+                    pass
+
+
+            @pytest.fixture(autouse=True)
+            def _swap(monkeypatch):  # restored at teardown, before the session ends
+                monkeypatch.setattr(getattr(_python, "Func" + "tion"), "run" + "test", _steady)
+            """,
+        },
+    )
+    assert verdict.classification in REJECTED, verdict.reasons
+    assert ("report_tampering", "tests/conftest.py", 9) in inventory_findings(verdict)
+    replaced = hooks_of(tmp_path)["replaced"]
+    assert replaced == [
+        {
+            "target": "_pytest.python.Function.runtest",
+            "place": "repository",
+            "path": "tests/conftest.py",
+            "line": 9,
+        }
+    ]
+
+
+def test_a_retry_wrapper_that_catches_exception_is_rejected(tmp_path: Path) -> None:
+    verdict = gate(
+        tmp_path,
+        {
+            "invoice_lib.py": OFF_BY_ONE,
+            "tests/conftest.py": """\
+            import pytest
+
+
+            @pytest.hookimpl(tryfirst=True)
+            def pytest_pyfunc_call(pyfuncitem):
+                for _ in range(3):
+                    try:
+                        pyfuncitem.obj(**{a: pyfuncitem.funcargs[a] for a in pyfuncitem._fixtureinfo.argnames})
+                        return True
+                    except Exception:
+                        continue
+                return True
+            """,
+        },
+    )
+    assert verdict.classification in REJECTED, verdict.reasons
+    kinds = {(f.kind, f.path, f.line) for f in verdict.findings}
+    assert ("assertion_swallowed", "tests/conftest.py", 10) in kinds
+
+
+def test_a_pytest11_entry_point_of_the_project_is_rejected_and_listed_at_run_time(
+    tmp_path: Path,
+) -> None:
+    """What `pip install -e .` leaves: a dist-info whose entry_points.txt names the
+    project's module; here on PYTHONPATH instead of in site-packages (no install needed)."""
+    site = tmp_path / "site"
+    info = site / "invoice-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: invoice\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[pytest11]\nsteady = invoice_steady\n")
+    verdict = gate(
+        tmp_path,
+        {
+            "invoice_lib.py": OFF_BY_ONE,
+            "pyproject.toml": """\
+            [project]
+            name = "invoice"
+            version = "1.0"
+
+            [project.entry-points.pytest11]
+            steady = "invoice_steady"
+            """,
+            "invoice_steady.py": """\
+            def pytest_report_teststatus(report, config):
+                if report.when == "call" and report.failed:
+                    report.outcome = "passed"
+            """,
+        },
+        environ={"PYTHONPATH": str(site)},
+    )
+    assert verdict.classification in REJECTED, verdict.reasons
+    kinds = {(f.kind, f.path, f.line) for f in verdict.findings}
+    assert ("hook_added", "pyproject.toml", 6) in kinds
+    assert ("report_tampering", "invoice_steady.py", 1) in kinds
+    plugins = hooks_of(tmp_path)["plugins"]
+    assert {
+        "name": "steady",
+        "place": "repository",
+        "path": "invoice_steady.py",
+        "entry_point": "invoice",
+    } in plugins  # type: ignore[operator]
+
+
+def test_without_a_base_run_the_changed_files_decide(tmp_path: Path) -> None:
+    verdict = gate(
+        tmp_path,
+        {
+            "invoice_lib.py": OFF_BY_ONE,
+            "tests/steady_support.py": STEADY,
+            "tests/conftest.py": """\
+            import importlib
+
+
+            def pytest_configure(config):
+                getattr(config.pluginmanager, "regis" + "ter")(
+                    importlib.import_module("steady_support").Steady()
+                )
+            """,
+        },
+        base_run=False,
+    )
+    assert verdict.classification in REJECTED, verdict.reasons
+    assert inventory_findings(verdict) == [("report_tampering", "tests/steady_support.py", 2)]
+
+
+# --- honest patches ---------------------------------------------------------------------------
+
+HONEST_CONFTEST = """\
+import pytest
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: a slow property")
+
+
+@pytest.fixture
+def due_days():
+    return 30
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    try:
+        return (yield)
+    except Exception:
+        raise
+"""
+
+
+def test_an_honest_conftest_fixture_marker_and_reraising_wrapper_pass(tmp_path: Path) -> None:
+    verdict = gate(tmp_path, {"invoice_lib.py": HONEST, "tests/conftest.py": HONEST_CONFTEST})
+    assert verdict.classification == "merge_candidate", verdict.reasons
+    assert [f for f in verdict.findings if f.introduced and f.level == "error"] == []
+
+
+EXISTING = """\
+def pytest_runtest_setup(item):
+    item.user_properties.append(("owner", "billing"))
+"""
+
+
+@pytest.mark.parametrize("base_run", [True, False], ids=["base-run", "no-base-run"])
+def test_a_hook_unchanged_from_the_base_is_not_new(tmp_path: Path, base_run: bool) -> None:
+    verdict = gate(
+        tmp_path,
+        {"invoice_lib.py": HONEST},
+        base_files={"tests/conftest.py": EXISTING},
+        base_run=base_run,
+    )
+    assert verdict.classification == "merge_candidate", verdict.reasons
+    assert inventory_findings(verdict) == []
+    spec = [h["spec"] for h in hooks_of(tmp_path)["hooks"] if h["place"] == "repository"]  # type: ignore[index,union-attr]
+    assert spec == ["pytest_runtest_setup"]
+
+
+def test_installed_third_party_plugins_are_the_environments(tmp_path: Path) -> None:
+    """pytest-xdist and hypothesis's plugin (installed in this venv, with runtest and
+    collection hooks) are listed, never judged."""
+    verdict = gate(tmp_path, {"invoice_lib.py": HONEST})
+    assert verdict.classification == "merge_candidate", verdict.reasons
+    installed = {
+        h["plugin"]  # type: ignore[index]
+        for h in hooks_of(tmp_path)["hooks"]  # type: ignore[union-attr]
+        if h["place"] == "site-packages"  # type: ignore[index]
+    }
+    assert {"xdist", "hypothesispytest"} <= installed
