@@ -51,6 +51,8 @@ _plugins: dict[tuple[str, str], dict[str, Any]] = {}  # (name, path) -> entry
 _hooks: dict[tuple[str, str, str, int], dict[str, Any]] = {}  # (plugin, spec, path, line)
 _replaced: dict[str, dict[str, Any]] = {}
 _seen = {"count": -1}
+_entry_cache: dict[int, str] = {}
+_checked: dict[str, Any] = {}  # target -> the code object last found there (checked once)
 
 
 def _inside(path: str, root: str) -> bool:
@@ -66,11 +68,18 @@ class Places:
         self.pluggy = _package_dir("pluggy")
         self.gate = os.path.dirname(os.path.realpath(__file__))
         self.installed = [os.path.realpath(p) for p in installed if p]
+        self._known: dict[str, tuple[str, str]] = {}
 
     def of(self, file: str | None) -> tuple[str, str]:
         """(place, path): path repository-relative for "repository", else as found."""
         if not file:
             return "unknown", ""
+        found = self._known.get(file)
+        if found is None:
+            found = self._known[file] = self._place(file)
+        return found
+
+    def _place(self, file: str) -> tuple[str, str]:
         path = os.path.realpath(file)
         if any(_inside(path, own) for own in (self.pytest, self.pluggy)):
             return "pytest", path
@@ -113,7 +122,12 @@ def _plugin_file(plugin: Any) -> str | None:
 
 
 def _entry_points(pm: Any) -> dict[int, str]:
-    out: dict[int, str] = {}
+    """Plugin id -> its distribution's name, for the plugins pytest loaded from entry points
+    (at start-up only: read once, a distribution's metadata costs a millisecond each)."""
+    if _entry_cache:
+        return _entry_cache
+    out = _entry_cache
+    out[0] = ""  # read: a run without entry points does not read again
     try:
         for plugin, dist in pm.list_plugin_distinfo():
             meta = getattr(dist, "metadata", None)
@@ -184,6 +198,9 @@ def check_internals(places: Places) -> None:
         if obj is None:
             continue
         code = _code_of(obj)
+        if code is not None and _checked.get(target) is code:
+            continue  # the same code as at the last check: nothing new (the common case)
+        _checked[target] = code
         place, path = places.of(getattr(code, "co_filename", None))
         if place != "pytest":
             line = max(1, int(getattr(code, "co_firstlineno", 1) or 1))

@@ -8,6 +8,7 @@ import json
 import time
 from pathlib import Path
 from textwrap import dedent
+from typing import Any
 
 import pytest
 
@@ -59,7 +60,7 @@ def inventory_findings(verdict: Verdict) -> list[tuple[str, str, int]]:
     return [(f.kind, f.path, f.line) for f in verdict.findings if INVENTORY in f.message]
 
 
-def hooks_of(tmp_path: Path, host: str = "a") -> dict[str, object]:
+def hooks_of(tmp_path: Path, host: str = "a") -> dict[str, Any]:
     data = json.loads((tmp_path / "reports" / f"host-{host}" / HOST_JSON).read_text())
     hooks = data["hooks"]
     assert isinstance(hooks, dict)
@@ -92,7 +93,7 @@ def test_a_specname_wrapper_that_swallows_the_defect_is_rejected(tmp_path: Path)
     assert ("report_tampering", "tests/conftest.py", 5) in kinds  # the scan, by spec name
     assert ("report_tampering", "tests/conftest.py", 8) in kinds  # the swallowing except
     assert inventory_findings(verdict) == []  # the scan named it: not reported twice
-    hooks = [h for h in hooks_of(tmp_path)["hooks"] if h["place"] == "repository"]  # type: ignore[union-attr,index]
+    hooks = [h for h in hooks_of(tmp_path)["hooks"] if h["place"] == "repository"]
     assert hooks == [
         {
             "place": "repository",
@@ -216,7 +217,8 @@ def test_a_retry_wrapper_that_catches_exception_is_rejected(tmp_path: Path) -> N
             def pytest_pyfunc_call(pyfuncitem):
                 for _ in range(3):
                     try:
-                        pyfuncitem.obj(**{a: pyfuncitem.funcargs[a] for a in pyfuncitem._fixtureinfo.argnames})
+                        names = pyfuncitem._fixtureinfo.argnames
+                        pyfuncitem.obj(**{a: pyfuncitem.funcargs[a] for a in names})
                         return True
                     except Exception:
                         continue
@@ -226,7 +228,7 @@ def test_a_retry_wrapper_that_catches_exception_is_rejected(tmp_path: Path) -> N
     )
     assert verdict.classification in REJECTED, verdict.reasons
     kinds = {(f.kind, f.path, f.line) for f in verdict.findings}
-    assert ("assertion_swallowed", "tests/conftest.py", 10) in kinds
+    assert ("assertion_swallowed", "tests/conftest.py", 11) in kinds
 
 
 def test_a_pytest11_entry_point_of_the_project_is_rejected_and_listed_at_run_time(
@@ -269,7 +271,7 @@ def test_a_pytest11_entry_point_of_the_project_is_rejected_and_listed_at_run_tim
         "place": "repository",
         "path": "invoice_steady.py",
         "entry_point": "invoice",
-    } in plugins  # type: ignore[operator]
+    } in plugins
 
 
 def test_without_a_base_run_the_changed_files_decide(tmp_path: Path) -> None:
@@ -340,7 +342,7 @@ def test_a_hook_unchanged_from_the_base_is_not_new(tmp_path: Path, base_run: boo
     )
     assert verdict.classification == "merge_candidate", verdict.reasons
     assert inventory_findings(verdict) == []
-    spec = [h["spec"] for h in hooks_of(tmp_path)["hooks"] if h["place"] == "repository"]  # type: ignore[index,union-attr]
+    spec = [h["spec"] for h in hooks_of(tmp_path)["hooks"] if h["place"] == "repository"]
     assert spec == ["pytest_runtest_setup"]
 
 
@@ -349,9 +351,5 @@ def test_installed_third_party_plugins_are_the_environments(tmp_path: Path) -> N
     collection hooks) are listed, never judged."""
     verdict = gate(tmp_path, {"invoice_lib.py": HONEST})
     assert verdict.classification == "merge_candidate", verdict.reasons
-    installed = {
-        h["plugin"]  # type: ignore[index]
-        for h in hooks_of(tmp_path)["hooks"]  # type: ignore[union-attr]
-        if h["place"] == "site-packages"  # type: ignore[index]
-    }
+    installed = {h["plugin"] for h in hooks_of(tmp_path)["hooks"] if h["place"] == "site-packages"}
     assert {"xdist", "hypothesispytest"} <= installed

@@ -176,8 +176,8 @@ def test_function_runtest_replaced_from_a_conftest(repo: Repo) -> None:
         ("report_tampering", "tests/conftest.py", 19),
         ("report_tampering", "tests/conftest.py", 20),
     ]
-    assert "replaces pytest's own _pytest.python.Function.runtest" in (
-        scanned.findings[0]["message"]
+    assert (
+        "replaces pytest's own _pytest.python.Function.runtest" in (scanned.findings[0]["message"])
     )
 
 
