@@ -124,6 +124,9 @@ class ReplacedInternal(_Placed):
     line: int = Field(ge=1, le=10_000_000)
 
 
+HOOKS_UNUSABLE = "hook inventory: "  # a host note: the test process spoiled or lost it
+
+
 class HookInventory(BaseModel):
     """The plugins and hooks the test process had registered (`hooks` in host.json)."""
 

@@ -20,7 +20,7 @@ from entropy_action import scan
 from entropy_action.core import git, layout
 from entropy_action.core.errors import GateError
 from entropy_action.core.findings import Finding
-from entropy_action.core.hostinfo import HookInventory, HostInfo
+from entropy_action.core.hostinfo import HOOKS_UNUSABLE, HookInventory, HostInfo
 from entropy_action.core.layout import HOST_JSON
 from entropy_action.evidence import (
     hostreport,
@@ -82,6 +82,7 @@ def judge(dossier: Dossier) -> Verdict:
     base_cases = None if dossier.base_a is None else pairing.base_cases(dossier.base_a)
     static = scanned.findings if scanned else ()
     hooks = _hook_findings(dossier, (report_a, report_b), static)
+    problems += _lost_inventories((report_a, report_b))
     verdict = pairing.evaluate(
         report_a or dossier.host_a,
         report_b or dossier.host_b,
@@ -120,6 +121,19 @@ def _hook_findings(
         except GateError:
             changed = None
     return hook_inventory.findings(inventories, base, changed=changed, static=static)
+
+
+def _lost_inventories(head: tuple[HostReport | None, HostReport | None]) -> list[str]:
+    """A host whose passing run spoiled or removed the gate's hook inventory: its hooks
+    cannot be judged, so it may not pass (a run that failed or stopped early is judged as
+    such: a conftest that fails to import stops pytest before any inventory)."""
+    return [
+        f"host {report.info.host.upper()}: {note}: the hooks the run loaded cannot be judged"
+        for report in head
+        if report is not None and report.info.hooks is None and report.info.returncode == 0
+        for note in report.info.notes
+        if note.startswith(HOOKS_UNUSABLE)
+    ][:2]
 
 
 def _base_hooks(source: Path | HostReport | None) -> HookInventory | None:

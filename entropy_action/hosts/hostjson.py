@@ -14,7 +14,14 @@ from pydantic import ValidationError
 from entropy_action import __version__
 from entropy_action.core import git, layout
 from entropy_action.core.errors import ExitCode, GateError
-from entropy_action.core.hostinfo import Audit, ChannelInfo, HookInventory, HostInfo, outside_reason
+from entropy_action.core.hostinfo import (
+    HOOKS_UNUSABLE,
+    Audit,
+    ChannelInfo,
+    HookInventory,
+    HostInfo,
+    outside_reason,
+)
 from entropy_action.core.layout import EVIDENCE_FILES, HOST_JSON, JUNIT_XML, PYTEST_LOG
 from entropy_action.evidence import ids
 from entropy_action.hosts import channel, pinsseen
@@ -116,13 +123,13 @@ def with_hooks(info: HostInfo, path: Path) -> HostInfo:
     not write, or spoiled, is a note (the static scan still reads the hooks)."""
     data = pinsseen.read_report(path)
     if data is None:
-        note = "hook inventory: the test process wrote no usable report"
+        note = f"{HOOKS_UNUSABLE}the test process wrote no usable report"
         return info.model_copy(update={"notes": [*info.notes, note]})
     try:
         return info.model_copy(update={"hooks": HookInventory.model_validate(data)})
     except ValidationError as exc:
         where = ".".join(str(part) for part in exc.errors()[0]["loc"])[:80]
-        note = f"hook inventory: report refused (field {where!r}: {exc.errors()[0]['msg']})"
+        note = f"{HOOKS_UNUSABLE}report refused (field {where!r}: {exc.errors()[0]['msg']})"
         return info.model_copy(update={"notes": [*info.notes, note]})
 
 

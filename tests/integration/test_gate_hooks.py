@@ -353,3 +353,28 @@ def test_installed_third_party_plugins_are_the_environments(tmp_path: Path) -> N
     assert verdict.classification == "merge_candidate", verdict.reasons
     installed = {h["plugin"] for h in hooks_of(tmp_path)["hooks"] if h["place"] == "site-packages"}
     assert {"xdist", "hypothesispytest"} <= installed
+
+
+def test_a_run_that_removes_the_gates_inventory_cannot_pass(tmp_path: Path) -> None:
+    verdict = gate(
+        tmp_path,
+        {
+            "invoice_lib.py": HONEST,
+            "tests/conftest.py": """\
+            import os
+            import sys
+
+
+            def pytest_unconfigure(config):
+                gate = sys.modules.get("entropy_gate_plugin")
+                path = ((getattr(gate, "_config", None) or {}).get("hooks_report")) or ""
+                if os.path.exists(path):
+                    os.remove(path)
+            """,
+        },
+    )
+    assert verdict.classification == "invalid"
+    assert verdict.reasons[0].startswith(
+        "invalid input: host A: hook inventory: the test process wrote no usable report: the "
+        "hooks the run loaded cannot be judged"
+    )
