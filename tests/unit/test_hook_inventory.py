@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import ValidationError
 
 from entropy_action.core.findings import Finding
-from entropy_action.core.hostinfo import HookEntry, HookInventory, ReplacedInternal
+from entropy_action.core.hostinfo import HookEntry, HookInventory, HostInfo, ReplacedInternal
+from entropy_action.hosts import hostjson
 from entropy_action.verdict import hook_inventory
 
 
@@ -150,3 +153,57 @@ def test_the_lists_are_capped_and_the_spec_is_a_hook_name() -> None:
         ReplacedInternal(target="os.system", place="repository", path="a.py", line=1)
     with pytest.raises(ValidationError):
         HookInventory.model_validate({"hooks": [], "surprise": 1})
+
+
+def _info() -> HostInfo:
+    return HostInfo.model_validate(
+        {
+            "host": "a",
+            "gate_version": "0",
+            "property_id": "p",
+            "module": "tests/test_p.py",
+            "manifest_sha256": "0" * 64,
+            "returncode": 0,
+            "fingerprint": {
+                "python_version": "3.11",
+                "python_implementation": "CPython",
+                "platform": "linux",
+                "hostname_sha256": "0" * 64,
+                "locale": "C",
+                "tz": "UTC",
+                "uid": 0,
+                "isolated": False,
+            },
+            "pins_applied": {},
+            "started_at": "2026-01-01T00:00:00Z",
+            "finished_at": "2026-01-01T00:00:01Z",
+            "isolated": False,
+            "root": "/repo",
+            "python": "/usr/bin/python3",
+        }
+    )
+
+
+def test_a_spoiled_inventory_is_a_note_never_a_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "hooks.json"
+    path.write_text(json.dumps({"hooks": [{**entry().model_dump(), "path": "../../etc"}]}))
+    info = hostjson.with_hooks(_info(), path)
+    assert info.hooks is None
+    assert info.notes == [
+        "hook inventory: report refused (field 'hooks.0': Value error, not a "
+        "repository-relative path: '../../etc')"
+    ]
+    path.write_text("[1, 2")
+    assert hostjson.with_hooks(_info(), path).notes == [
+        "hook inventory: the test process wrote no usable report"
+    ]
+    path.unlink()
+    assert hostjson.with_hooks(_info(), path).hooks is None
+
+
+def test_a_sound_inventory_reaches_host_json(tmp_path: Path) -> None:
+    path = tmp_path / "hooks.json"
+    path.write_text(json.dumps(inventory(entry(), replaced=(RUNTEST,)).model_dump()))
+    info = hostjson.with_hooks(_info(), path)
+    assert info.hooks == inventory(entry(), replaced=(RUNTEST,))
+    assert HostInfo.model_validate_json(info.model_dump_json()) == info  # host.json round trip
