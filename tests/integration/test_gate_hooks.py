@@ -5,6 +5,9 @@ invoice repository: each way in reaches a rejecting verdict, by the run-time inv
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 from textwrap import dedent
@@ -142,6 +145,25 @@ def test_a_plugin_registered_by_a_name_the_scan_cannot_read_is_caught_at_run_tim
         "tests/steady_support.py implements pytest_runtest_makereport, a hook the base's run "
         "did not have"
     )
+    workflow = _workflow_verdict(tmp_path)  # the verdict job: the uploaded folders only
+    assert workflow["classification"] == "entropy_silenced"
+    assert [f["path"] for f in workflow["findings"] if INVENTORY in f["message"]] == [
+        "tests/steady_support.py"
+    ]
+
+
+def _workflow_verdict(tmp_path: Path) -> dict[str, Any]:
+    """`entropy-gate verdict` over the folders the host jobs upload (base/ in host A's)."""
+    reports, up = tmp_path / "reports", tmp_path / "uploaded"
+    shutil.copytree(reports / "host-a", up / "a")
+    shutil.copytree(reports / "host-b", up / "b")
+    shutil.copytree(reports / "base-a", up / "a" / "base")
+    argv = [sys.executable, "-m", "entropy_action", "verdict", "--host-a", str(up / "a")]
+    argv += ["--host-b", str(up / "b"), "--base-ref", "HEAD~1", "--json", str(up / "v.json")]
+    subprocess.run(argv, cwd=tmp_path / "invoice", check=False, capture_output=True)
+    loaded = json.loads((up / "v.json").read_text())
+    assert isinstance(loaded, dict)
+    return loaded
 
 
 def test_a_plugin_registered_with_pluginmanager_register_is_rejected(tmp_path: Path) -> None:
