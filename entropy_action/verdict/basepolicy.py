@@ -14,6 +14,10 @@ The gate may skip the run only when none of them can say anything, which needs t
   alongside the hosts as before, because a case dropped by a data change shows only there.
 - `settled`: after the hosts ran, both reports are readable and clean, list the same tests,
   every test passed on both, and neither host's audit saw a live read.
+
+The hook inventory (verdict.hook_inventory) needs no base run to be safe here: without one,
+the files the patch changed decide whether a hook is new, and a docs-only patch changes none
+a hook can live in.
 """
 
 from __future__ import annotations

@@ -264,3 +264,25 @@ def test_an_unchanged_hook_wrapper_is_a_notice(repo: Repo) -> None:
     scanned = scan(repo)
     assert scanned.code == 0
     assert [new for *_, new in scanned.located] == [False, False]
+
+
+def test_an_old_style_hookwrapper_catching_a_tuple_with_exception(repo: Repo) -> None:
+    base(repo)
+    write(
+        repo,
+        tests__conftest_dot_py="""\
+        import pytest
+
+
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_protocol(item, nextitem):
+            try:
+                yield
+            except (KeyError, Exception):
+                pass
+        """,
+    )
+    assert scan(repo).introduced == [
+        ("report_tampering", "tests/conftest.py", 5),
+        ("report_tampering", "tests/conftest.py", 8),
+    ]
