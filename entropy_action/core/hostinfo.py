@@ -125,6 +125,8 @@ class ReplacedInternal(_Placed):
 
 
 HOOKS_UNUSABLE = "hook inventory: "  # a host note: the test process spoiled or lost it
+MAX_PLUGINS = 300  # hookinventory.MAX_PLUGINS: the test process lists no more
+MAX_HOOKS = 1000  # hookinventory.MAX_HOOKS
 
 
 class HookInventory(BaseModel):
@@ -132,9 +134,9 @@ class HookInventory(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
-    plugins: list[PluginEntry] = Field(default_factory=list, max_length=300)
+    plugins: list[PluginEntry] = Field(default_factory=list, max_length=MAX_PLUGINS)
     hooks: list[HookEntry] = Field(
-        default_factory=list, max_length=1000, description="Not pytest's or the gate's own"
+        default_factory=list, max_length=MAX_HOOKS, description="Not pytest's or the gate's own"
     )
     replaced: list[ReplacedInternal] = Field(default_factory=list, max_length=50)
     truncated: bool = False

@@ -20,7 +20,13 @@ from entropy_action import scan
 from entropy_action.core import git, layout
 from entropy_action.core.errors import GateError
 from entropy_action.core.findings import Finding
-from entropy_action.core.hostinfo import HOOKS_UNUSABLE, HookInventory, HostInfo
+from entropy_action.core.hostinfo import (
+    HOOKS_UNUSABLE,
+    MAX_HOOKS,
+    MAX_PLUGINS,
+    HookInventory,
+    HostInfo,
+)
 from entropy_action.core.layout import HOST_JSON
 from entropy_action.evidence import (
     hostreport,
@@ -124,16 +130,24 @@ def _hook_findings(
 
 
 def _lost_inventories(head: tuple[HostReport | None, HostReport | None]) -> list[str]:
-    """A host whose passing run spoiled or removed the gate's hook inventory: its hooks
-    cannot be judged, so it may not pass (a run that failed or stopped early is judged as
-    such: a conftest that fails to import stops pytest before any inventory)."""
-    return [
+    """A host whose passing run spoiled or removed the gate's hook inventory, or filled it
+    past its cap: its hooks cannot be judged, so it may not pass (a run that failed or
+    stopped early is judged as such: a conftest that fails to import stops pytest before
+    any inventory)."""
+    lost = [
         f"host {report.info.host.upper()}: {note}: the hooks the run loaded cannot be judged"
         for report in head
         if report is not None and report.info.hooks is None and report.info.returncode == 0
         for note in report.info.notes
         if note.startswith(HOOKS_UNUSABLE)
     ][:2]
+    return lost + [
+        f"host {report.info.host.upper()}: the hook inventory reached its cap (more than "
+        f"{MAX_PLUGINS} plugins or {MAX_HOOKS} hooks): the hooks past it cannot be judged"
+        for report in head
+        if report is not None and report.info.returncode == 0
+        if report.info.hooks is not None and report.info.hooks.truncated
+    ]
 
 
 def _base_hooks(source: Path | HostReport | None) -> HookInventory | None:

@@ -400,3 +400,27 @@ def test_a_run_that_removes_the_gates_inventory_cannot_pass(tmp_path: Path) -> N
         "invalid input: host A: hook inventory: the test process wrote no usable report: the "
         "hooks the run loaded cannot be judged"
     )
+
+
+def test_a_run_that_floods_the_inventory_past_its_cap_cannot_pass(tmp_path: Path) -> None:
+    verdict = gate(
+        tmp_path,
+        {
+            "invoice_lib.py": HONEST,
+            "tests/conftest.py": """\
+            class Quiet:
+                def pytest_report_header(self, config):
+                    return None
+
+
+            def pytest_configure(config):
+                for number in range(1001):
+                    config.pluginmanager.register(Quiet(), f"quiet-{number}")
+            """,
+        },
+    )
+    assert verdict.classification == "invalid"
+    assert any(
+        "host A: the hook inventory reached its cap (more than 300 plugins or 1000 hooks)" in r
+        for r in verdict.reasons
+    )
