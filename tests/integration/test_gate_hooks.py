@@ -32,8 +32,10 @@ def gate(
     base_files: dict[str, str] | None = None,
     environ: dict[str, str] | None = None,
     base_run: bool = True,
+    install: bool = False,
 ) -> Verdict:
-    """The demo's base (plus `base_files`), `patch` committed on it, gated."""
+    """The demo's base (plus `base_files`), `patch` committed on it, gated; with `install`,
+    under a venv the project is `pip install -e`-ed into, as the workflow's host jobs do."""
     repo = tmp_path / "invoice"
     base = demo.build_base(
         repo, clock_unix=int(time.time()) // 86_400 * 86_400, temp_root=tmp_path / "tmp"
@@ -43,7 +45,10 @@ def gate(
         base = git.commit_all(repo, "base: more files")
     _write(repo, patch)
     git.commit_all(repo, "patch")
+    python = _editable_venv(tmp_path / "venv", repo) if install else None
     settings = local.GateSettings(
+        python=python,
+        python_a=python,
         manifest=repo / "entropy.yaml",
         base_ref=base,
         environ={"PATH": "/usr/bin:/bin", **(environ or {})},
@@ -51,6 +56,23 @@ def gate(
         base_run=base_run,
     )
     return local.run_gate(settings).verdict
+
+
+def _editable_venv(venv: Path, repo: Path) -> str:
+    """A venv that sees this interpreter's packages (pytest, setuptools) through a .pth, with
+    the project installed editable into it: about 2 s, no index, no build isolation."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
+    ours = next(p for p in sys.path if p.endswith("site-packages"))
+    # addsitedir: the .pth files there too (this checkout's editable install of the gate)
+    Path(site, "gate.pth").write_text(f"import site; site.addsitedir({ours!r})\n")
+    argv = [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation"]
+    subprocess.run([*argv, "--no-index", "-e", str(repo)], check=True, capture_output=True)
+    return str(python)
 
 
 def _write(repo: Path, files: dict[str, str]) -> None:
@@ -287,6 +309,53 @@ def test_a_pytest11_entry_point_of_the_project_is_rejected_and_listed_at_run_tim
     kinds = {(f.kind, f.path, f.line) for f in verdict.findings}
     assert ("hook_added", "pyproject.toml", 6) in kinds
     assert ("report_tampering", "invoice_steady.py", 1) in kinds
+    plugins = hooks_of(tmp_path)["plugins"]
+    assert {
+        "name": "steady",
+        "place": "repository",
+        "path": "invoice_steady.py",
+        "entry_point": "invoice",
+    } in plugins
+
+
+def test_a_pytest11_entry_point_installed_with_pip_install_e_is_rejected(tmp_path: Path) -> None:
+    verdict = gate(
+        tmp_path,
+        {
+            "invoice_lib.py": OFF_BY_ONE,
+            "pyproject.toml": """\
+            [build-system]
+            requires = ["setuptools"]
+            build-backend = "setuptools.build_meta"
+
+            [project]
+            name = "invoice"
+            version = "1.0"
+
+            [project.entry-points.pytest11]
+            steady = "invoice_steady"
+
+            [tool.setuptools]
+            py-modules = ["invoice_lib", "invoice_steady"]
+            """,
+            "invoice_steady.py": """\
+            import pytest
+
+
+            @pytest.hookimpl(wrapper=True, specname="pytest_runtest_makereport")
+            def pytest_steady(item, call):
+                report = yield
+                if report.when == "call":
+                    report.outcome = "passed"
+                return report
+            """,
+        },
+        install=True,
+    )
+    assert verdict.classification in REJECTED, verdict.reasons
+    kinds = {(f.kind, f.path, f.line) for f in verdict.findings}
+    assert ("hook_added", "pyproject.toml", 10) in kinds
+    assert ("report_tampering", "invoice_steady.py", 5) in kinds
     plugins = hooks_of(tmp_path)["plugins"]
     assert {
         "name": "steady",
