@@ -4,8 +4,7 @@
   function of any name counts as `pytest_runtest_call` (`spec`);
 - the files the run loads as plugins beyond conftests, `pytest_plugins` and `-p`: modules
   named by `pluginmanager.register(...)` / `import_plugin(...)` calls and the project's own
-  `pytest11` entry points (pyproject.toml, setup.cfg, setup.py: the workflow's
-  `pip install -e .` installs them) (`loaded`); the calls and the entry points are findings
+  `pytest11` entry points (entrypoints.py) (`loaded`); the calls and the entry points are findings
   themselves (`hook_added`);
 - a hook wrapper (`wrapper=True` / `hookwrapper=True`) that catches broadly (`Exception`,
   `BaseException`, bare) around its `yield`, and so swallows every outcome it wraps;
@@ -17,22 +16,14 @@
 from __future__ import annotations
 
 import ast
-import configparser
 import itertools
-import re
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 
+from entropy_action.scan import entrypoints
 from entropy_action.scan.model import Context, Hit, hit
 from entropy_action.scan.names import ModuleIndex, const_str, short
 from entropy_action.scan.scope import Scope
 from entropy_action.testproc import vocabulary
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 PLUGIN_CALLS = frozenset({"register", "import_plugin", "consider_module", "consider_pluginarg"})
 PYTEST_OWN = ("_pytest.", "pytest.")
@@ -56,7 +47,6 @@ INTERNAL_ATTRS = frozenset(
     }
 )
 TEST_CALLEES = frozenset({"obj", "runtest", "function", "_obj", "testfunction"})
-ENTRY_GROUP = "pytest11"
 
 
 def spec(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
@@ -93,81 +83,6 @@ def _hookimpl_option(decorator: ast.expr, option: str) -> object:
 # --- what the run loads ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class EntryPoint:
-    path: str  # the file declaring it
-    line: int
-    name: str
-    value: str  # "package.module" or "package.module:attr"
-
-
-def entry_points(scope: Scope) -> list[EntryPoint]:
-    """The project's own `pytest11` entry points, at the repository root."""
-    found: list[EntryPoint] = []
-    for name, reader in (
-        ("pyproject.toml", _from_pyproject),
-        ("setup.cfg", _from_setup_cfg),
-        ("setup.py", _from_setup_py),
-    ):
-        raw = scope.tree.read(name) if scope.tree.is_file(name) else None
-        if raw is None:
-            continue
-        text = raw.decode("utf-8", "replace")
-        try:
-            pairs = reader(text)
-        except (ValueError, SyntaxError, configparser.Error, RecursionError):
-            scope.notes.append(f"{name}: cannot read its entry points")
-            continue
-        found += [EntryPoint(name, _line_of(text, n, v), n, v) for n, v in pairs]
-    return found
-
-
-def _from_pyproject(text: str) -> list[tuple[str, str]]:
-    project = tomllib.loads(text).get("project")
-    groups = project.get("entry-points") if isinstance(project, dict) else None
-    table = groups.get(ENTRY_GROUP) if isinstance(groups, dict) else None
-    if not isinstance(table, dict):
-        return []
-    return [(str(k), str(v)) for k, v in table.items()]
-
-
-def _from_setup_cfg(text: str) -> list[tuple[str, str]]:
-    parser = configparser.ConfigParser(interpolation=None, strict=False)
-    parser.read_string(text)
-    if not parser.has_option("options.entry_points", ENTRY_GROUP):
-        return []
-    return _pairs(parser.get("options.entry_points", ENTRY_GROUP).splitlines())
-
-
-def _from_setup_py(text: str) -> list[tuple[str, str]]:
-    found: list[str] = []
-    for node in ast.walk(ast.parse(text)):
-        if not isinstance(node, ast.Dict):
-            continue
-        for key, value in zip(node.keys, node.values, strict=True):
-            if key is not None and const_str(key) == ENTRY_GROUP:
-                items = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
-                found += [s for item in items if (s := const_str(item))]
-    return _pairs(found)
-
-
-def _pairs(lines: list[str]) -> list[tuple[str, str]]:
-    out = []
-    for line in lines:
-        name, sep, value = line.partition("=")
-        if sep and name.strip() and value.strip():
-            out.append((name.strip(), value.strip()))
-    return out
-
-
-def _line_of(text: str, name: str, value: str) -> int:
-    pattern = re.compile(rf"""["']?{re.escape(name)}["']?\s*=\s*["']?{re.escape(value)}""")
-    for number, line in enumerate(text.splitlines(), 1):
-        if pattern.search(line):
-            return number
-    return 1
-
-
 def loaded(ctx: Context) -> list[str]:
     """Repository files the run loads as plugins that conftests and `-p` do not name: the
     targets of plugin-manager calls in conftests and plugins, `-p` in run.pytest_args, and
@@ -183,7 +98,7 @@ def loaded(ctx: Context) -> list[str]:
         if option == "-p" and not value.startswith("no:"):
             target = scope.finder.find(value, scope.property_path)
             found += [target] if target else []
-    for entry in entry_points(scope):
+    for entry in entrypoints.entry_points(scope):
         target = scope.finder.find(entry.value.partition(":")[0].strip(), scope.property_path)
         found += [target] if target else []
     return list(dict.fromkeys(found))
@@ -238,7 +153,7 @@ def find(ctx: Context) -> list[Hit]:
     for index in (*ctx.conftests, *ctx.plugins):
         hits += [_registration(index, call) for call in _plugin_calls(index)]
         hits += _swallowing_wrappers(index)
-    for entry in entry_points(ctx.scope):
+    for entry in entrypoints.entry_points(ctx.scope):
         message = (
             f"pytest11 entry point '{entry.name} = {entry.value}' in {entry.path}: installing "
             "the project (the workflow's `pip install -e .`) loads it as a plugin in every run"
