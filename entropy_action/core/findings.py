@@ -33,6 +33,7 @@ FindingKind = Literal[
     "gate_pin_read",  # production code reads an ENTROPY_* variable, the gate's own pins
     "unit_replaced",  # the tests ran a copy of production code: shadowed, sys.modules, reassigned
     "assertion_broadened",  # a broad raises (Exception) new where a value assertion was
+    "hook_added",  # a plugin the run loads that the scan cannot read: register(), pytest11
 ]
 
 

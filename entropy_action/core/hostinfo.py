@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class Fingerprint(BaseModel):
@@ -29,6 +29,13 @@ MAX_AUDIT_RECORDS = 1000  # audit.MAX_RECORDS: the test process keeps no more
 _PRINTABLE = r"^[^\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]*$"
 
 
+def repository_relative(value: str) -> str:
+    parts = value.split("/")
+    if not value or value.startswith("/") or ".." in parts or "\\" in value:
+        raise ValueError(f"not a repository-relative path: {value[:80]!r}")
+    return value
+
+
 class AuditRecord(BaseModel):
     """One live read made from code under test, as the audit in the test process counted it."""
 
@@ -51,10 +58,7 @@ class AuditRecord(BaseModel):
     @field_validator("path")
     @classmethod
     def _relative(cls, value: str) -> str:
-        parts = value.split("/")
-        if not value or value.startswith("/") or ".." in parts or "\\" in value:
-            raise ValueError(f"not a repository-relative path: {value[:80]!r}")
-        return value
+        return repository_relative(value)
 
     def call(self) -> str:
         """The read as code: `datetime.now()`, `os.environ['NAME']`, `socket.connect('host')`."""
@@ -80,12 +84,7 @@ _SHA256 = r"^[0-9a-f]{64}$"
 
 
 def _repository_relative(value: str | None) -> str | None:
-    if value is None:
-        return None
-    parts = value.split("/")
-    if not value or value.startswith("/") or ".." in parts or "\\" in value:
-        raise ValueError(f"not a repository-relative path: {value[:80]!r}")
-    return value
+    return None if value is None else repository_relative(value)
 
 
 class ProvenanceUnit(BaseModel):
@@ -151,6 +150,69 @@ class Provenance(BaseModel):
     units: list[ProvenanceUnit] = Field(default_factory=list, max_length=MAX_PROVENANCE)
     replaced: list[Replacement] = Field(default_factory=list, max_length=MAX_PROVENANCE)
     dropped: int = Field(0, ge=0, description="Entries past the cap, counted only")
+
+
+Place = Literal["repository", "pytest", "gate", "site-packages", "other", "unknown"]
+
+
+class _Placed(BaseModel):
+    """A file the inventory names: repository-relative when it lies in the repository."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    place: Place
+    path: str = Field(max_length=1000, pattern=_PRINTABLE)
+
+    @model_validator(mode="after")
+    def _relative_in_repository(self) -> _Placed:
+        if self.place == "repository":
+            repository_relative(self.path)
+        return self
+
+
+class PluginEntry(_Placed):
+    """One registered plugin (`hooks.plugins` in host.json)."""
+
+    name: str = Field(max_length=300, pattern=_PRINTABLE)
+    entry_point: str | None = Field(
+        None, max_length=200, pattern=_PRINTABLE, description="Its distribution (pytest11)"
+    )
+
+
+class HookEntry(_Placed):
+    """One hook implementation, by the spec it implements (`specname=` counts)."""
+
+    plugin: str = Field(max_length=300, pattern=_PRINTABLE)
+    spec: str = Field(max_length=100, pattern=r"^pytest_[a-z0-9_]*$")
+    function: str = Field(max_length=200, pattern=_PRINTABLE)
+    line: int = Field(ge=1, le=10_000_000, description="The function's first line (decorators)")
+    wrapper: bool = False
+    hookwrapper: bool = False
+
+
+class ReplacedInternal(_Placed):
+    """One of pytest's internals whose code no longer lies in pytest's package."""
+
+    target: str = Field(max_length=200, pattern=r"^_pytest\.[A-Za-z0-9_.]+$")
+    line: int = Field(ge=1, le=10_000_000)
+
+
+HOOKS_UNUSABLE = "hook inventory: "  # a host note: the test process spoiled or lost it
+MAX_PLUGINS = 300  # hookinventory.MAX_PLUGINS: the test process lists no more
+MAX_HOOKS = 1000  # hookinventory.MAX_HOOKS
+
+
+class HookInventory(BaseModel):
+    """The plugins and hooks the test process had registered (`hooks` in host.json)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    plugins: list[PluginEntry] = Field(default_factory=list, max_length=MAX_PLUGINS)
+    hooks: list[HookEntry] = Field(
+        default_factory=list, max_length=MAX_HOOKS, description="Not pytest's or the gate's own"
+    )
+    replaced: list[ReplacedInternal] = Field(default_factory=list, max_length=50)
+    truncated: bool = False
 
 
 class ChannelInfo(BaseModel):
@@ -235,6 +297,9 @@ class HostInfo(BaseModel):
         None,
         description="Where the units the property module imports came from, and how they were "
         "replaced outside it (None: an older gate, not recorded)",
+    )
+    hooks: HookInventory | None = Field(
+        None, description="The hook and plugin inventory (None: not taken, an older gate)"
     )
     channel: ChannelInfo | None = Field(
         None,

@@ -19,7 +19,14 @@ from pathlib import Path
 from entropy_action import scan
 from entropy_action.core import git, layout
 from entropy_action.core.errors import GateError
-from entropy_action.core.hostinfo import HostInfo
+from entropy_action.core.findings import Finding
+from entropy_action.core.hostinfo import (
+    HOOKS_UNUSABLE,
+    MAX_HOOKS,
+    MAX_PLUGINS,
+    HookInventory,
+    HostInfo,
+)
 from entropy_action.core.layout import HOST_JSON
 from entropy_action.evidence import (
     hostreport,
@@ -33,7 +40,7 @@ from entropy_action.manifest.pinfile import Constraints, LoadedManifest
 from entropy_action.scan import ScanResult
 from entropy_action.strength import base_on_head
 from entropy_action.strength.assess import Strength
-from entropy_action.verdict import pairing
+from entropy_action.verdict import hook_inventory, pairing
 from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import Verdict
 
@@ -80,12 +87,15 @@ def judge(dossier: Dossier) -> Verdict:
     scanned = dossier.scanned
     notes = [*dossier.notes, *(f"silencing scan incomplete: {e}" for e in _errors(scanned))]
     base_cases = None if dossier.base_a is None else pairing.base_cases(dossier.base_a)
+    static = scanned.findings if scanned else ()
+    hooks = _hook_findings(dossier, (report_a, report_b), static)
+    problems += _lost_inventories((report_a, report_b))
     verdict = pairing.evaluate(
         report_a or dossier.host_a,
         report_b or dossier.host_b,
         loaded=loaded,
         pin_diff=check.diff if check is not None else None,
-        findings=(*(scanned.findings if scanned else ()), *strong.findings),
+        findings=(*static, *hooks, *strong.findings),
         runtime_findings=scan.runtime_rule(scanned, base_cases) if scanned else None,
         strict_baseline=constraints.strict_baseline if constraints else False,
         require_host_b=constraints.require_host_b if constraints else True,
@@ -109,6 +119,59 @@ def _unmeasured(strong: Strength, constraints: Constraints | None) -> tuple[list
         asked = f"constraints.mutation is {constraints.mutation!r}"
         return [f"{line} ({asked}: the patch's strength must be measurable)" for line in lines], []
     return [], lines
+
+
+def _hook_findings(
+    dossier: Dossier, head: tuple[HostReport | None, HostReport | None], static: Sequence[Finding]
+) -> list[Finding]:
+    """The hosts' hook inventories against the base runs' (verdict.hook_inventory); without a
+    base run's inventory, against the files the patch changed (git, from the base commit)."""
+    inventories = [r.info.hooks for r in head if r is not None]
+    if not any(
+        inventory is not None and inventory.hooks + inventory.replaced for inventory in inventories
+    ):
+        return []
+    base = [_base_hooks(source) for source in (dossier.base_a, dossier.base_b)]
+    changed: frozenset[str] | None = None
+    check = dossier.check
+    if not any(base) and check is not None and check.base_commit is not None:
+        try:
+            changed = frozenset(git.changed_files(check.root, check.base_commit))
+        except GateError:
+            changed = None
+    return hook_inventory.findings(inventories, base, changed=changed, static=static)
+
+
+def _lost_inventories(head: tuple[HostReport | None, HostReport | None]) -> list[str]:
+    """A host whose passing run spoiled or removed the gate's hook inventory, or filled it
+    past its cap: its hooks cannot be judged, so it may not pass (a run that failed or
+    stopped early is judged as such: a conftest that fails to import stops pytest before
+    any inventory)."""
+    lost = [
+        f"host {report.info.host.upper()}: {note}: the hooks the run loaded cannot be judged"
+        for report in head
+        if report is not None and report.info.hooks is None and report.info.returncode == 0
+        for note in report.info.notes
+        if note.startswith(HOOKS_UNUSABLE)
+    ][:2]
+    return lost + [
+        f"host {report.info.host.upper()}: the hook inventory reached its cap (more than "
+        f"{MAX_PLUGINS} plugins or {MAX_HOOKS} hooks): the hooks past it cannot be judged"
+        for report in head
+        if report is not None and report.info.returncode == 0
+        if report.info.hooks is not None and report.info.hooks.truncated
+    ]
+
+
+def _base_hooks(source: Path | HostReport | None) -> HookInventory | None:
+    if isinstance(source, HostReport):
+        return source.info.hooks
+    if source is None:
+        return None
+    try:
+        return hostreport.read_info(source / HOST_JSON).hooks
+    except GateError:
+        return None
 
 
 def _errors(scanned: ScanResult | None) -> tuple[str, ...]:

@@ -15,8 +15,10 @@ from entropy_action import __version__
 from entropy_action.core import git, layout
 from entropy_action.core.errors import ExitCode, GateError
 from entropy_action.core.hostinfo import (
+    HOOKS_UNUSABLE,
     Audit,
     ChannelInfo,
+    HookInventory,
     HostInfo,
     Provenance,
     outside_reason,
@@ -131,6 +133,21 @@ def with_provenance(info: HostInfo, path: Path) -> HostInfo:
     except ValidationError as exc:
         where = ".".join(str(part) for part in exc.errors()[0]["loc"])[:80]
         note = f"provenance: report refused (field {where!r}: {exc.errors()[0]['msg'][:200]})"
+        return info.model_copy(update={"notes": [*info.notes, note]})
+
+
+def with_hooks(info: HostInfo, path: Path) -> HostInfo:
+    """host.json with the test process's hook and plugin inventory (hooks.json); one it did
+    not write, or spoiled, is a note (the static scan still reads the hooks)."""
+    data = pinsseen.read_report(path)
+    if data is None:
+        note = f"{HOOKS_UNUSABLE}the test process wrote no usable report"
+        return info.model_copy(update={"notes": [*info.notes, note]})
+    try:
+        return info.model_copy(update={"hooks": HookInventory.model_validate(data)})
+    except ValidationError as exc:
+        where = ".".join(str(part) for part in exc.errors()[0]["loc"])[:80]
+        note = f"{HOOKS_UNUSABLE}report refused (field {where!r}: {exc.errors()[0]['msg']})"
         return info.model_copy(update={"notes": [*info.notes, note]})
 
 

@@ -35,6 +35,7 @@ from entropy_action.hosts.hostjson import (
     utc_now,
     with_audit,
     with_channel,
+    with_hooks,
     with_provenance,
     write_host_json,
 )
@@ -61,6 +62,7 @@ from entropy_action.testproc.protocol import (
     CHILDREN_FILE,
     GATE_ENV,
     GATE_HOST_ENV,
+    HOOKS_FILE,
     HYPOTHESIS_DIR,
     IMPORTS_FILE,
     LANG_ENV,
@@ -121,6 +123,7 @@ def run_host(settings: RunSettings) -> HostInfo:
         info = host_info(settings, launch, python, report, returncode, (started_iso, started))
         info = with_audit(info, settings, scratch / AUDIT_JSON)
         info = with_provenance(info, scratch / PROVENANCE_FILE)
+        info = with_hooks(info, scratch / HOOKS_FILE)
         info = with_channel(info, heard, out, settings.loaded.manifest.module)
     write_host_json(out / HOST_JSON, info)
     _say(settings, f"pytest exited {returncode} ({time.time() - started:.1f} s)")
@@ -323,6 +326,7 @@ def _plugin_config(
         "imports_report": str(scratch / IMPORTS_FILE),
         "module": settings.loaded.manifest.module,
         "provenance_report": str(scratch / PROVENANCE_FILE),
+        "hooks_report": str(scratch / HOOKS_FILE),
     }
     path = scratch / PLUGIN_CONFIG_FILE
     path.write_text(json.dumps(config), encoding="utf-8")

@@ -125,6 +125,7 @@ NEXT_STEP: dict[str, str] = {
     "sys.modules entry or the reassignment",
     "assertion_broadened": "restore the value assertion, or expect the one exception the "
     "code documents (pytest.raises(ValueError, match=...)) beside it",
+    "hook_added": "drop the plugin the run now loads, or add it in a reviewed change of its own",
 }
 
 

@@ -9,6 +9,7 @@ from entropy_action.core.findings import Finding
 from entropy_action.scan import (
     config,
     hollow,
+    hooks,
     markers,
     patching,
     provenance,
@@ -50,6 +51,10 @@ def analyze(tree: Tree, module_path: str, rules: Rules) -> Analysis:
         m for p in scope.plugins() if p not in conftest_paths and (m := scope.module(p)) is not None
     ]
     ctx.inits = [m for p in scope.package_inits() if (m := scope.module(p)) is not None]
+    known = conftest_paths | {m.path for m in ctx.plugins}
+    ctx.plugins += [
+        m for p in hooks.loaded(ctx) if p not in known and (m := scope.module(p)) is not None
+    ]
     ctx.hooks = [
         f
         for index in (*ctx.conftests, *ctx.plugins)
@@ -61,6 +66,7 @@ def analyze(tree: Tree, module_path: str, rules: Rules) -> Analysis:
         *markers.find(ctx),
         *skipcalls.find(ctx),
         *tampering.find(ctx),
+        *hooks.find(ctx),
         *patching.find(ctx),
         *weakening.find(ctx, shadowed),
         *hollow.find(ctx),

@@ -10,9 +10,10 @@ import ast
 from pathlib import PurePosixPath
 
 from entropy_action.core.findings import FindingKind
-from entropy_action.scan import markers, patching, selection
+from entropy_action.scan import hooks, markers, patching, selection
 from entropy_action.scan.model import Context, Hit, hit
 from entropy_action.scan.names import ModuleIndex, const_str, short
+from entropy_action.verdict import hook_inventory
 
 COLLECTION_HOOKS = {
     "pytest_collection_modifyitems": "can drop, deselect, reorder or re-mark property tests",
@@ -79,13 +80,17 @@ def _hooks(index: ModuleIndex) -> list[Hit]:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         kind: FindingKind
-        if node.name in COLLECTION_HOOKS:
-            kind, why = "collection_tampering", COLLECTION_HOOKS[node.name]
-        elif node.name in REPORT_HOOKS:
-            kind, why = "report_tampering", REPORT_HOOKS[node.name]
+        name = hooks.spec(node)  # `hookimpl(specname=...)` counts as the spec's hook
+        if name in COLLECTION_HOOKS:
+            kind, why = "collection_tampering", COLLECTION_HOOKS[name]
+        elif name in REPORT_HOOKS:
+            kind, why = "report_tampering", REPORT_HOOKS[name]
+        elif (found := hook_inventory.category(name)) is not None:
+            kind, why = found[0], f"is {found[1]}"
         else:
             continue
-        message = f"hook {node.name} in {index.path} {why}"
+        shown = name if name == node.name else f"{name} (as {node.name})"
+        message = f"hook {shown} in {index.path} {why}"
         hits.append(hit(kind, index.path, node.lineno, message, subject=node.name, node=node))
     return hits
 

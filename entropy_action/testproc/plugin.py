@@ -52,8 +52,9 @@ import zlib
 from typing import Any
 
 if __package__:  # imported as entropy_action.testproc.plugin (the public names, the gate)
-    from entropy_action.testproc import netblock, protocol, provenance
+    from entropy_action.testproc import hookinventory, netblock, protocol, provenance
 else:  # copied into the test process as entropy_gate_plugin (hosts.testfiles)
+    import entropy_gate_hookinventory as hookinventory  # type: ignore[import-not-found, no-redef]
     import entropy_gate_netblock as netblock  # type: ignore[import-not-found, no-redef]
     import entropy_gate_protocol as protocol  # type: ignore[import-not-found, no-redef]
     import entropy_gate_provenance as provenance  # type: ignore[import-not-found, no-redef]
@@ -282,6 +283,7 @@ def _send_test(report: Any) -> None:
 def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
     with contextlib.suppress(OSError):
         _write_report()
+    _take_inventory(session.config, write=True)
     _write_imports()
     provenance.write()
     counts = {"collected": getattr(session, "testscollected", None)}
@@ -335,6 +337,8 @@ def pytest_runtest_logreport(report: Any) -> None:
         _subtests[report.nodeid] = _subtests.get(report.nodeid, 0) + 1
     if "fd" in _channel:
         _send_test(report)
+    if report.when == "call" and _inventory:
+        _take_inventory(_inventory["config"], write=False)
 
 
 def pytest_runtest_teardown(item: Any) -> None:
@@ -582,9 +586,35 @@ def pytest_report_header() -> list[str]:
     return lines
 
 
-def pytest_collection_finish() -> None:
+def pytest_collection_finish(session: Any) -> None:
     """Conftests and test modules are imported by now: report what they left in place."""
     _write_report()
+    _take_inventory(session.config, write=True)
+
+
+# --- the hook and plugin inventory (hookinventory.py) ---------------------------------------
+
+_inventory: dict[str, Any] = {}  # "config": pytest's config, "places": hookinventory.Places
+
+
+def _take_inventory(config: Any, *, write: bool) -> None:
+    """Merge the plugins and hooks registered now (and pytest's internals replaced) into the
+    inventory; write it to `hooks_report` when asked. Never breaks the run."""
+    path = (_config or {}).get("hooks_report")
+    if not path:
+        return
+    try:
+        if not _inventory:
+            tree = str(_config.get("tree") or os.getcwd()) if _config else os.getcwd()
+            places = hookinventory.Places(tree, _environment_roots(_config or {}))
+            _inventory.update(config=config, places=places)
+        hookinventory.check_internals(_inventory["places"])
+        if write or hookinventory.changed(config):
+            hookinventory.snapshot(config, _inventory["places"])
+        if write:
+            hookinventory.write(str(path))
+    except Exception as exc:  # another plugin's odd object: say so, go on
+        _state["hooks_error"] = f"{type(exc).__name__}: {exc}"[:300]
 
 
 _START_CWD = os.getcwd()

@@ -78,6 +78,7 @@ PROTOCOL_MODULE = "entropy_gate_protocol"
 NETBLOCK_MODULE = "entropy_gate_netblock"  # netblock.py: the plugin imports it
 VOCABULARY_MODULE = "entropy_gate_vocabulary"  # vocabulary.py: assertcount imports it
 PROVENANCE_MODULE = "entropy_gate_provenance"  # provenance.py: the plugin registers it
+HOOKINVENTORY_MODULE = "entropy_gate_hookinventory"  # hookinventory.py: the plugin imports it
 CHILDSITE_MODULE = "sitecustomize"  # every Python child on host B runs it at start-up
 
 PLUGIN_FOLDER = "plugin"  # first on the test process's PYTHONPATH
@@ -92,6 +93,7 @@ COPIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("netblock.py", NETBLOCK_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's block
     ("assertcount.py", ASSERTCOUNT_MODULE, (PLUGIN_FOLDER,)),
     ("vocabulary.py", VOCABULARY_MODULE, (PLUGIN_FOLDER,)),  # what assertcount counts
+    ("hookinventory.py", HOOKINVENTORY_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's
     ("nsinit.py", NSINIT_MODULE, (PLUGIN_FOLDER,)),
     ("provenance.py", PROVENANCE_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's
     ("childsite.py", CHILDSITE_MODULE, (CHILDSITE_FOLDER,)),
@@ -114,6 +116,7 @@ PROBE_CONFIG_FILE = "probe-config.json"
 REPORT_FILE = "report.json"  # the plugin's report of what the test process saw
 IMPORTS_FILE = "imports.json"  # the plugin's report of where the code under test came from
 PROVENANCE_FILE = "provenance.json"  # provenance.py: where the units under test came from
+HOOKS_FILE = "hooks.json"  # the plugin's hook and plugin inventory (hookinventory.py)
 AUDIT_JSON = "audit.json"  # the audit's live-entropy reads
 CHILDREN_FILE = "children.jsonl"  # one line per Python child on host B (childsite)
 NSINIT_RESULT = "nsinit.json"  # nsinit's exit status of pytest and what it killed

@@ -24,6 +24,9 @@ failed a test, is made too when `removed_read` says the base's audit on host A s
 production read the head no longer makes in a test that passed there (host B's base run is
 then what shows whether the patch changed that test's outcome). The workflow's host jobs run
 the base on both hosts anyway.
+The hook inventory (verdict.hook_inventory) needs no base run to be safe here: without one,
+the files the patch changed decide whether a hook is new, and a docs-only patch changes none
+a hook can live in.
 """
 
 from __future__ import annotations
