@@ -78,10 +78,19 @@ def measure_strength(
         cross = crossing.result() if crossing is not None else Strength()
     return Strength(
         (*cross.findings, *mutated.findings),
-        (*cross.notes, *mutated.notes),
+        (*_renamed(check), *cross.notes, *mutated.notes),
         mutated.score,
         (*cross.unmeasured, *mutated.unmeasured),
     )
+
+
+def _renamed(check: PinCheck) -> tuple[str, ...]:
+    """A note naming the renames the base's module was measured with (strength/renames.py)."""
+    plan = base_on_head.plan(check)
+    if plan is None or not plan.renamed:
+        return ()
+    names = ", ".join(rename.render() for rename in plan.renamed)
+    return (f"strength: the base's module was measured with the patch's renames: {names}",)
 
 
 def _cross_run(

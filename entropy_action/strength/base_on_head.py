@@ -28,7 +28,7 @@ from entropy_action.evidence.junitcases import TestCase
 from entropy_action.hosts import isolate, launch, runsettings
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.scan.runtime import DefinedTest, bare_id
-from entropy_action.strength import unmeasured
+from entropy_action.strength import renames, unmeasured
 from entropy_action.strength.unmeasured import Patched
 
 OUT = "base-on-head"
@@ -47,8 +47,9 @@ class Plan:
 
     root: Path
     module: str  # repository-relative, at the head
-    base_module: bytes
+    base_module: bytes  # as run: its imports of names the patch renamed point at the new ones
     head_module: bytes = b""
+    renamed: tuple[renames.Rename, ...] = ()  # what `base_module` was rewritten for
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,8 @@ def plan(check: PinCheck) -> Plan | None:
         head_bytes = None
     if base_bytes is None or base_bytes == head_bytes:
         return None
-    return Plan(check.root, module, base_bytes, head_bytes or b"")
+    renamed = renames.find(check.root, check.base_commit, base_bytes, head_bytes or b"")
+    return Plan(check.root, module, renames.apply(base_bytes, renamed), head_bytes or b"", renamed)
 
 
 def run(

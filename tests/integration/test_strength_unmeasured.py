@@ -43,6 +43,17 @@ RENAMED_PROPERTY = PROPERTY.replace("late_fee", "overdue_fee")
 # class 5: renamed, a defect (no fee until day 60), and expected values from a helper in
 # another file that calls the unit, so they agree with any defect
 RENAMED_DEFECT = RENAMED.replace("days_late > 30", "days_late > 60")
+ATTRIBUTE_PROPERTY = """\
+import fees
+
+
+def test_no_fee_on_the_due_day():
+    assert fees.late_fee(1000, 30) == 0
+
+
+def test_fee_after_the_due_day():
+    assert fees.late_fee(1000, 31) == 100
+"""
 HELPER = """\
 import fees
 
@@ -94,52 +105,67 @@ def strength_json(repo: Repo) -> dict[str, Any]:
     return loaded
 
 
-def test_a_rename_with_expected_values_from_the_unit_itself_is_invalid(fees: Repo) -> None:
+def test_a_rename_with_expected_values_from_the_unit_itself_is_rejected(fees: Repo) -> None:
+    """Class 5: the rename hides the base's tests from the head's code; measured through
+    the rename (strength/renames.py), the base's test fails on the weakened body."""
     fees.write("fees.py", RENAMED_DEFECT)
     fees.write("tests/expected.py", HELPER)
     fees.write(MODULE, HELPER_PROPERTY)
     code, verdict, out = gate(fees)
-    assert (code, verdict["classification"]) == (2, "invalid"), out
+    assert (code, verdict["classification"]) == (1, "entropy_silenced"), out
     assert verdict["host_a"] == verdict["host_b"] == "pass"
-    lost = [r for r in verdict["reasons"] if "strength: cannot measure" in r]
-    assert lost == [
-        "invalid input: strength: cannot measure: the base's module cannot be collected "
-        "against the head's code (ImportError: cannot import name 'late_fee' from 'fees'): "
-        "none of its tests could be measured (constraints.mutation is 'changed': the "
-        "patch's strength must be measurable)",
-        "invalid input: strength: cannot measure: mutation: cannot measure, no score: the "
-        "base's module ran none of its tests on the head's code (it does not collect there: "
-        "an import of a name the patch renamed or removed, or a broken module) "
-        "(constraints.mutation is 'changed': the patch's strength must be measurable)",
-    ]
-    assert len(strength_json(fees)["unmeasured"]) == 2  # the evidence the workflow reads
+    (changed,) = [f for f in verdict["findings"] if f["kind"] == "test_changed_to_pass"]
+    assert (changed["test"], changed["line"]) == ("test_fee_after_the_due_day", 10)
+    assert "(assert 0 == 100)" in changed["message"]
+    assert any(f["kind"] == "weakened_property" for f in verdict["findings"])
+    assert (
+        "strength: the base's module was measured with the patch's renames: "
+        "fees.late_fee → overdue_fee (fees.py)"
+    ) in verdict["reasons"]
+    assert strength_json(fees)["unmeasured"] == []
 
 
-def test_an_honest_rename_is_invalid_too_when_the_manifest_asks_for_strength(
-    fees: Repo,
-) -> None:
-    """The trade-off: the gate cannot tell it from the one above without measuring it."""
-    fees.write("fees.py", RENAMED)
-    fees.write(MODULE, RENAMED_PROPERTY)
-    code, verdict, out = gate(fees)
-    assert (code, verdict["classification"]) == (2, "invalid"), out
-    assert any("cannot import name 'late_fee'" in r for r in verdict["reasons"])
-
-
-def test_an_honest_rename_under_mutation_off_is_a_note(fees: Repo, tmp_path: Path) -> None:
-    manifest = (
-        MANIFEST.format(temp_root=tmp_path / "pins-tmp") + 'constraints:\n  mutation: "off"\n'
-    )
-    fees.write("entropy.yaml", manifest)
-    fees.commit("the maintainers turn the strength check off")
+def test_an_honest_rename_is_measured_through_the_rename_and_merges(fees: Repo) -> None:
     fees.write("fees.py", RENAMED)
     fees.write(MODULE, RENAMED_PROPERTY)
     code, verdict, out = gate(fees)
     assert (code, verdict["classification"]) == (0, "merge_candidate"), out
+    assert strength_json(fees)["unmeasured"] == []
+    assert verdict["mutation"]["base_killed"] == verdict["mutation"]["head_killed"] > 0
+
+
+def test_a_rename_used_through_its_module_cannot_be_measured_and_is_invalid(
+    fees: Repo,
+) -> None:
+    """`fees.late_fee(...)` is not rewritten (an attribute of a module, not an import): the
+    base's tests fail with an AttributeError of a name the patch removed — cannot measure,
+    which under the manifest's strength constraint is never clean."""
+    fees.write(MODULE, ATTRIBUTE_PROPERTY)
+    fees.commit("the property calls through the module")
+    fees.write("fees.py", RENAMED)
+    fees.write(MODULE, ATTRIBUTE_PROPERTY.replace("late_fee", "overdue_fee"))
+    code, verdict, out = gate(fees)
+    assert (code, verdict["classification"]) == (2, "invalid"), out
     assert any(
-        r.startswith("strength: cannot measure: the base's module cannot be collected")
+        "strength: cannot measure" in r and "late_fee" in r and "constraints.mutation" in r
         for r in verdict["reasons"]
     ), verdict["reasons"]
+
+
+def test_an_unmeasurable_rename_under_mutation_off_is_a_note(fees: Repo, tmp_path: Path) -> None:
+    manifest = (
+        MANIFEST.format(temp_root=tmp_path / "pins-tmp") + 'constraints:\n  mutation: "off"\n'
+    )
+    fees.write("entropy.yaml", manifest)
+    fees.write(MODULE, ATTRIBUTE_PROPERTY)
+    fees.commit("the maintainers turn the strength check off")
+    fees.write("fees.py", RENAMED)
+    fees.write(MODULE, ATTRIBUTE_PROPERTY.replace("late_fee", "overdue_fee"))
+    code, verdict, out = gate(fees)
+    assert (code, verdict["classification"]) == (0, "merge_candidate"), out
+    assert any(r.startswith("strength: cannot measure:") for r in verdict["reasons"]), verdict[
+        "reasons"
+    ]
 
 
 def test_a_rename_that_keeps_the_old_name_as_an_alias_is_measured_and_honest(
@@ -183,15 +209,19 @@ def test_a_signature_change_with_its_calls_updated_stays_honest(fees: Repo) -> N
 
 
 def test_the_strength_command_exits_invalid_when_it_cannot_measure(fees: Repo) -> None:
+    fees.write(MODULE, ATTRIBUTE_PROPERTY)
+    fees.commit("the property calls through the module")
     fees.write("fees.py", RENAMED)
-    fees.write(MODULE, RENAMED_PROPERTY)
+    fees.write(MODULE, ATTRIBUTE_PROPERTY.replace("late_fee", "overdue_fee"))
     out = fees.path.parent / "strength.json"
     result = fees.cli("strength", "--base-ref", "main", "--json", str(out))
     assert result.code == 2, result.out
-    assert "strength: cannot measure: the base's module cannot be collected" in result.err
+    assert "strength: cannot measure: " in result.err
+    assert "(AttributeError: module 'fees' has no attribute 'late_fee')" in result.err
     written = json.loads(out.read_text(encoding="utf-8"))
     assert written["findings"] == []
-    assert len(written["unmeasured"]) == 2
+    assert [line for line in written["unmeasured"] if "late_fee" in line] == written["unmeasured"]
+    assert written["unmeasured"]
 
 
 def test_a_test_that_stops_reaching_production_code_cannot_be_measured(fees: Repo) -> None:

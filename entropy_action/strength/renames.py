@@ -1,0 +1,149 @@
+"""Renames the patch made in production, so that the base's property module can still be
+measured on the head's code.
+
+An honest rename (`late_fee` becomes `overdue_fee`, the property module's imports follow) and
+the rename an agent uses to hide a weakening (the same, plus a changed body) look alike: the
+base's module no longer imports against the head's code. Measuring beats guessing, so the
+base's module is run with its imports of the renamed names pointed at the new ones
+(`from fees import overdue_fee as late_fee`), and then both steps of the strength check judge
+it as usual: an honest rename passes, a weakened body fails the base's tests.
+
+A rename is read from three facts, all needed: the base's property module imports `OLD`
+from module `M` and the head's does not; the head's imports `NEW` from `M` and the base's
+does not; and the patch removed `OLD` from `M`'s file and added `NEW` there (top-level names).
+When a module holds several such pairs, only those whose definitions are the same but for
+the name pair up; the rest stay unmeasured (strength/unmeasured.py). A name used through its
+module (`import fees; fees.late_fee()`) is not rewritten: that stays unmeasured too.
+
+The rewrite edits the import lines in place (column offsets), so every line number of the
+base's module — which findings cite — is unchanged. Pure but for reading git.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+from entropy_action.core import git
+
+MAX_MODULE_BYTES = 2_000_000  # a production file larger than this is not read for renames
+
+
+@dataclass(frozen=True)
+class Rename:
+    module: str  # dotted, as the property module imports it
+    path: str  # the production file, repository-relative
+    old: str
+    new: str
+
+    def render(self) -> str:
+        return f"{self.module}.{self.old} → {self.new} ({self.path})"
+
+
+def find(root: Path, commit: str, base_module: bytes, head_module: bytes) -> tuple[Rename, ...]:
+    """The renames the base's module needs to import against the head's code."""
+    base_imports, head_imports = _imports(base_module), _imports(head_module)
+    found: list[Rename] = []
+    for module in sorted(base_imports.keys() & head_imports.keys()):
+        gone = base_imports[module] - head_imports[module]
+        added = head_imports[module] - base_imports[module]
+        if not gone or not added:
+            continue
+        path = _file_of(root, commit, module)
+        if path is None:
+            continue
+        base_defs = _definitions(git.show(root, commit, path))
+        head_defs = _definitions(_read(root / path))
+        gone = {n for n in gone if n in base_defs and n not in head_defs}
+        added = {n for n in added if n in head_defs and n not in base_defs}
+        pairs = _pairs(gone, added, base_defs, head_defs)
+        found += (Rename(module, path, old, new) for old, new in pairs)
+    return tuple(found)
+
+
+def apply(base_module: bytes, renames: tuple[Rename, ...]) -> bytes:
+    """The base's module with its `from M import OLD` aliases pointing at NEW (lines kept)."""
+    tree = _parse(base_module)
+    if tree is None or not renames:
+        return base_module
+    wanted = {(r.module, r.old): r.new for r in renames}
+    lines = base_module.splitlines(keepends=True)
+    edits: list[tuple[int, int, int, bytes]] = []  # (line index, start, end, replacement)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom) or node.level or node.module is None:
+            continue
+        for alias in node.names:
+            new = wanted.get((node.module, alias.name))
+            if new is None or alias.end_lineno != alias.lineno or alias.end_col_offset is None:
+                continue
+            text = f"{new} as {alias.asname or alias.name}".encode()
+            edits.append((alias.lineno - 1, alias.col_offset, alias.end_col_offset, text))
+    for index, start, end, text in sorted(edits, reverse=True):
+        line = lines[index]
+        lines[index] = line[:start] + text + line[end:]
+    return b"".join(lines)
+
+
+def _pairs(
+    gone: set[str], added: set[str], base_defs: dict[str, str], head_defs: dict[str, str]
+) -> list[tuple[str, str]]:
+    """One removed and one added name pair up; among several, those defined alike."""
+    if len(gone) == 1 and len(added) == 1:
+        return [(next(iter(gone)), next(iter(added)))]
+    pairs = []
+    for old in sorted(gone):
+        alike = [new for new in sorted(added) if head_defs[new] == base_defs[old]]
+        if len(alike) == 1:
+            pairs.append((old, alike[0]))
+            added.discard(alike[0])
+    return pairs
+
+
+def _imports(source: bytes) -> dict[str, set[str]]:
+    """module -> the names the property module imports from it (absolute imports only)."""
+    tree = _parse(source)
+    found: dict[str, set[str]] = {}
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module is not None:
+            found.setdefault(node.module, set()).update(a.name for a in node.names)
+    return found
+
+
+def _file_of(root: Path, commit: str, module: str) -> str | None:
+    """The production file a dotted module name stands for, when the patch changed it."""
+    stem = module.replace(".", "/")
+    candidates = {f"{stem}.py", f"{stem}/__init__.py", f"src/{stem}.py", f"src/{stem}/__init__.py"}
+    changed = [p for p in git.changed_files(root, commit) if p in candidates]
+    return changed[0] if len(changed) == 1 else None
+
+
+def _definitions(source: bytes | None) -> dict[str, str]:
+    """Top-level names -> the dump of their definition (a def's without its name)."""
+    tree = _parse(source or b"")
+    found: dict[str, str] = {}
+    for stmt in tree.body if tree is not None else ():
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found[stmt.name] = ast.dump(stmt).replace(repr(stmt.name), "'<name>'")
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            found.update((t.id, ast.dump(stmt)) for t in targets if isinstance(t, ast.Name))
+    return found
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        if path.stat().st_size > MAX_MODULE_BYTES:
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _parse(source: bytes) -> ast.Module | None:
+    if len(source) > MAX_MODULE_BYTES:
+        return None
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return None

@@ -1,0 +1,67 @@
+"""strength/renames.py's pure parts: the base's imports rewritten in place, names paired."""
+
+from __future__ import annotations
+
+from entropy_action.strength import renames
+from entropy_action.strength.renames import Rename
+
+BASE = b"""\
+import os
+from fees import late_fee, FLAT as F
+from fees import (
+    stamp,
+)
+
+
+def test_fee():  # line 8
+    from fees import late_fee as inner
+    assert late_fee(1, 31) == inner(1, 31)
+"""
+
+
+def test_every_import_of_a_renamed_name_points_at_the_new_one_and_lines_stay() -> None:
+    moved = (
+        Rename("fees", "fees.py", "late_fee", "overdue_fee"),
+        Rename("fees", "fees.py", "stamp", "mark"),
+    )
+    out = renames.apply(BASE, moved)
+    assert out.decode().splitlines() == [
+        "import os",
+        "from fees import overdue_fee as late_fee, FLAT as F",
+        "from fees import (",
+        "    mark as stamp,",
+        ")",
+        "",
+        "",
+        "def test_fee():  # line 8",
+        "    from fees import overdue_fee as inner",
+        "    assert late_fee(1, 31) == inner(1, 31)",
+    ]
+
+
+def test_other_modules_relative_imports_and_unparsable_sources_are_left_alone() -> None:
+    moved = (Rename("other", "other.py", "late_fee", "overdue_fee"),)
+    assert renames.apply(BASE, moved) == BASE
+    relative = b"from .fees import late_fee\n"
+    assert renames.apply(relative, (Rename("fees", "fees.py", "late_fee", "x"),)) == relative
+    broken = b"from fees import late_fee\ndef (:\n"
+    assert renames.apply(broken, (Rename("fees", "fees.py", "late_fee", "x"),)) == broken
+    assert renames.apply(BASE, ()) == BASE
+
+
+def test_one_removed_and_one_added_name_pair_and_several_pair_only_when_alike() -> None:
+    base = {"a": "DEF-A", "b": "DEF-B"}
+    head = {"x": "DEF-B", "y": "DEF-C"}
+    assert renames._pairs({"a"}, {"y"}, base, head) == [("a", "y")]
+    # a and b gone, x and y new: b's definition is x's (a rename); a's is no one's
+    assert renames._pairs({"a", "b"}, {"x", "y"}, base, head) == [("b", "x")]
+    assert renames._pairs({"a", "b"}, {"x", "y"}, base, {"x": "?", "y": "??"}) == []
+
+
+def test_a_definition_compares_without_its_name() -> None:
+    base = renames._definitions(b"def late_fee(a, d):\n    return a if d > 30 else 0\n")
+    head = renames._definitions(b"def overdue_fee(a, d):\n    return a if d > 30 else 0\n")
+    weak = renames._definitions(b"def overdue_fee(a, d):\n    return a if d > 60 else 0\n")
+    assert base["late_fee"] == head["overdue_fee"] != weak["overdue_fee"]
+    assert renames._definitions(b"def (:\n") == {}
+    assert renames._definitions(None) == {}
