@@ -91,10 +91,19 @@ def render_row(row: Row) -> str:
     return f"{row.patch.name:<{WIDTH}}{row.patch.expected:<22}{got:<22}{mark}\n" + _source(row)
 
 
+# The exits an agent takes past the classic rules (issue 20): the row names the one it took.
+EXITS = frozenset(
+    {"unit_replaced", "report_tampering", "hook_added", "gate_pin_read", "live_read_removed",
+     "live_read_constant", "assertion_broadened"}
+)  # fmt: skip
+
+
 def _source(row: Row) -> str:
-    """Under the row: the first live read the audit found, and what the failure follows."""
+    """Under the row: the first live read the audit found, the exit the patch took, and what
+    the failure follows."""
     live = [f for f in row.verdict.findings if f.kind == "live_entropy"]
-    lines = [f"{'':<{WIDTH}}↳ {finding.render()}" for finding in live[:1]]
+    exits = [f for f in row.verdict.findings if f.kind in EXITS and f.level == "error"]
+    lines = [f"{'':<{WIDTH}}↳ {finding.render()}" for finding in (*live[:1], *exits[:1])]
     if row.verdict.coupled_to:
         lines.append(f"{'':<{WIDTH}}↳ coupled to: {', '.join(row.verdict.coupled_to)}")
     return "".join(line + "\n" for line in lines)

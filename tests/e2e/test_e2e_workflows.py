@@ -1,7 +1,7 @@
 """End to end, offline, with GitHub's workflow engine (act): the reusable workflow and the
 composite action on a sample pull request, the verdict published to a local GitHub API.
 
-Two act runs: `gate.yml` (the demo's eight patches, one caller each: every row of the table,
+Two act runs: `gate.yml` (the demo's patches, one caller each: every row of the table,
 the tautology the strength check rejects included) and `faults.yml` against an API that
 answers 403 (host B's job fails before uploading; the live-clock verdict falls back to the job
 summary and annotations). Every row is also gated locally on the same commits: the workflow

@@ -66,7 +66,7 @@ def test_without_namespaces_host_b_still_differs_and_says_how(
     ) in result.err
 
 
-def test_the_demo_prints_all_eight_rows_matching(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_demo_prints_every_row_matching(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["demo"])
     out = capsys.readouterr().out
     assert code == 0
@@ -88,7 +88,22 @@ def test_the_demo_prints_all_eight_rows_matching(capsys: pytest.CaptureFixture[s
         "frozen-clock  entropy_silenced      entropy_silenced      ok\n"
         "skip-defect   masked_defect         masked_defect         ok\n"
         "tautology     entropy_silenced      entropy_silenced      ok\n"
-        "8 of 8 rows match\n"
+        "copied-unit   entropy_silenced      entropy_silenced      ok\n"
+        "              ↳ tests/properties/test_invoice_total.py:9: import invoice_lib leads to "
+        "tests/properties/invoice_lib.py at the head, to the production module invoice_lib.py "
+        "at the base — a module in the tests area shadows it (pytest puts the test's folder "
+        "first on sys.path), so the property checks the copy\n"
+        "hook-swallow  entropy_silenced      entropy_silenced      ok\n"
+        "              ↳ invoice_lib.py:14: reads `datetime.now()` while the property pins the "
+        "clock: take a Clock\n"
+        "              ↳ tests/conftest.py:7: hook pytest_runtest_call (as pytest_steady_call) "
+        "in tests/conftest.py can run a test's body differently or swallow its failure\n"
+        "pin-read      entropy_silenced      entropy_silenced      ok\n"
+        "              ↳ invoice_lib.py:14: production code reads `ENTROPY_CLOCK_UNIX`, the "
+        "gate's own pin: under the gate it sees the pin, anywhere else its fallback runs, so "
+        "the property tests the gate's value, not what production does (take a Clock or a "
+        "parameter; the properties pass the pinned one)\n"
+        "11 of 11 rows match\n"
     )
 
 
@@ -96,7 +111,7 @@ def test_an_unknown_demo_patch_is_named(capsys: pytest.CaptureFixture[str]) -> N
     assert main(["demo", "--patch", "nope"]) == 2
     assert capsys.readouterr().err.endswith(
         "demo: no patch named 'nope' (one of: honest-fix, off-by-one, live-clock, leaked-env, "
-        "reseed, frozen-clock, skip-defect, tautology)\n"
+        "reseed, frozen-clock, skip-defect, tautology, copied-unit, hook-swallow, pin-read)\n"
     )
 
 

@@ -41,7 +41,7 @@ PINNED = {  # the commits the workflows pin, mapped to the kit's folders
 }
 PYTHONS = {"3.12": "python3.12", "3.11": "python3.11"}  # host A, host B
 BARE_VERSION = "3.11.0"  # the tool cache's interpreter without pytest (tool_cache)
-# The demo's eight patches, one caller job each (job ids are the patch names).
+# The demo's patches, one caller job each (job ids are the patch names).
 SCENARIOS = tuple(p["name"] for p in json.loads((DEMO / "patches.json").read_text("utf-8")))
 
 
