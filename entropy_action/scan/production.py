@@ -134,11 +134,19 @@ class Module:
 
 
 def check(pins: PinCheck) -> Production:
-    """The rules over the production files the patch changed (none without a base)."""
+    """The rules over the production files the patch changed under the manifest's folder
+    (the whole repository for a manifest at its root; a repository keeping one manifest per
+    project gates each project's own code), none without a base."""
     if pins.base is None or pins.base_commit is None or pins.head is None:
         return Production()
     prop = pins.head.manifest.module
-    changed = [p for p in git.changed_files(pins.root, pins.base_commit) if _production(p, prop)]
+    folder = PurePosixPath(pins.relative).parent
+    changed = [
+        p
+        for p in git.changed_files(pins.root, pins.base_commit)
+        if _production(p, prop)
+        and (folder == PurePosixPath(".") or folder in PurePosixPath(p).parents)
+    ]
     notes: tuple[str, ...] = ()
     if len(changed) > MAX_FILES:
         notes = (f"production scan read {MAX_FILES} of {len(changed)} changed production files",)

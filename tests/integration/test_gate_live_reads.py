@@ -260,3 +260,40 @@ def test_a_new_parameter_counts_as_a_seam_unless_its_default_is_the_constant(
     assert _ours(verdict) == found
     assert verdict["classification"] == ("entropy_silenced" if found else "merge_candidate")
     assert code == (1 if found else 0)
+
+
+def test_production_rules_read_the_code_under_the_manifests_folder(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """One repository, one manifest per project (`billing/`, `fees/`): a pin read the patch
+    put in `fees/` is `fees`' finding, not `billing`'s, whose own code did not change."""
+    for project in ("billing", "fees"):
+        demo.build_base(tmp_path / project, clock_unix=_pin(), temp_root=tmp_path / project / "t")
+        shutil.rmtree(tmp_path / project / ".git")
+        shutil.copytree(tmp_path / project, repo.path / project)
+        manifest = repo.path / project / "entropy.yaml"
+        text = manifest.read_text(encoding="utf-8").replace(
+            "module: tests/", f"module: {project}/tests/"
+        )
+        manifest.write_text(
+            text.replace(
+                '["-o", "addopts=", "-q"]',
+                f'["-o", "addopts=", "-q", "-o", "pythonpath={project}"]',
+            ),
+            encoding="utf-8",
+        )
+    base = repo.commit("two projects")
+    shutil.copy(demo.DATA / "patches" / "pin-read" / "invoice_lib.py", repo.path / "fees")
+    repo.commit("fees reads the gate's pin")
+    verdicts = {}
+    for project in ("billing", "fees"):
+        out = tmp_path / f"{project}.json"
+        result = repo.cli(
+            "gate", "--manifest", f"{project}/entropy.yaml", "--base-ref", base,
+            "--json", str(out), "--out", str(tmp_path / f"r-{project}"),
+        )  # fmt: skip
+        verdicts[project] = (result.code, json.loads(out.read_text(encoding="utf-8")))
+    assert verdicts["billing"][0] == 0, verdicts["billing"][1]["reasons"]
+    assert verdicts["billing"][1]["classification"] == "merge_candidate"
+    assert verdicts["fees"][1]["classification"] == "entropy_silenced"
+    assert ("gate_pin_read", "fees/invoice_lib.py:14") in _ours(verdicts["fees"][1])
