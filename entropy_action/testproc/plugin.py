@@ -298,7 +298,7 @@ def _watch_provenance(config: Any) -> None:
     exempt = _environment_roots(_config)
     module = str(_config.get("module") or "")
     provenance.configure(str(_config["tree"]), module, exempt, str(_config["provenance_report"]))
-    config.pluginmanager.register(provenance, "entropy-gate-provenance")
+    config.pluginmanager.register(provenance.hooks(), "entropy-gate-provenance")
 
 
 def pytest_configure(config: Any) -> None:

@@ -35,8 +35,6 @@ import sys
 import types
 from typing import Any
 
-import pytest
-
 MAX_ENTRIES = 200  # units and replacements kept each; the rest are counted as dropped
 MAX_TEXT = 300
 _TEST_DIRS = frozenset({"tests", "test"})
@@ -436,8 +434,21 @@ def _reassigned(
 _swept = [False]
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_call(item: Any) -> None:
+def hooks() -> object:
+    """The plugin object the gate's plugin registers: pytest is imported here, never when
+    this module is (the plugin folder imports without pytest: tests/integration/test_run_python)."""
+    import pytest  # noqa: PLC0415
+
+    class Hooks:
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_runtest_call(self, item: Any) -> None:
+            on_call(item)
+
+    return Hooks()
+
+
+def on_call(item: Any) -> None:
+    """A property test is about to be called (its fixtures set up): check what it uses."""
     if "root" not in _cfg:
         return
     with contextlib.suppress(Exception):  # never break the run it watches

@@ -44,7 +44,7 @@ def test_the_plugin_works_copied_alone_under_another_interpreter(tmp_path: Path)
         "assert importlib.util.find_spec('entropy_action') is None\n"
         "assert 'ENTROPY_GATE_PLUGIN' not in os.environ\n"
         "assert socket.gethostname() == 'entropy-gate-b-abc123' == os.uname().nodename\n"
-        "plugin.pytest_collection_finish()\n"
+        "plugin.pytest_collection_finish(__import__('types').SimpleNamespace(config=None))\n"
     )
     env = {
         "PATH": os.environ["PATH"],
@@ -78,7 +78,7 @@ def test_the_plugin_does_nothing_without_the_runners_variable(tmp_path: Path) ->
         "import entropy_action.plugin as plugin\n"
         "assert (socket.getaddrinfo, socket.gethostname, socket.socket.connect) == before\n"
         "assert abs(time.time() - start) < 60\n"
-        "plugin.pytest_collection_finish()\n"
+        "plugin.pytest_collection_finish(__import__('types').SimpleNamespace(config=None))\n"
         "assert plugin.pytest_report_header() == []\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "ENTROPY_GATE_PLUGIN"}
