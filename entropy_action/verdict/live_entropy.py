@@ -33,8 +33,8 @@ def findings(
     first: dict[tuple[str, str | None, str, int], AuditRecord] = {}
     for audit in head:
         for record in audit.records if audit else ():
-            if removed.is_gate_pin(record):
-                continue  # a pin read in production, not a live read (removed.pin_reads)
+            if removed.is_gate_variable(record):
+                continue  # the gate's own variable, not a live read (removed.pin_reads)
             first.setdefault((record.api, record.name, record.path, record.line), record)
     known = _base_keys(base)
     out = []

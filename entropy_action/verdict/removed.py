@@ -10,9 +10,13 @@ finding where the head injects the value instead (a `Seam`: the function holding
 line takes a new parameter at the head, as the scan reads it from the diff — a Clock, a
 `random.Random`, the value itself).
 
-`gate_pin_read`: code under test reads one of the gate's own variables (ENTROPY_*, which the
-audit records by name although they are pinned): under the gate it sees the pin, anywhere else
-its fallback runs, so the property tests what the gate set, not what production does.
+`gate_pin_read`: code under test reads one of the gate's pins (ENTROPY_*, which the audit
+records by name although they are pinned): under the gate it sees the pin, anywhere else its
+fallback runs, so the property tests what the gate set, not what production does. Not a pin
+read: the gate's control variables (protocol.GATE_ENV: host B's child settings, the run
+marker), which no production code can take a value from, and a copy of the whole environment
+(`dict(os.environ)` for a subprocess: click's pager, requests' proxy lookups), which reads
+every variable at one line — the adoption trials' false rejection on click and requests.
 """
 
 from __future__ import annotations
@@ -22,10 +26,14 @@ from dataclasses import dataclass
 
 from entropy_action.core.findings import Finding
 from entropy_action.core.hostinfo import Audit, AuditRecord
-from entropy_action.testproc.protocol import GATE_PREFIX
+from entropy_action.testproc.protocol import GATE_ENV, GATE_PREFIX
 from entropy_action.verdict.model import FAILING, TestResult
 
 _CLOCK = ("time.", "datetime.", "date.")
+# One line of code under test that reads this many distinct variables in one run copies or
+# walks the environment (`dict(os.environ)`, `os.environ.copy()`, a loop over it): it reads no
+# variable for its value, so its gate names are not pin reads.
+ENV_COPY_NAMES = 5
 Source = tuple[str, str | None]  # ("clock", None), ("rng", None), ("env", NAME)
 
 
@@ -42,9 +50,23 @@ class Seam:
         return path == self.path and self.first <= line <= self.last
 
 
-def is_gate_pin(record: AuditRecord) -> bool:
-    """A read of one of the gate's own variables (ENTROPY_*)."""
+def is_gate_variable(record: AuditRecord) -> bool:
+    """A read of one of the gate's own variables (ENTROPY_*: a pin or a control)."""
     return record.api == "os.environ" and (record.name or "").startswith(GATE_PREFIX)
+
+
+def is_gate_pin(record: AuditRecord) -> bool:
+    """A read of one of the gate's pins (ENTROPY_*, not one of its control variables)."""
+    return is_gate_variable(record) and record.name not in GATE_ENV
+
+
+def env_copies(audit: Audit) -> frozenset[tuple[str, int]]:
+    """The (path, line) places that copied or walked the environment in this run."""
+    names: dict[tuple[str, int], set[str | None]] = {}
+    for record in audit.records:
+        if record.api == "os.environ":
+            names.setdefault((record.path, record.line), set()).add(record.name)
+    return frozenset(place for place, seen in names.items() if len(seen) >= ENV_COPY_NAMES)
 
 
 def source(record: AuditRecord) -> Source | None:
@@ -53,7 +75,7 @@ def source(record: AuditRecord) -> Source | None:
         return ("clock", None)
     if record.api.startswith("random."):
         return ("rng", None)
-    if record.api == "os.environ" and not is_gate_pin(record):
+    if record.api == "os.environ" and not is_gate_variable(record):
         return ("env", record.name)
     return None
 
@@ -131,9 +153,10 @@ def pin_reads(head: Iterable[Audit | None], base: Iterable[Audit | None]) -> lis
     known = {(r.name, r.path) for audit in audits for r in audit.records if is_gate_pin(r)}
     out: dict[tuple[str | None, str, int], Finding] = {}
     for audit in head:
+        copies = env_copies(audit) if audit is not None else frozenset()
         for record in audit.records if audit is not None else ():
             key = (record.name, record.path, record.line)
-            if not is_gate_pin(record) or key in out:
+            if not is_gate_pin(record) or key in out or (record.path, record.line) in copies:
                 continue
             out[key] = Finding(
                 kind="gate_pin_read",

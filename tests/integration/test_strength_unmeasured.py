@@ -261,3 +261,21 @@ def test_lost_reach_that_no_mutant_tells_cannot_be_measured(fees: Repo) -> None:
         "production functions the base's reached (fees.py:1)" in r
         for r in verdict["reasons"]
     ), verdict["reasons"]
+
+
+def test_a_skipped_test_reaches_nothing_because_it_does_not_run_and_is_judged_as_a_skip(
+    fees: Repo,
+) -> None:
+    """The adoption trials' skip patches on click and itsdangerous were `invalid` ("the
+    head's tests reach none of the production functions the base's reached"): a test the
+    head skips reaches nothing because it does not run; the skip rules reject it."""
+    fees.write(
+        MODULE,
+        PROPERTY.replace(
+            "def test_fee_after", "@pytest.mark.skip(reason='flaky')\ndef test_fee_after"
+        ).replace("from fees", "import pytest\n\nfrom fees"),
+    )
+    code, verdict, out = gate(fees)
+    assert (code, verdict["classification"]) == (1, "entropy_silenced"), out
+    assert not [r for r in verdict["reasons"] if "cannot measure" in r], verdict["reasons"]
+    assert {"skip_marker", "not_executed"} <= {f["kind"] for f in verdict["findings"]}

@@ -337,3 +337,31 @@ def test_a_new_number_beside_an_injected_clock_keeps_the_seam() -> None:
     made = scan(head)
     assert made.findings == ()
     assert [(s.path, s.first) for s in made.seams] == [("invoice_lib.py", 4)]
+
+
+def test_a_copy_of_the_environment_reads_no_pin() -> None:
+    """click's pager (`env = dict(os.environ)`) read every variable at one line on both
+    trial hosts, the gate's among them: no pin read, and no live-entropy warning of the
+    gate's own variables (docs/adoption-trials.md)."""
+    names = ["PATH", "HOME", "PAGER", "ENTROPY_CLOCK_UNIX", "ENTROPY_GATE_CHILD", "TERM"]
+    copied = audit(
+        *(rec("os.environ", 561, name=n, path="src/click/_termui_impl.py") for n in names)
+    )
+    assert removed.pin_reads([copied], []) == []
+    live = live_entropy.findings([copied], [], None)
+    assert sorted(f.message.split("`")[1] for f in live) == [
+        "os.environ['HOME']", "os.environ['PAGER']", "os.environ['PATH']", "os.environ['TERM']",
+    ]  # fmt: skip
+    # four names at one line are still reads, each for its value
+    few = audit(*(rec("os.environ", 9, name=n) for n in ["A", "B", "C", "ENTROPY_CLOCK_UNIX"]))
+    assert kinds(removed.pin_reads([few], [])) == [("gate_pin_read", "invoice_lib.py:9")]
+
+
+def test_the_gates_control_variables_are_no_pins() -> None:
+    controls = audit(
+        rec("os.environ", 5, name="ENTROPY_GATE_LOCK"),
+        rec("os.environ", 6, name="ENTROPY_GATE_CHILD"),
+    )
+    assert removed.pin_reads([controls], []) == []
+    assert live_entropy.findings([controls], [], None) == []
+    assert removed.source(rec("os.environ", 5, name="ENTROPY_GATE_LOCK")) is None

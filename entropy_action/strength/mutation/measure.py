@@ -341,9 +341,15 @@ def _uncollected(
 def _lost_reach(baseline: Outcome, space: Workspace) -> str | None:
     """The base's tests reached production code their head versions do not: none of it
     reached by the head's tests, or a test whose head version reaches no production code at
-    all (a copy of the unit in the module). A test the head removed is the scan's finding."""
+    all (a copy of the unit in the module). A test the head removed is the scan's finding; a
+    test the head skips reaches nothing because it does not run, which the skip and
+    not-executed rules judge (the adoption trials' skip patches were `invalid` without this)."""
     ran = [n for n in baseline.outcomes if _module(n) == space.base_module]
-    heads = [n for n in baseline.outcomes if _module(n) == space.head_module]
+    heads = [
+        n
+        for n, outcome in baseline.outcomes.items()
+        if _module(n) == space.head_module and outcome != "skipped"
+    ]
     names = {test_name(n) for n in heads}
     base = _reach(baseline, [n for n in ran if test_name(n) in names])
     head = _reach(baseline, heads)
