@@ -31,6 +31,26 @@ def add_manifest(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_property(parser: argparse.ArgumentParser) -> None:
+    """--property ID (repeatable): a manifest that lists its properties, only these."""
+    parser.add_argument(
+        "--property",
+        dest="properties",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="a manifest that lists properties: only this one (repeat for more; default: all)",
+    )
+
+
+def one_property(args: argparse.Namespace) -> str | None:
+    """The one --property a command that judges one property takes (None: the only one)."""
+    chosen: list[str] = list(dict.fromkeys(getattr(args, "properties", [])))
+    if len(chosen) > 1:
+        raise GateError(f"--property: this command takes one property, got {', '.join(chosen)}")
+    return chosen[0] if chosen else None
+
+
 def add_base(parser: argparse.ArgumentParser, *, required: bool) -> None:
     group = parser.add_mutually_exclusive_group(required=required)
     group.add_argument(

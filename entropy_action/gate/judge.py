@@ -36,11 +36,12 @@ from entropy_action.evidence import (
 from entropy_action.evidence.hostreport import HostReport
 from entropy_action.gate import attribution
 from entropy_action.manifest.baseline import PinCheck
+from entropy_action.manifest.pindiff import PinChange
 from entropy_action.manifest.pinfile import Constraints, LoadedManifest
 from entropy_action.scan import ScanResult
 from entropy_action.strength import base_on_head
 from entropy_action.strength.assess import Strength
-from entropy_action.verdict import hook_inventory, pairing
+from entropy_action.verdict import hook_inventory, pairing, rollup
 from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import Verdict
 
@@ -350,3 +351,37 @@ def _info(report: HostReport | None, source: Path | HostReport | None) -> HostIn
         except GateError:
             return None
     return None
+
+
+@dataclass(frozen=True)
+class PropertyDossier:
+    """One property's dossier, in a manifest that lists many."""
+
+    property_id: str
+    module: str | None
+    dossier: Dossier
+    judged: Verdict | None = None  # the judge's verdict on it, when the caller has it
+
+
+def judge_all(
+    dossiers: Sequence[PropertyDossier],
+    dropped: Sequence[PinChange] = (),
+    *,
+    many: bool,
+    hosts: tuple[Path | None, Path | None] = (None, None),
+) -> Verdict:
+    """The verdict on every property of a manifest: each judged by `judge`, then rolled up
+    (verdict.rollup). A manifest in the one-property form gives `judge`'s verdict itself.
+    `hosts` are the host folders that hold every property's (properties/ID): the rolled-up
+    verdict's reports_a and reports_b digest them, as publish checks."""
+    if not many and len(dossiers) == 1 and not dropped:
+        return dossiers[0].judged or judge(dossiers[0].dossier)
+    judged = [
+        rollup.Judged(d.property_id, d.module, d.judged or judge(d.dossier)) for d in dossiers
+    ]
+    verdict = rollup.roll_up(judged, dropped)
+    named = {
+        f"{j.property_id}.{key}": value for j in judged for key, value in j.verdict.inputs.items()
+    }
+    named.update({"reports_a": _digest(hosts[0]), "reports_b": _digest(hosts[1])})
+    return verdict.model_copy(update={"inputs": named, "inputs_sha256": inputs.digest(named)})

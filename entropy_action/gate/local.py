@@ -7,6 +7,7 @@ it executed at the base.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
 import threading
@@ -45,6 +46,7 @@ class GateSettings:
     timeout: float | None = None  # seconds per host run; None: the manifest's, else the default
     progress: Callable[[str], None] = field(default=lambda line: None)
     cache_dir: Path | None = None  # the base evidence cache (None: no cache)
+    properties: tuple[str, ...] = ()  # only these properties (--property); default: every one
 
 
 @dataclass(frozen=True)
@@ -57,13 +59,51 @@ class GateResult:
 
 def run_gate(settings: GateSettings) -> GateResult:
     """Judge the working tree against `settings.base_ref`: the same host steps as the
-    workflow's host jobs (hoststeps.py), then the one judging pipeline (judge.py)."""
-    check = baseline.check(settings.manifest, settings.base_ref, None)
+    workflow's host jobs (hoststeps.py), then the one judging pipeline (judge.py). A
+    manifest that lists its properties is gated property by property (each into
+    OUT/properties/ID, as the workflow's host folders hold them) and rolled up."""
+    repo = baseline.check_all(settings.manifest, settings.base_ref, None)
+    repo = repo.only(settings.properties)
     out = settings.out or Path(tempfile.mkdtemp(prefix="entropy-gate-"))
     out.mkdir(parents=True, exist_ok=True)
+    if not repo.many:
+        verdict, alone = _gate_one(settings, repo.checks[0], out)
+        return GateResult(verdict, repo.checks[0], out, alone)
+    dossiers: list[judge.PropertyDossier] = []
+    notes: list[str] = []
+    total = len(repo.checks)
+    for number, check in enumerate(repo.checks, 1):
+        named = check.head or check.base
+        pid = named.property_id if named is not None else "?"
+        label = f"property {pid} ({number}/{total})"
+        one = dataclasses.replace(settings, progress=_labelled(settings.progress, label))
+        folder = layout.property_folder(out, pid)
+        folder.mkdir(parents=True, exist_ok=True)
+        dossier, more, judged = _evidence(one, check, folder)
+        notes += [f"property {pid}: {note}" for note in more]
+        module = check.head.manifest.module if check.head is not None else None
+        dossiers.append(judge.PropertyDossier(pid, module, dossier, judged))
+        settings.progress(f"{label}: judged")
+    verdict = judge.judge_all(dossiers, repo.dropped, many=True)
+    return GateResult(verdict, repo.checks[0], out, tuple(dict.fromkeys((*repo.notes, *notes))))
+
+
+def _gate_one(
+    settings: GateSettings, check: baseline.PinCheck, out: Path
+) -> tuple[Verdict, tuple[str, ...]]:
+    """One property's verdict and notes."""
+    dossier, notes, judged = _evidence(settings, check, out)
+    return judged or judge.judge(dossier), notes
+
+
+def _evidence(
+    settings: GateSettings, check: baseline.PinCheck, out: Path
+) -> tuple[judge.Dossier, tuple[str, ...], Verdict | None]:
+    """One property's host runs and host steps into `out`, as the dossier the judge reads
+    (with host B's attribution re-runs beside it when the verdict calls for them), its
+    notes, and the judge's verdict on it when no re-run came after (None: judge again)."""
     if check.head is None:
-        verdict = judge.judge(judge.Dossier(out / "host-a", out / "host-b", check=check))
-        return GateResult(verdict, check, out, check.notes)
+        return judge.Dossier(out / "host-a", out / "host-b", check=check), check.notes, None
     settings.progress("scanning the property module for silenced entropy…")
     scanned = scan.scan(check)
     runs = _run_hosts(settings, check, out)
@@ -80,10 +120,11 @@ def run_gate(settings: GateSettings) -> GateResult:
         strength_off=None if settings.base_run else "strength check not run (--no-base-run)",
         exclude=(out, *environments.environments(check.root)),
     )
-    verdict = judge.judge(dossier)
+    verdict: Verdict | None = judge.judge(dossier)
+    assert verdict is not None
     if _attribute(settings, check, out, verdict):
-        verdict = judge.judge(dossier)  # the same evidence, with host B's re-runs beside it
-    return GateResult(verdict, check, out, check.notes + scanned.notes + runs.notes)
+        verdict = None  # the same evidence, with host B's re-runs beside it: judge again
+    return dossier, (*check.notes, *scanned.notes, *runs.notes), verdict
 
 
 def _attribute(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
+import typing
 import zoneinfo
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -45,8 +46,9 @@ def _repo_relative(value: str, what: str) -> str:
     return str(PurePosixPath(*[p for p in parts if p != "."]))
 
 
-class Pins(BaseModel):
-    """The pinned entropy sources. Each is optional; an empty pin is noise."""
+class PinFields(BaseModel):
+    """The pinned entropy sources, each optional: one property's own pins in `properties:`,
+    laid over the shared top-level `pins` (`Pins`, which must pin something)."""
 
     model_config = _STRICT
 
@@ -151,6 +153,31 @@ class Pins(BaseModel):
                 )
         return value
 
+    def flat(self) -> dict[str, str | int]:
+        """The pins that are set, with `env` flattened to `env.NAME` keys."""
+        out: dict[str, str | int] = {}
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if name == "env":
+                out.update({f"env.{k}": v for k, v in value.items()})
+            else:
+                out[name] = value
+        return out
+
+    def set_values(self) -> dict[str, Any]:
+        """The fields that are set, as plain data (for laying one set of pins over another)."""
+        return {
+            name: getattr(self, name)
+            for name in type(self).model_fields
+            if getattr(self, name) is not None
+        }
+
+
+class Pins(PinFields):
+    """The pinned entropy sources. Each is optional; an empty pin is noise."""
+
     @model_validator(mode="after")
     def _not_empty(self) -> Pins:
         if not self.flat():
@@ -167,19 +194,6 @@ class Pins(BaseModel):
                 "cassette is named, so cassette_sha256 must be its sha256 (64 hex digits)"
             )
         return self
-
-    def flat(self) -> dict[str, str | int]:
-        """The pins that are set, with `env` flattened to `env.NAME` keys."""
-        out: dict[str, str | int] = {}
-        for name in type(self).model_fields:
-            value = getattr(self, name)
-            if value is None:
-                continue
-            if name == "env":
-                out.update({f"env.{k}": v for k, v in value.items()})
-            else:
-                out[name] = value
-        return out
 
 
 DEFAULT_FORBIDDEN_MARKERS = ("network", "flaky", "skipif_tz")
@@ -261,8 +275,51 @@ def _protected_problem(entry: str) -> str | None:
     return None
 
 
+def _property_id(value: str) -> str:
+    if not _PROPERTY_ID.match(value):
+        raise ValueError(f"{value!r} is not an identifier (letters, digits, _ . -)")
+    return value
+
+
+def _module_path(value: str) -> str:
+    value = _repo_relative(value, "module")
+    if not value.endswith(".py"):
+        raise ValueError(f"module must be a Python test file (.py), got {value!r}")
+    return value
+
+
+MAX_PROPERTIES = 1000
+
+
+class Property(BaseModel):
+    """One entry of `properties:`: a property module, with its own pins and run options
+    laid over the shared top-level ones."""
+
+    model_config = _STRICT
+
+    property_id: str = Field(description="A stable name for the property under the gate.")
+    module: str = Field(description="Repository-relative path of the property test module.")
+    pins: PinFields | SkipJsonSchema[None] = Field(
+        None, description="Pins of this property only, laid over the top-level pins."
+    )
+    run: RunOptions | SkipJsonSchema[None] = Field(
+        None, description="Run options of this property only, laid over the top-level run."
+    )
+
+    @field_validator("property_id")
+    @classmethod
+    def _id(cls, value: str) -> str:
+        return _property_id(value)
+
+    @field_validator("module")
+    @classmethod
+    def _module(cls, value: str) -> str:
+        return _module_path(value)
+
+
 class Manifest(BaseModel):
-    """entropy.yaml, version 1."""
+    """entropy.yaml, version 1, for one property (the seed's form; also each entry of a
+    manifest that lists `properties`, with the shared pins and run options laid under it)."""
 
     model_config = ConfigDict(
         strict=True,
@@ -282,16 +339,50 @@ class Manifest(BaseModel):
     @field_validator("property_id")
     @classmethod
     def _id(cls, value: str) -> str:
-        if not _PROPERTY_ID.match(value):
-            raise ValueError(f"{value!r} is not an identifier (letters, digits, _ . -)")
-        return value
+        return _property_id(value)
 
     @field_validator("module")
     @classmethod
     def _module(cls, value: str) -> str:
-        value = _repo_relative(value, "module")
-        if not value.endswith(".py"):
-            raise ValueError(f"module must be a Python test file (.py), got {value!r}")
+        return _module_path(value)
+
+
+class ManifestList(BaseModel):
+    """entropy.yaml, version 1, for many properties: `properties` over shared top-level
+    pins, constraints and run options."""
+
+    model_config = ConfigDict(
+        strict=True,
+        extra="forbid",
+        frozen=True,
+        title="entropy.yaml (many properties)",
+    )
+
+    version: Literal[1] = Field(description="Manifest format version; must be 1.")
+    pins: PinFields | SkipJsonSchema[None] = Field(
+        None, description="Pins every property shares (each entry may add or override)."
+    )
+    properties: list[Property] = Field(
+        min_length=1,
+        max_length=MAX_PROPERTIES,
+        description="The properties under the gate, each a property_id and a module.",
+    )
+    constraints: Constraints = Field(default_factory=Constraints)
+    run: RunOptions = Field(default_factory=RunOptions)
+
+    @field_validator("properties")
+    @classmethod
+    def _distinct(cls, value: list[Property]) -> list[Property]:
+        for what in ("property_id", "module"):
+            seen: dict[str, int] = {}
+            for index, entry in enumerate(value):
+                key = getattr(entry, what)
+                if key in seen:
+                    raise ValueError(
+                        f"properties[{index}] repeats the {what} {key!r} of "
+                        f"properties[{seen[key]}]; each property has its own"
+                    )
+                seen[key] = index
         return value
 
 
@@ -303,6 +394,39 @@ class LoadedManifest:
     located: safe_yaml.Located
     raw: bytes
     warnings: tuple[str, ...] = ()
+    entry: int | None = None  # its index in `properties:`; None in the one-property form
+
+    @property
+    def property_id(self) -> str:
+        return self.manifest.property_id
+
+    @property
+    def name(self) -> str:
+        return self.located.name
+
+    @property
+    def sha256(self) -> str:
+        """The file's sha256; for one entry of `properties:`, the file's bytes and the
+        entry's id (a host report or a cached base run of one property is never taken for
+        another's)."""
+        if self.entry is None:
+            return hashlib.sha256(self.raw).hexdigest()
+        return hashlib.sha256(self.raw + b"\0properties:" + self.property_id.encode()).hexdigest()
+
+    def line_of(self, *path: str | int) -> int:
+        return self.located.line_of(tuple(path))
+
+
+@dataclass(frozen=True)
+class LoadedFile:
+    """A validated entropy.yaml as the properties it holds: one for the seed's form, one
+    view per entry of `properties:` (each a one-property manifest, its lines the file's)."""
+
+    located: safe_yaml.Located
+    raw: bytes
+    views: tuple[LoadedManifest, ...]
+    many: bool  # the file lists `properties:` (even a list of one)
+    warnings: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -312,8 +436,147 @@ class LoadedManifest:
     def sha256(self) -> str:
         return hashlib.sha256(self.raw).hexdigest()
 
-    def line_of(self, *path: str | int) -> int:
-        return self.located.line_of(tuple(path))
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(view.property_id for view in self.views)
+
+    def view(self, property_id: str) -> LoadedManifest | None:
+        return next((v for v in self.views if v.property_id == property_id), None)
+
+    def select(self, property_id: str | None) -> LoadedManifest:
+        """The property named `property_id`; without one, the only property there is."""
+        if property_id is None:
+            if len(self.views) == 1:
+                return self.views[0]
+            raise GateError(
+                f"{self.name}: lists {len(self.views)} properties "
+                f"({', '.join(self.ids)}); name one with --property ID"
+            )
+        found = self.view(property_id)
+        if found is None:
+            raise GateError(
+                f"{self.name}: no property {property_id!r} (it lists: {', '.join(self.ids)})"
+            )
+        return found
+
+
+@dataclass
+class _ViewLocated(safe_yaml.Located):
+    """The lines of one entry of `properties:` seen as a one-property manifest: its own
+    keys at their lines, the shared ones at theirs, anything else at the entry's line."""
+
+    fallback: int = 1
+
+    def line_of(self, path: safe_yaml.Path) -> int:
+        for end in range(len(path), 0, -1):
+            line = self.lines.get(path[:end])
+            if line is not None:
+                return line
+        return self.fallback
+
+
+def lists_properties(raw: bytes) -> bool:
+    """Whether manifest bytes are in the many-properties form (a top-level `properties:`),
+    as far as they can be read at all."""
+    try:
+        data = safe_yaml.load(raw, "manifest", keep_last_duplicate=True).data
+    except safe_yaml.LocatedError:
+        return False
+    return isinstance(data, dict) and "properties" in data
+
+
+def parse_file(raw: bytes, name: str, repo_root: Path | None = None) -> LoadedFile:
+    """Validate a manifest in either form. With `repo_root`, also check the files it names."""
+    located = safe_yaml.load(raw, name)
+    if not (isinstance(located.data, dict) and "properties" in located.data):
+        one = parse(raw, name, repo_root)
+        return LoadedFile(
+            located=one.located, raw=raw, views=(one,), many=False, warnings=one.warnings
+        )
+    refuse_unquoted(located)
+    try:
+        listed = ManifestList.model_validate(located.data)
+    except ValidationError as exc:
+        raise safe_yaml.LocatedError(located.name, problems(exc, located)) from None
+    views, found = [], []
+    for index, entry in enumerate(listed.properties):
+        try:
+            views.append(_view(listed, index, entry, located, raw))
+        except safe_yaml.LocatedError as exc:
+            found.extend(exc.problems)
+    if found:
+        raise safe_yaml.LocatedError(located.name, sorted(dict.fromkeys(found)))
+    if repo_root is not None:
+        for view in views:
+            _check_files(view, repo_root)
+    warnings = tuple(w for view in views for w in view.warnings)
+    return LoadedFile(located, raw, tuple(views), True, tuple(dict.fromkeys(warnings)))
+
+
+def _view(
+    listed: ManifestList,
+    index: int,
+    entry: Property,
+    located: safe_yaml.Located,
+    raw: bytes,
+) -> LoadedManifest:
+    """Entry `index` as a one-property manifest: its pins over the shared pins (env merged
+    name by name), its run options over the shared ones."""
+    pins = listed.pins.set_values() if listed.pins is not None else {}
+    own = entry.pins.set_values() if entry.pins is not None else {}
+    env = {**pins.get("env", {}), **own.get("env", {})}
+    pins.update(own)
+    if env:
+        pins["env"] = env
+    run = listed.run
+    if entry.run is not None:
+        run = run.model_copy(update={k: getattr(entry.run, k) for k in entry.run.model_fields_set})
+    data = {
+        "version": listed.version,
+        "property_id": entry.property_id,
+        "module": entry.module,
+        "pins": pins,
+        "constraints": listed.constraints,
+        "run": run,
+    }
+    view_located = _located_view(located, index, data)
+    label = f"property {entry.property_id!r}: properties[{index}]"
+    try:
+        manifest = Manifest.model_validate(data)
+    except ValidationError as exc:
+        raise safe_yaml.LocatedError(
+            located.name,
+            [(line, f"{label}.{text}") for line, text in problems(exc, view_located)],
+        ) from None
+    return LoadedManifest(
+        manifest=manifest,
+        located=view_located,
+        raw=raw,
+        warnings=_warnings(manifest, view_located),
+        entry=index,
+    )
+
+
+def _located_view(located: safe_yaml.Located, index: int, data: Any) -> _ViewLocated:
+    own = ("properties", index)
+    lines: dict[safe_yaml.Path, int] = {}
+    plain: set[safe_yaml.Path] = set()
+    for path, line in located.lines.items():  # the shared keys first, the entry's over them
+        if path[:1] != ("properties",) and path:
+            lines[path] = line
+    plain.update(path for path in located.plain if path[:1] != ("properties",))
+    for path, line in located.lines.items():
+        if path[:2] == own and len(path) > 2:
+            lines[path[2:]] = line
+    plain.update(path[2:] for path in located.plain if path[:2] == own and len(path) > 2)
+    return _ViewLocated(
+        data=data,
+        name=located.name,
+        lines=lines,
+        plain=plain,
+        duplicates=list(located.duplicates),
+        fallback=located.line_of(own),
+    )
 
 
 def parse(raw: bytes, name: str, repo_root: Path | None = None) -> LoadedManifest:
@@ -323,6 +586,8 @@ def parse(raw: bytes, name: str, repo_root: Path | None = None) -> LoadedManifes
         raise safe_yaml.problem(
             name, 1, "the manifest must be a mapping of keys (version, pins, ...)"
         )
+    if "properties" in located.data:
+        raise GateError(f"{name}: lists its properties (properties:); read it with parse_file")
     refuse_unquoted(located)
     try:
         manifest = Manifest.model_validate(located.data)
@@ -375,15 +640,23 @@ def _warnings(manifest: Manifest, located: safe_yaml.Located) -> tuple[str, ...]
 
 def refuse_unquoted(located: safe_yaml.Located) -> None:
     data = located.data
-    pins = data.get("pins")
-    if isinstance(pins, dict) and isinstance(pins.get("umask"), int):
-        line = located.line_of(("pins", "umask"))
-        raise safe_yaml.problem(
-            located.name,
-            line,
-            'pins.umask must be a quoted string such as "0022": YAML reads an unquoted 0022 '
-            f"as the integer 18 (here it read {pins['umask']})",
-        )
+    places: list[tuple[safe_yaml.Path, Any]] = [(("pins",), data.get("pins"))]
+    entries = data.get("properties")
+    if isinstance(entries, list):
+        places += [
+            (("properties", i, "pins"), e.get("pins"))
+            for i, e in enumerate(entries)
+            if isinstance(e, dict)
+        ]
+    for where, pins in places:
+        if isinstance(pins, dict) and isinstance(pins.get("umask"), int):
+            line = located.line_of((*where, "umask"))
+            raise safe_yaml.problem(
+                located.name,
+                line,
+                f'{safe_yaml.dotted((*where, "umask"))} must be a quoted string such as "0022": '
+                f"YAML reads an unquoted 0022 as the integer 18 (here it read {pins['umask']})",
+            )
 
 
 def problems(exc: ValidationError, located: safe_yaml.Located) -> list[tuple[int, str]]:
@@ -392,15 +665,33 @@ def problems(exc: ValidationError, located: safe_yaml.Located) -> list[tuple[int
         if error["type"] == "none_required":
             continue  # the `None` branch of an optional pin: None is refused before this
         path = without_union_tag(tuple(error["loc"]))
-        found.append((located.line_of(path), _message(error, path)))
+        found.append((located.line_of(path), _entry_label(path, located) + _message(error, path)))
     return sorted(dict.fromkeys(found), key=lambda item: item[0])
+
+
+def _entry_label(path: tuple[str | int, ...], located: safe_yaml.Located) -> str:
+    """`property 'ID': ` for a problem inside an entry of `properties:` that has an id."""
+    if len(path) < 2 or path[0] != "properties" or not isinstance(path[1], int):
+        return ""
+    entries = located.data.get("properties") if isinstance(located.data, dict) else None
+    entry = entries[path[1]] if isinstance(entries, list) and path[1] < len(entries) else None
+    name = entry.get("property_id") if isinstance(entry, dict) else None
+    return f"property {name!r}: " if isinstance(name, str) and path[2:] != ("property_id",) else ""
 
 
 def without_union_tag(path: tuple[str | int, ...]) -> tuple[str | int, ...]:
     """Drop pydantic's union branch ('int', 'dict[str,str]') from the location of a pin."""
     if len(path) >= 3 and path[0] == "pins" and path[1] in Pins.model_fields:
         return path[:2] + path[3:]
+    if len(path) >= 4 and path[0] == "properties" and path[3] in _MODEL_TAGS:
+        path = path[:3] + path[4:]  # the model branch of an entry's optional pins or run
+    entry_pin = len(path) >= 5 and path[0] == "properties" and path[2] == "pins"
+    if entry_pin and path[3] in Pins.model_fields:
+        return path[:4] + path[5:]
     return path
+
+
+_MODEL_TAGS = frozenset({"PinFields", "RunOptions"})
 
 
 def _message(error: Any, path: tuple[str | int, ...]) -> str:
@@ -423,15 +714,28 @@ def _message(error: Any, path: tuple[str | int, ...]) -> str:
 
 
 def _suggest(path: tuple[str | int, ...]) -> str:
-    model: type[BaseModel] = Manifest
+    model: type[BaseModel] = ManifestList if path[:1] == ("properties",) else Manifest
     for part in path[:-1]:
+        if isinstance(part, int):
+            continue
         field = model.model_fields.get(str(part))
-        annotation = field.annotation if field else None
-        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+        nested = _model_of(field.annotation) if field else None
+        if nested is None:
             return ""
-        model = annotation
+        model = nested
     close = difflib.get_close_matches(str(path[-1]), list(model.model_fields), n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _model_of(annotation: Any) -> type[BaseModel] | None:
+    """The model an annotation holds: itself, a list's items, or an optional's value."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _model_of(arg)
+        if found is not None:
+            return found
+    return None
 
 
 def check_temp_root(loaded: LoadedManifest, places: Mapping[str, Path]) -> None:

@@ -134,6 +134,8 @@ def _build(node: yaml.Node, path: Path, located: Located) -> Any:
     if isinstance(node, yaml.MappingNode):
         return _build_mapping(node, path, located)
     if isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):  # an item's line, for an error inside it
+            located.lines.setdefault((*path, i), item.start_mark.line + 1)
         return [_build(item, (*path, i), located) for i, item in enumerate(node.value)]
     assert isinstance(node, yaml.ScalarNode)
     if node.style is None:
@@ -175,5 +177,9 @@ def _show(value: Any) -> str:
 
 
 def dotted(path: Path) -> str:
-    """`("pins", "env", "X")` -> `pins.env.X`."""
-    return ".".join(str(p) for p in path)
+    """`("pins", "env", "X")` -> `pins.env.X`; `("properties", 2, "module")` ->
+    `properties[2].module`."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out

@@ -286,11 +286,12 @@ class StrengthSettings:
     namespaces: bool = True
     progress: Callable[[str], None] = field(default=lambda line: None)
     python: str | None = None  # host A's interpreter (default: this one)
+    property_id: str | None = None  # a manifest that lists properties: which one
 
 
 def run_strength(settings: StrengthSettings) -> tuple[Strength, tuple[str, ...]]:
     """Pin check (for the manifests), scan (for the tests' lines), host A, then strength."""
-    check = baseline.check(settings.manifest, settings.base_ref, None)
+    check = baseline.check(settings.manifest, settings.base_ref, None, settings.property_id)
     if check.head is None:
         raise GateError(f"{check.relative}: cannot be read at the head")
     if check.base is None or check.base_commit is None:

@@ -12,7 +12,7 @@ from typing import Literal
 
 from entropy_action.core.findings import Finding, FindingKind
 from entropy_action.manifest.pindiff import PinChange
-from entropy_action.verdict import live_entropy
+from entropy_action.verdict import live_entropy, rollup
 from entropy_action.verdict.model import (
     FAILING,
     ROWS,
@@ -204,4 +204,30 @@ def contradictions(verdict: Verdict) -> list[str]:
             found.append("merge_candidate with pins that are not intact")
         if any(f.introduced or verdict.strict_baseline for f in verdict.findings):
             found.append("merge_candidate with findings that count against the patch")
+    if verdict.properties is not None:
+        found += _rolled_up(verdict)
+    return found
+
+
+def _rolled_up(verdict: Verdict) -> list[str]:
+    """A rolled-up verdict: each property's verdict holds, and the worst of them decides."""
+    assert verdict.properties is not None
+    if not verdict.properties:
+        return ["a rolled-up verdict with no property"]
+    found = [
+        f"property {p.property_id}: {why}"
+        for p in verdict.properties
+        for why in contradictions(p.verdict)
+    ]
+    found += [
+        f"property {p.property_id}: a rolled-up verdict inside a property's"
+        for p in verdict.properties
+        if p.verdict.properties is not None
+    ]
+    worst = rollup.deciding(verdict.properties)[0].verdict.classification
+    if verdict.classification != worst:
+        found.append(
+            f"classification {verdict.classification!r} is not the worst of its properties "
+            f"({worst!r})"
+        )
     return found

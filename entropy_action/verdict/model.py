@@ -201,3 +201,21 @@ class Verdict(BaseModel):
     mutation: MutationScore | None = Field(
         None, description="Mutation strength at the base and at the head (None: not measured)"
     )
+    properties: list[PropertyVerdict] | None = Field(
+        None,
+        description="A manifest that lists its properties: each one's own verdict (the fields "
+        "above roll them up: the classification is the worst by the table's precedence)",
+    )
+
+
+class PropertyVerdict(BaseModel):
+    """One property's verdict inside a rolled-up one."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    property_id: str
+    module: str | None = Field(description="Its module (None: dropped from the manifest)")
+    verdict: Verdict
+
+
+Verdict.model_rebuild()

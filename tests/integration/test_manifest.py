@@ -463,5 +463,7 @@ def test_the_schema_command_prints_it(repo: Repo) -> None:
     assert result.code == 0
     schema = json.loads(result.out)
     assert schema["title"] == "entropy.yaml"
-    assert schema["required"] == ["version", "property_id", "module", "pins"]
+    assert schema["$defs"]["Manifest"]["required"] == ["version", "property_id", "module", "pins"]
+    assert schema["$defs"]["ManifestList"]["required"] == ["version", "properties"]
+    assert len(schema["oneOf"]) == 2
     assert schema["$defs"]["Pins"]["properties"]["umask"]["type"] == "string"

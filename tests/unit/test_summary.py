@@ -252,7 +252,9 @@ def test_the_json_is_the_verdict_model_and_reads_back_equal():
         "inputs_sha256",
         "coupled_to",
         "mutation",
+        "properties",
     ]
+    assert json.loads(written)["properties"] is None  # the one-property form: no roll-up
 
 
 def test_the_committed_verdict_schema_is_the_models_schema():

@@ -24,6 +24,7 @@ PREFIX = "entropy-gate-base-run-"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     options.add_manifest(parser)
+    options.add_property(parser)
     parser.add_argument("--base-ref", required=True, metavar="REF", help="the PR's base ref")
     parser.add_argument("--host", choices=("a", "b"), required=True, help="the host's label")
     parser.add_argument(
@@ -50,7 +51,7 @@ def _key(args: argparse.Namespace) -> str:
     from entropy_action.manifest import baseline  # noqa: PLC0415 (--help imports no model)
 
     path: Path = args.manifest
-    check = baseline.check(path, args.base_ref, None)
+    check = baseline.check(path, args.base_ref, None, options.one_property(args))
     if check.base is None or check.base_commit is None:
         print(f"note: no cache key: {args.base_ref} has no readable manifest", file=sys.stderr)
         return ""

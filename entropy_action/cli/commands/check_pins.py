@@ -25,13 +25,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from entropy_action.manifest import baseline  # noqa: PLC0415 (--help imports no model)
 
-    check = baseline.check(args.manifest, args.base_ref, args.baseline)
-    for note in check.notes:
+    repo = baseline.check_all(args.manifest, args.base_ref, args.baseline)
+    notes = (*repo.notes, *(note for one in repo.checks for note in one.notes))
+    for note in dict.fromkeys(notes):
         print(note, file=sys.stderr)
-    print(render(check.diff), end="")
+    diff = repo.diff
+    print(render(diff), end="")
     if args.environ.get("GITHUB_ACTIONS") == "true":
-        print(workflow_annotations(check.diff), end="")
-    return int(ExitCode.OK if check.diff.intact else ExitCode.REJECTED)
+        print(workflow_annotations(diff), end="")
+    return int(ExitCode.OK if diff.intact else ExitCode.REJECTED)
 
 
 def render(diff: PinDiff) -> str:

@@ -10,11 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from entropy_action.cli import options
 from entropy_action.cli.options import MANIFEST_NAME
 from entropy_action.core.errors import GateError
 
 if TYPE_CHECKING:
     from entropy_action.gate import judge
+    from entropy_action.manifest.pindiff import PinChange
     from entropy_action.manifest.pinfile import LoadedManifest
     from entropy_action.verdict.model import Verdict
 
@@ -48,6 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json", type=Path, required=True, metavar="FILE", help="write the verdict JSON here"
     )
+    options.add_property(parser)
     parser.add_argument(
         "--base-host-a",
         type=Path,
@@ -75,6 +78,8 @@ class Inputs:
     base_b: Path | None = None
     invalid: Sequence[str] = ()  # reasons the caller found why the reports cannot be judged
     require_base: bool = False  # the workflow's verdict: no base ref is invalid, never a pass
+    bases_beside: bool = False  # each property's base run is in its folder's base/ (verdict)
+    properties: tuple[str, ...] = ()  # judge only these (--property); default: every one
 
 
 def run(args: argparse.Namespace) -> int:
@@ -89,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
             base_ref=args.base_ref,
             base_a=args.base_host_a,
             base_b=args.base_host_b,
+            properties=tuple(args.properties),
         )
     )
     print(summary.render_text(verdict), end="")
@@ -98,43 +104,124 @@ def run(args: argparse.Namespace) -> int:
 
 def judge_reports(inputs: Inputs) -> Verdict:
     """The verdict on report folders, through the one judging pipeline (judge.py); an
-    unusable manifest or base ref makes it invalid."""
+    unusable manifest or base ref makes it invalid. A manifest that lists its properties
+    is judged property by property, each from its folder DIR/properties/ID of each host,
+    and rolled up (a property whose folder is missing on a host is invalid, never a pass)."""
     from entropy_action.gate import judge  # noqa: PLC0415 (--help imports no model)
     from entropy_action.verdict import pairing  # noqa: PLC0415 (--help imports no model)
 
     try:
-        dossier = _gather(inputs)
+        dossiers, dropped, many = _gather(inputs)
     except GateError as exc:  # the manifest or the base ref: nothing can be judged
         return pairing.invalid_verdict(exc.message)
-    return judge.judge(dossier)
+    hosts = (inputs.host_a, inputs.host_b)
+    return judge.judge_all(dossiers, dropped, many=many, hosts=hosts)
 
 
-def _gather(inputs: Inputs) -> judge.Dossier:
-    """The pin check and the scan (from git objects and the tree, read as data) around the
-    report folders; without a base ref, the manifest alone."""
+def _gather(
+    inputs: Inputs,
+) -> tuple[list[judge.PropertyDossier], tuple[PinChange, ...], bool]:
+    """Each property's pin check and scan (from git objects and the tree, read as data)
+    around its report folders; without a base ref, the manifest alone."""
     from entropy_action import scan  # noqa: PLC0415 (--help imports no model)
     from entropy_action.gate import judge  # noqa: PLC0415 (--help imports no model)
     from entropy_action.manifest import baseline  # noqa: PLC0415 (--help imports no model)
 
-    folders = judge.Dossier(
-        host_a=inputs.host_a,
-        host_b=inputs.host_b,
-        base_a=inputs.base_a,
-        base_b=inputs.base_b,
+    if inputs.base_ref is None:
+        views, notes, many = _without_base(inputs.manifest)
+        if views is None:  # no manifest at all: the hosts' reports alone
+            bare = dataclasses.replace(_folders(inputs, None), notes=notes)
+            return [judge.PropertyDossier("?", None, bare)], (), False
+        if inputs.properties:
+            views = [_pick(views, pid) for pid in dict.fromkeys(inputs.properties)]
+        return (
+            [
+                judge.PropertyDossier(
+                    view.property_id,
+                    view.manifest.module,
+                    dataclasses.replace(
+                        _folders(inputs, view.property_id if many else None),
+                        loaded=view,
+                        notes=notes,
+                    ),
+                )
+                for view in views
+            ],
+            (),
+            many,
+        )
+    repo = baseline.check_all(inputs.manifest or Path(MANIFEST_NAME), inputs.base_ref, None)
+    repo = repo.only(inputs.properties)
+    for note in repo.notes:
+        print(note, file=sys.stderr)
+    dossiers = []
+    for check in repo.checks:
+        named = check.head or check.base
+        pid = named.property_id if named is not None else "?"
+        scanned = scan.scan(check) if check.head is not None else None
+        notes = [*scanned.notes] if scanned is not None else []
+        folders = _folders(inputs, pid if repo.many else None)
+        if isinstance(folders.base_a, Path) and compare_base_cases(folders.base_a) is None:
+            notes.append(
+                f"--base-host-a {folders.base_a}: unusable; skips are attributed statically"
+            )
+        module = check.head.manifest.module if check.head is not None else None
+        dossiers.append(
+            judge.PropertyDossier(
+                pid,
+                module,
+                dataclasses.replace(folders, check=check, scanned=scanned, notes=notes),
+            )
+        )
+    return dossiers, repo.dropped, repo.many
+
+
+def _folders(inputs: Inputs, property_id: str | None) -> judge.Dossier:
+    """The report folders of one property: the hosts' own (one-property form) or their
+    properties/ID."""
+    from entropy_action.core import layout  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.gate import judge  # noqa: PLC0415 (--help imports no model)
+
+    def inside(folder: Path | None) -> Path | None:
+        if folder is None or property_id is None:
+            return folder
+        return layout.property_folder(folder, property_id)
+
+    host_a, host_b = inside(inputs.host_a), inside(inputs.host_b)
+    assert host_a is not None
+    if inputs.bases_beside:
+        base_a = base_beside(host_a)
+        base_b = base_beside(host_b) if host_b is not None else None
+    else:
+        base_a, base_b = inside(inputs.base_a), inside(inputs.base_b)
+    return judge.Dossier(
+        host_a=host_a,
+        host_b=host_b,
+        base_a=base_a,
+        base_b=base_b,
         invalid=inputs.invalid,
         require_base=inputs.require_base,
     )
-    if inputs.base_ref is None:
-        loaded, notes = _without_base(inputs.manifest)
-        return dataclasses.replace(folders, loaded=loaded, notes=notes)
-    check = baseline.check(inputs.manifest or Path(MANIFEST_NAME), inputs.base_ref, None)
-    for note in check.notes:
-        print(note, file=sys.stderr)
-    scanned = scan.scan(check) if check.head is not None else None
-    notes = [*scanned.notes] if scanned is not None else []
-    if inputs.base_a is not None and compare_base_cases(inputs.base_a) is None:
-        notes.append(f"--base-host-a {inputs.base_a}: unusable; skips are attributed statically")
-    return dataclasses.replace(folders, check=check, scanned=scanned, notes=notes)
+
+
+def base_beside(folder: Path) -> Path | None:
+    """FOLDER/base when it is a real folder inside FOLDER (never through a symlink)."""
+    from entropy_action.core.layout import BASE_FOLDER  # noqa: PLC0415 (--help imports no model)
+
+    candidate = folder / BASE_FOLDER
+    if folder.is_symlink() or candidate.is_symlink() or not candidate.is_dir():
+        return None
+    return candidate
+
+
+def _pick(views: list[LoadedManifest], property_id: str) -> LoadedManifest:
+    for view in views:
+        if view.property_id == property_id:
+            return view
+    raise GateError(
+        f"no property {property_id!r} (the manifest lists: "
+        f"{', '.join(v.property_id for v in views)})"
+    )
 
 
 def compare_base_cases(base_a: Path) -> dict[str, str] | None:
@@ -143,7 +230,9 @@ def compare_base_cases(base_a: Path) -> dict[str, str] | None:
     return pairing.base_cases(base_a)
 
 
-def _without_base(manifest_path: Path | None) -> tuple[LoadedManifest | None, list[str]]:
+def _without_base(
+    manifest_path: Path | None,
+) -> tuple[list[LoadedManifest] | None, list[str], bool]:
     from entropy_action.manifest import pinfile  # noqa: PLC0415 (--help imports no model)
 
     notes = [NO_SCAN]
@@ -153,8 +242,9 @@ def _without_base(manifest_path: Path | None) -> tuple[LoadedManifest | None, li
             f"no {MANIFEST_NAME} here and no --manifest: the hosts' manifest_sha256 were "
             "compared with each other only"
         )
-        return None, notes
-    return pinfile.load(path, name=str(path)), notes
+        return None, notes, False
+    loaded = pinfile.parse_file(pinfile.read(path, str(path)), str(path))
+    return list(loaded.views), notes, loaded.many
 
 
 def write_verdict(path: Path, text: str) -> None:

@@ -19,6 +19,7 @@ HELP = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     options.add_manifest(parser)
+    options.add_property(parser)
     parser.add_argument(
         "--base-ref",
         required=True,
@@ -79,6 +80,7 @@ def _gate(args: argparse.Namespace, out: Path) -> int:
         progress=_progress,
         cache_dir=_cache_dir() if args.cache else None,
         timeout=args.timeout,
+        properties=tuple(args.properties),
     )
     result = local.run_gate(settings)
     for note in result.notes:

@@ -32,6 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out", type=Path, required=True, metavar="DIR", help="where the reports go"
     )
     options.add_manifest(parser)
+    options.add_property(parser)
     parser.add_argument(
         "--isolate",
         action="store_true",
@@ -82,19 +83,42 @@ def _report_error(out: Path, host: Literal["a", "b"], message: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    """Every property the manifest lists (or the --property ones): one into DIR in the
+    one-property form, each into DIR/properties/ID otherwise. The exit code is the worst."""
     from entropy_action.core import layout  # noqa: PLC0415 (--help imports no model)
-    from entropy_action.hosts import hostjson, launch, runsettings  # noqa: PLC0415 (--help imports no model)
     from entropy_action.manifest import pinfile  # noqa: PLC0415 (--help imports no model)
 
     path: Path = args.manifest
     root = repo_root(path)
-    loaded = pinfile.load(path, repo_root=root, name=str(path))
+    loaded = pinfile.parse_file(pinfile.read(path, str(path)), str(path), root)
     for warning in loaded.warnings:
         print(warning, file=sys.stderr)
+    views = [loaded.select(pid) for pid in dict.fromkeys(args.properties)] or list(loaded.views)
+    if not loaded.many:
+        return _run_one(args, views[0], path, args.out)
+    codes = []
+    for view in views:
+        print(f"property {view.property_id}: {view.manifest.module}", file=sys.stderr, flush=True)
+        folder = layout.property_folder(args.out, view.property_id)
+        try:
+            codes.append(_run_one(args, view, path, folder))
+        except GateError as exc:  # this property's error report; the others still run
+            _report_error(folder, args.host, exc.message)
+            print(f"property {view.property_id}: {exc.message}", file=sys.stderr)
+            codes.append(int(ExitCode.INVALID))
+    return max(codes)
+
+
+def _run_one(
+    args: argparse.Namespace, loaded: pinfile.LoadedManifest, path: Path, out: Path
+) -> int:
+    from entropy_action.core import layout  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.hosts import hostjson, launch, runsettings  # noqa: PLC0415 (--help imports no model)
+
     settings = runsettings.RunSettings(
         host=args.host,
-        out=args.out,
-        root=root,
+        out=out,
+        root=repo_root(path),
         loaded=loaded,
         environ=args.environ,
         isolate=args.isolate,
@@ -104,23 +128,23 @@ def _run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
     )
     info = launch.run_host(settings)
-    _show_log(args.out / layout.PYTEST_LOG, fence=args.environ.get("GITHUB_ACTIONS") == "true")
+    _show_log(out / layout.PYTEST_LOG, fence=args.environ.get("GITHUB_ACTIONS") == "true")
     for line in info.isolation:
         print(f"isolation: {line}", file=sys.stderr)
     for note in info.notes:
         print(f"note: {note}", file=sys.stderr)
     code, message = hostjson.outcome(info)
     if code == ExitCode.OK:
-        code, message = _as_read(args.out, info.host, code, message)
+        code, message = _as_read(out, info.host, code, message)
     print(message, file=sys.stderr)
     if code == ExitCode.INVALID:
         return int(code)  # an unusable run: nothing beside it could be judged
     if args.host == "b" and code != ExitCode.OK:
         _attribution(settings, loaded)
     if args.base_ref is not None and (args.host == "a" or code != ExitCode.OK):
-        check = _run_base(args, path)
+        check = _run_base(args, path, loaded.property_id if loaded.entry is not None else None, out)
         if args.host == "a" and check is not None:
-            _strength(args, check, info)
+            _strength(args, check, info, out)
     return int(code)
 
 
@@ -156,7 +180,9 @@ def _attribution(settings: runsettings.RunSettings, loaded: pinfile.LoadedManife
         )
 
 
-def _strength(args: argparse.Namespace, check: baseline.PinCheck, info: HostInfo) -> None:
+def _strength(
+    args: argparse.Namespace, check: baseline.PinCheck, info: HostInfo, out: Path
+) -> None:
     """Host A's strength step (the base's module on the head's code, mutation) into
     DIR/strength.json, which `verdict` requires where the patch changed the property module."""
     from entropy_action.gate import hoststeps  # noqa: PLC0415 (--help imports no model)
@@ -168,20 +194,22 @@ def _strength(args: argparse.Namespace, check: baseline.PinCheck, info: HostInfo
         lambda message: print(f"strength: {message}", file=sys.stderr, flush=True),
         args.python,
     )
-    report = hoststeps.strength_step(check, host, args.out, info)
+    report = hoststeps.strength_step(check, host, out, info)
     if report.measured:
         kinds = ", ".join(sorted({f.kind for f in report.findings})) or "no finding"
         print(f"strength: {kinds}; {len(report.notes)} note(s)", file=sys.stderr)
 
 
-def _run_base(args: argparse.Namespace, path: Path) -> baseline.PinCheck | None:
+def _run_base(
+    args: argparse.Namespace, path: Path, property_id: str | None, out: Path
+) -> baseline.PinCheck | None:
     """The base ref's module on this host into DIR/base; a failure there is only a note.
     The pin check it read the base with (None: no base manifest to compare with)."""
     from entropy_action.gate import baserun  # noqa: PLC0415 (--help imports no model)
     from entropy_action.manifest import baseline  # noqa: PLC0415 (--help imports no model)
 
     try:
-        check = baseline.check(path, args.base_ref, None)
+        check = baseline.check(path, args.base_ref, None, property_id)
     except GateError as exc:
         print(f"note: no base run: {exc.message}", file=sys.stderr)
         return None
@@ -196,10 +224,10 @@ def _run_base(args: argparse.Namespace, path: Path) -> baseline.PinCheck | None:
         progress=lambda message: print(message, file=sys.stderr, flush=True),
         cache_dir=args.cache_dir,
     )
-    target = args.out / BASE_FOLDER
+    target = out / BASE_FOLDER
     shutil.rmtree(target, ignore_errors=True)
     try:
-        done = baserun.run(base, check, args.out, args.host)
+        done = baserun.run(base, check, out, args.host)
     except GateError as exc:
         print(
             f"note: the base run failed ({exc.message}); skips are attributed statically",

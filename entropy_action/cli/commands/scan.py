@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
@@ -15,6 +16,7 @@ from entropy_action.github import workflow
 
 if TYPE_CHECKING:
     from entropy_action.core.findings import Finding
+    from entropy_action.manifest import baseline
     from entropy_action.scan import ScanResult
 
 NAME = "scan"
@@ -39,11 +41,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from entropy_action.manifest import baseline  # noqa: PLC0415 (--help imports no model)
+
+    repo = baseline.check_all(args.manifest, args.base_ref, None)
+    for note in dict.fromkeys((*repo.notes, *(n for one in repo.checks for n in one.notes))):
+        print(note, file=sys.stderr)
+    findings: dict[str, Finding] = {}  # a file two properties share is scanned once a property
+    counted_any = False
+    for check in repo.checks:
+        counted_any |= _scan_one(args, check, findings, many=repo.many)
+    if args.json is not None:
+        _write_json(args.json, list(findings.values()))
+    return int(ExitCode.REJECTED if counted_any else ExitCode.OK)
+
+
+def _scan_one(
+    args: argparse.Namespace,
+    check: baseline.PinCheck,
+    seen: dict[str, Finding],
+    *,
+    many: bool,
+) -> bool:
+    """One property's scan, printed (its findings not already printed); whether any counts."""
     from entropy_action.scan import scan  # noqa: PLC0415 (--help imports no model)
 
-    check = baseline.check(args.manifest, args.base_ref, None)
-    for note in check.notes:
-        print(note, file=sys.stderr)
     result = scan(check)
     source = check.base or check.head
     if source is None:
@@ -51,19 +71,22 @@ def run(args: argparse.Namespace) -> int:
     constraints = source.manifest.constraints
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
-    if args.json is not None:
-        _write_json(args.json, result.findings)
     if result.errors:
         for error in result.errors[1:]:
             print(error, file=sys.stderr)
         more = f" (and {len(result.errors) - 1} more above)" if len(result.errors) > 1 else ""
         raise GateError(f"{result.errors[0]}{more}; the scan cannot check the patch")
     module = check.head.manifest.module if check.head is not None else None
-    print(render(result, module, strict=constraints.strict_baseline), end="")
+    fresh = [f for f in result.findings if f.model_dump_json() not in seen]
+    seen.update((f.model_dump_json(), f) for f in fresh)
+    if many:
+        print(f"property {source.property_id} ({module}):")
+    shown = dataclasses.replace(result, findings=tuple(fresh)) if many else result
+    print(render(shown, module, strict=constraints.strict_baseline), end="")
     counted = [f for f in result.findings if f.introduced or constraints.strict_baseline]
     if args.environ.get("GITHUB_ACTIONS") == "true":
-        print(workflow_annotations(result.findings, counted), end="")
-    return int(ExitCode.REJECTED if counted else ExitCode.OK)
+        print(workflow_annotations(fresh, counted), end="")
+    return bool(counted)
 
 
 def render(result: ScanResult, property_module: str | None, *, strict: bool) -> str:

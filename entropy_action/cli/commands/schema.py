@@ -18,9 +18,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def manifest_schema() -> str:
-    from entropy_action.manifest.pinfile import Manifest  # noqa: PLC0415 (--help imports no model)
+    """entropy.yaml in either form: one property (the seed's), or `properties:` (a list)."""
+    from pydantic import TypeAdapter  # noqa: PLC0415 (--help imports no model)
 
-    return json.dumps(Manifest.model_json_schema(), indent=2, sort_keys=True) + "\n"
+    from entropy_action.manifest.pinfile import (  # noqa: PLC0415 (--help imports no model)
+        Manifest,
+        ManifestList,
+    )
+
+    schema = TypeAdapter(Manifest | ManifestList).json_schema()
+    schema["oneOf"] = schema.pop("anyOf")  # the forms are disjoint: each refuses the other's keys
+    schema.update(
+        {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "entropy.yaml",
+            "description": "One property (property_id, module, pins) or many (properties).",
+        }
+    )
+    for name in ("Manifest", "ManifestList"):
+        schema["$defs"][name].pop("$schema", None)
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
 
 
 def verdict_schema() -> str:

@@ -26,6 +26,7 @@ HELP = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     options.add_manifest(parser)
+    options.add_property(parser)
     parser.add_argument(
         "--base-ref",
         required=True,
@@ -58,6 +59,7 @@ def _strength(args: argparse.Namespace, out: Path) -> int:
         namespaces=options.namespaces_allowed(args.environ),
         python=args.python,
         progress=lambda line: print(f"entropy-gate: {line}", file=sys.stderr, flush=True),
+        property_id=options.one_property(args),
     )
     result, notes = assess.run_strength(settings)
     for note in (*notes, *result.notes):

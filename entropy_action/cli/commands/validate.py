@@ -26,11 +26,24 @@ def run(args: argparse.Namespace) -> int:
 
     path: Path = args.manifest
     root = baseline.repo_root(path)
-    loaded = pinfile.load(path, repo_root=root, name=str(path))
+    loaded = pinfile.parse_file(pinfile.read(path, str(path)), str(path), root)
     for warning in loaded.warnings:
         print(warning, file=sys.stderr)
-    pins = loaded.manifest.pins.flat()
-    print(f"{path}: valid ({len(pins)} pins: {', '.join(pins)})")
+    if not loaded.many:
+        pins = loaded.views[0].manifest.pins.flat()
+        print(f"{path}: valid ({len(pins)} pins: {', '.join(pins)})")
+    else:
+        print(f"{path}: valid ({len(loaded.views)} properties)")
+        for view in loaded.views:
+            pins = view.manifest.pins.flat()
+            listed = f"{len(pins)} pins: {', '.join(pins)}"
+            print(f"  {view.property_id}: {view.manifest.module} ({listed})")
     if args.github_output:
-        options.set_output(args.environ, "property-id", loaded.manifest.property_id)
+        options.set_output(args.environ, "property-id", artifact_id(loaded.ids))
     return 0
+
+
+def artifact_id(ids: tuple[str, ...]) -> str:
+    """The name the workflow's artifacts carry for a manifest: its one property's id, or
+    the first id and how many follow (stable while the list's head stays)."""
+    return ids[0] if len(ids) == 1 else f"{ids[0]}-and-{len(ids) - 1}-more"

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from entropy_action.cli.commands import compare as compare_command
 from entropy_action.cli.options import MANIFEST_NAME
 from entropy_action.core.errors import GateError
-from entropy_action.core.layout import BASE_FOLDER
 from entropy_action.github import workflow
 
 if TYPE_CHECKING:
@@ -68,23 +67,14 @@ def run(args: argparse.Namespace) -> int:
             host_b=host_b,
             manifest=args.manifest,
             base_ref=args.base_ref or None,
-            base_a=base_run(host_a),
-            base_b=base_run(host_b),
             require_base=True,
+            bases_beside=True,
         )
     )
     print(summary.render_text(verdict), end="")
     compare_command.write_verdict(args.json, summary.render_json(verdict))
     publish_to_workflow(verdict, args.json, args.environ)
     return exit_code(verdict)
-
-
-def base_run(folder: Path) -> Path | None:
-    """FOLDER/base when it is a real folder inside FOLDER (never through a symlink)."""
-    candidate = folder / BASE_FOLDER
-    if folder.is_symlink() or candidate.is_symlink() or not candidate.is_dir():
-        return None
-    return candidate
 
 
 def publish_to_workflow(verdict: Verdict, json_path: Path, environ: Mapping[str, str]) -> None:
