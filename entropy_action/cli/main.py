@@ -19,6 +19,7 @@ from entropy_action.cli.commands import (
     gate,
     host_error,
     init,
+    matrix,
     publish,
     resolve_run,
     run,
@@ -46,6 +47,7 @@ COMMANDS: tuple[ModuleType, ...] = (
     cache_key,
     host_error,
     validate,
+    matrix,
     schema,
     init,
 )
