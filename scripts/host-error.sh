@@ -7,6 +7,8 @@
 # host-error command's inputs; empty in the failure step), and for the failure step the
 # outcomes of the action's steps (VALIDATE, PREPARE, CACHE_KEY_STEP, RUN) with the error lines
 # PREPARE_ERROR and RUN_ERROR that prepare-host.sh and run-host.sh leave as step outputs.
+# A leg of a list manifest (PROPERTIES: its ids, space-separated; LEG: its number) writes the
+# report into each of its properties' folders, its message naming the leg.
 # Sets the step output report-dir (the folder the host job uploads).
 set -euo pipefail
 case "${HOST:-}" in
@@ -28,5 +30,12 @@ if [ -z "$step" ]; then
     step="the action's run command"
   fi
 fi
-"$GATE" host-error --host "$HOST" --out "$out" --step "$step" --message "$message"
+args=(host-error --host "$HOST" --out "$out" --step "$step")
+read -r -a props <<< "${PROPERTIES:-}"  # ids: never globbed, never evaluated
+for id in "${props[@]}"; do args+=(--property "$id"); done
+if [ -n "${LEG:-}" ]; then
+  said=${message:-"the step failed; the log of the host job says why"}
+  message="leg $LEG of host $HOST: $said"
+fi
+"$GATE" "${args[@]}" --message "$message"
 echo "report-dir=$out" >> "$GITHUB_OUTPUT"

@@ -12,12 +12,14 @@ without following a symlink.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from entropy_action.core import git
 from entropy_action.core.errors import GateError
+from entropy_action.core.layout import HOST_JSON, PROPERTIES_FOLDER
 from entropy_action.evidence import bounded, hostreport
 
 MAX_EVENT = 64 * 1024 * 1024  # bytes of $GITHUB_EVENT_PATH (as publisher reads it)
@@ -72,20 +74,46 @@ def _shown(value: object) -> str:
 
 
 def reported_commit(host_a: Path, host_b: Path) -> str:
-    """The commit both hosts' host.json name (untrusted: read as data, never through a link)."""
-    commits = []
+    """The commit both hosts' host.json name (untrusted: read as data, never through a link).
+    A host of a manifest that lists its properties holds one report per property,
+    DIR/properties/ID (its legs' artifacts merged): every host.json there must name the same
+    commit; a property without one (its leg failed or uploaded nothing) is left to the
+    verdict, which judges it invalid."""
+    named: dict[str, list[tuple[Path, str]]] = {}
     for label, folder in (("A", host_a), ("B", host_b)):
         if folder.is_symlink():
             raise GateError(f"{folder}: host {label}'s folder is a symbolic link; never followed")
-        info = hostreport.read_info(folder / "host.json")
-        if info.commit is None:
-            raise GateError(f"{folder / 'host.json'}: names no commit (field 'commit')")
-        commits.append(info.commit)
-    if commits[0] != commits[1]:
-        raise GateError(
-            f"{host_b / 'host.json'}: host B ran commit {commits[1]}, host A ran {commits[0]}"
-        )
-    return commits[0]
+        named[label] = [(path, _commit(path)) for path in _host_jsons(folder)]
+    first_path, first = named["A"][0]
+    for label in ("A", "B"):
+        for path, commit in named[label]:
+            if commit != first:
+                raise GateError(f"{path}: host {label} ran commit {commit}, {first_path} {first}")
+    return first
+
+
+def _host_jsons(folder: Path) -> list[Path]:
+    """FOLDER/host.json, or each FOLDER/properties/ID/host.json when the folder has none."""
+    properties = folder / PROPERTIES_FOLDER
+    if (folder / HOST_JSON).exists() or folder.is_symlink() or not properties.is_dir():
+        return [folder / HOST_JSON]
+    if properties.is_symlink():
+        raise GateError(f"{properties}: a symbolic link; never followed")
+    found = [
+        entry / HOST_JSON
+        for entry in sorted(properties.iterdir())
+        if not entry.is_symlink() and entry.is_dir() and os.path.lexists(entry / HOST_JSON)
+    ]
+    if not found:
+        raise GateError(f"{properties}: no property's host.json (every leg failed to report)")
+    return found
+
+
+def _commit(path: Path) -> str:
+    info = hostreport.read_info(path)
+    if info.commit is None:
+        raise GateError(f"{path}: names no commit (field 'commit')")
+    return info.commit
 
 
 def bind(root: Path, commit: str, head: str, base_branch: str) -> Resolved:

@@ -155,3 +155,34 @@ def count_tests(source: str) -> int:
                 for item in node.body
             )
     return max(found, 1)
+
+
+MAX_MATRIX_BYTES = 1 << 20
+
+
+def carried(text: str) -> dict[str, int]:
+    """Which leg carried each property, from a `matrix` JSON (the check job's output, which
+    the verdict job takes to name the leg behind a missing folder); GateError on anything
+    that is not one."""
+    import json  # noqa: PLC0415 (only the verdict reads a matrix)
+
+    if len(text.encode()) > MAX_MATRIX_BYTES:
+        raise GateError(f"--matrix: {len(text.encode())} bytes; the limit is {MAX_MATRIX_BYTES}")
+    try:
+        loaded = json.loads(text)
+    except ValueError as exc:
+        raise GateError(f"--matrix: not JSON ({exc})") from None
+    include = loaded.get("include") if isinstance(loaded, dict) else None
+    if not isinstance(include, list) or len(include) > MAX_JOBS:
+        raise GateError(f"--matrix: not a matrix (an object with 'include', at most {MAX_JOBS})")
+    legs: dict[str, int] = {}
+    for i, entry in enumerate(include):
+        fields = entry if isinstance(entry, dict) else {}
+        host, leg, ids = fields.get("host"), fields.get("leg"), fields.get("properties")
+        if host not in HOSTS or not isinstance(leg, str) or not leg.isdigit():
+            raise GateError(f"--matrix: include[{i}]: needs host a or b and a leg number")
+        if not isinstance(ids, str):
+            raise GateError(f"--matrix: include[{i}]: properties must be a string")
+        for property_id in ids.split():
+            legs.setdefault(property_id, int(leg))
+    return legs

@@ -181,13 +181,14 @@ def test_the_trusted_workflow_judges_and_never_takes_a_verdict_file() -> None:
     assert checkout["uses"].startswith("actions/checkout@")
     assert checkout["with"] == {"persist-credentials": False, "fetch-depth": 0}  # no ref: base
     downloads = [s for s in steps if str(s.get("uses", "")).startswith("actions/download")]
-    assert [d["with"]["name"] for d in downloads] == [
-        "entropy-gate-${{ inputs.property-id }}-host-a",
-        "entropy-gate-${{ inputs.property-id }}-host-b",
+    assert [(d["with"]["pattern"], d["with"]["merge-multiple"]) for d in downloads] == [
+        ("entropy-gate-${{ inputs.property-id }}-host-a-*", True),  # every leg of host A
+        ("entropy-gate-${{ inputs.property-id }}-host-b-*", True),
     ]
     assert {d["with"]["run-id"] for d in downloads} == {"${{ github.event.workflow_run.id }}"}
     commands = [s["with"]["command"] for s in steps if s.get("uses") == f"{OWN_ACTION}@v1"]
-    assert commands == ["resolve-run", "verdict", "publish"]
+    assert commands == ["resolve-run", "matrix", "verdict", "publish"]
+    assert steps[-2]["with"]["matrix"] == "${{ steps.legs.outputs.matrix }}"
     verdict, publish = steps[-2], steps[-1]
     assert verdict["with"]["base-ref"] == "${{ steps.resolve.outputs.base }}"
     assert verdict["with"]["manifest"] == "${{ steps.resolve.outputs.resolved-manifest }}"
@@ -199,7 +200,8 @@ def test_the_trusted_workflow_judges_and_never_takes_a_verdict_file() -> None:
 def test_the_hosts_workflow_posts_nothing() -> None:
     steps = _steps(_load(WORKFLOWS / "entropy-gate-hosts.yml"))
     commands = [s["with"]["command"] for s in steps if s.get("uses") == f"{OWN_ACTION}@v1"]
-    assert commands == ["run", "host-error"]  # a host's own run, and its error report
+    # the legs read from the manifest, a leg's own run, and its error report
+    assert commands == ["matrix", "run", "host-error"]
 
 
 @pytest.mark.parametrize(

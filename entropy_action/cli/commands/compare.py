@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -80,6 +80,7 @@ class Inputs:
     require_base: bool = False  # the workflow's verdict: no base ref is invalid, never a pass
     bases_beside: bool = False  # each property's base run is in its folder's base/ (verdict)
     properties: tuple[str, ...] = ()  # judge only these (--property); default: every one
+    legs: Mapping[str, int] = dataclasses.field(default_factory=dict)  # property -> its leg
 
 
 def run(args: argparse.Namespace) -> int:
@@ -194,14 +195,36 @@ def _folders(inputs: Inputs, property_id: str | None) -> judge.Dossier:
         base_b = base_beside(host_b) if host_b is not None else None
     else:
         base_a, base_b = inside(inputs.base_a), inside(inputs.base_b)
+    lost = lost_legs(inputs.legs.get(property_id or ""), property_id, host_a, host_b)
     return judge.Dossier(
         host_a=host_a,
         host_b=host_b,
         base_a=base_a,
         base_b=base_b,
-        invalid=inputs.invalid,
+        invalid=(*inputs.invalid, *lost),
         require_base=inputs.require_base,
     )
+
+
+def lost_legs(
+    leg: int | None, property_id: str | None, host_a: Path, host_b: Path | None
+) -> list[str]:
+    """For a property whose leg is known (verdict --matrix): a host where its folder holds no
+    report names the leg that should have brought it (the judge then says it once)."""
+    from entropy_action.evidence import hosterror  # noqa: PLC0415 (--help imports no model)
+
+    if leg is None or property_id is None:
+        return []
+    lost = []
+    for label, folder in (("a", host_a), ("b", host_b)):
+        why = hosterror.unreported(folder) if folder is not None else None
+        if why is not None:
+            lost.append(
+                f"host {label.upper()}: {why}: leg {leg} of host {label} carried property "
+                f"{property_id} and uploaded no report for it (the leg failed before its "
+                "upload, was cancelled or was skipped)"
+            )
+    return lost
 
 
 def base_beside(folder: Path) -> Path | None:

@@ -49,6 +49,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json", type=Path, required=True, metavar="FILE", help="write the verdict JSON here"
     )
+    parser.add_argument(
+        "--matrix",
+        metavar="JSON",
+        help="the check job's matrix output (entropy-gate matrix): a property missing on a "
+        "host is named with the leg that carried it",
+    )
     parser.epilog = (
         "Under GitHub Actions it appends the summary to $GITHUB_STEP_SUMMARY and sets the step "
         "outputs classification, merge (true/false) and verdict-path via $GITHUB_OUTPUT.\n\n"
@@ -57,10 +63,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from entropy_action.manifest import legs  # noqa: PLC0415 (--help imports no model)
     from entropy_action.render import summary  # noqa: PLC0415 (--help imports no model)
     from entropy_action.verdict.classify import exit_code  # noqa: PLC0415 (--help imports no model)
 
     host_a, host_b = args.host_a, args.host_b
+    carried = legs.carried(args.matrix) if args.matrix else {}
     verdict = compare_command.judge_reports(
         compare_command.Inputs(
             host_a=host_a,
@@ -69,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
             base_ref=args.base_ref or None,
             require_base=True,
             bases_beside=True,
+            legs=carried,
         )
     )
     print(summary.render_text(verdict), end="")
