@@ -298,3 +298,46 @@ def test_outputs_outside_a_workflow_are_a_usage_error(
     done = resolve(pr)
     assert done.code == 2
     assert "GITHUB_OUTPUT" in done.err
+
+
+def _list_hosts(tmp_path: Path, commits: dict[str, tuple[str | None, str | None]]) -> None:
+    """Host folders of a list manifest, the legs merged: properties/ID/host.json per
+    property, (commit on host A, commit on host B); None: that host has no report for it."""
+    for label in "ab":
+        folder = tmp_path / f"host-{label}"
+        for name in ("host.json", "junit.xml"):
+            (folder / name).unlink(missing_ok=True)
+        for pid, pair in commits.items():
+            commit = pair[0] if label == "a" else pair[1]
+            if commit is not None:
+                info = host_info(label, "/w", commit=commit)
+                write_host(folder / "properties" / pid, info, b"<x/>")
+
+
+def test_a_list_manifests_legs_bind_the_commit_every_property_names(pr: Pr, tmp_path: Path) -> None:
+    _list_hosts(tmp_path, {"p1": (pr.head, pr.head), "p2": (pr.head, pr.head)})
+    done = resolve(pr)
+    assert done.code == 0, done.err
+    assert outputs(pr)["commit"] == pr.head
+
+
+def test_a_property_whose_leg_reported_nothing_is_left_to_the_verdict(
+    pr: Pr, tmp_path: Path
+) -> None:
+    _list_hosts(tmp_path, {"p1": (pr.head, pr.head), "p2": (pr.head, None)})
+    done = resolve(pr)
+    assert done.code == 0, done.err  # the verdict judges p2 invalid: no folder on host B
+
+
+def test_one_leg_on_another_commit_is_refused(pr: Pr, tmp_path: Path) -> None:
+    _list_hosts(tmp_path, {"p1": (pr.head, pr.head), "p2": (pr.head, pr.merge)})
+    refused(resolve(pr), pr, "properties/p2/host.json", "host B ran commit", pr.merge)
+
+
+def test_a_host_with_no_propertys_report_is_refused(pr: Pr, tmp_path: Path) -> None:
+    _list_hosts(tmp_path, {"p1": (pr.head, None)})
+    refused(resolve(pr), pr, "host-b/host.json", "no such file")  # no leg uploaded at all
+    failed = tmp_path / "host-b" / "properties" / "p1"
+    failed.mkdir(parents=True)
+    (failed / "error.json").write_text('{"format": 1}', encoding="utf-8")  # a failed leg's
+    refused(resolve(pr), pr, "host-b/properties", "no property's host.json")
