@@ -8,6 +8,7 @@ import hashlib
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -152,19 +153,19 @@ def test_a_broken_manifest_gives_no_matrix(repo: Repo) -> None:
     assert "entropy.yaml" in done.err
 
 
-def _verdict(repo: Repo, *extra: str) -> dict[str, object]:
+def _verdict(repo: Repo, *extra: str) -> dict[str, Any]:
     place = repo.path.parent
     out = place / "verdict.json"
     done = repo.cli(
         "verdict", "--host-a", str(place / "host-a"), "--host-b", str(place / "host-b"),
         "--base-ref", "HEAD~1", "--json", str(out), *extra,
     )  # fmt: skip
-    verdict: dict[str, object] = json.loads(out.read_text(encoding="utf-8"))
+    verdict: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
     assert done.code == (0 if verdict["classification"] == "merge_candidate" else 2), done.err
     return verdict
 
 
-def _by_id(verdict: dict[str, object]) -> dict[str, str]:
+def _by_id(verdict: dict[str, Any]) -> dict[str, str]:
     listed = verdict["properties"]
     assert isinstance(listed, list)
     return {p["property_id"]: p["verdict"]["classification"] for p in listed}
@@ -178,7 +179,7 @@ def test_the_merged_legs_are_judged_and_the_lost_leg_is_named(repo: Repo) -> Non
         "beta": "merge_candidate",
         "gamma": "invalid",
     }
-    reasons = [r for r in verdict["reasons"] if r.startswith("property gamma: ")]  # type: ignore[union-attr]
+    reasons = [r for r in verdict["reasons"] if r.startswith("property gamma: ")]
     assert reasons[0] == (
         "property gamma: invalid input: host B: no report folder gamma: leg 2 of host b carried "
         "property gamma and uploaded no report for it (the leg failed before its upload, was "
@@ -190,7 +191,7 @@ def test_the_merged_legs_are_judged_and_the_lost_leg_is_named(repo: Repo) -> Non
 def test_without_the_matrix_the_lost_property_is_named_by_host(repo: Repo) -> None:
     verdict = _verdict(repo)
     assert _by_id(verdict)["gamma"] == "invalid"
-    reasons = " ".join(r for r in verdict["reasons"] if r.startswith("property gamma: "))  # type: ignore[union-attr]
+    reasons = " ".join(r for r in verdict["reasons"] if r.startswith("property gamma: "))
     assert "host B: no report folder gamma" in reasons
     assert "leg" not in reasons
 
@@ -240,7 +241,7 @@ def test_a_failed_legs_error_report_lands_in_each_of_its_properties(repo: Repo) 
     assert not (out / "properties" / "beta" / "error.json").exists()  # its own report stands
     assert "left as it is" in done.out
     verdict = _verdict(repo)
-    reasons = [r for r in verdict["reasons"] if r.startswith("property alpha: ")]  # type: ignore[union-attr]
+    reasons = [r for r in verdict["reasons"] if r.startswith("property alpha: ")]
     assert any("leg 1 of host b: the install input failed" in r for r in reasons), reasons
     assert _by_id(verdict)["beta"] == "merge_candidate"
 
