@@ -9,6 +9,13 @@ runs; each run's wall time is its critical path (act runs the jobs as the `needs
 allows), and the per-job times come from act's JSON log. Prints the median of the ratios.
 
     python bench/bench_workflow.py [--repeat 3] [--smoke]
+    python bench/bench_workflow.py --properties [--repeat 3]
+
+--properties (issue 21): the repository of tests/support/many_sample.py (20 properties in
+three session groups), gated with the default 4 legs per host and with 1 (every property in
+one job per host), against the reusable workflow on one of its properties alone (the
+one-property form). Prints each variant's critical path (median), the longest host leg of
+each run, and the growth over the single property next to that leg.
 
 Needs what the act end-to-end test needs (act, the offline actions kit, Python 3.11 and 3.12;
 see tests/e2e_kit.py); without them it says what is missing and exits 2.
@@ -69,12 +76,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--smoke", action="store_true", help="one pair")
+    parser.add_argument(
+        "--properties", action="store_true", help="20 properties in legs vs one property"
+    )
     args = parser.parse_args(argv)
     missing = e2e_kit.missing_prerequisites()
     if missing:
         print(f"bench_workflow needs {'; '.join(missing)}", file=sys.stderr)
         return 2
     repeat = 1 if args.smoke else args.repeat
+    if args.properties:
+        return _properties(repeat)
     with tempfile.TemporaryDirectory(prefix="bench-workflow-") as tmp:
         root = Path(tmp)
         world = _world(root)
@@ -104,14 +116,80 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+LEGS = """\
+name: {name}
+on: pull_request
+permissions: {{}}
+jobs:
+  entropy-gate:
+    uses: entropy-gate/entropy-gate/.github/workflows/entropy-gate.yml@v1
+    permissions: {{contents: read, checks: write}}
+    with:
+      manifest: {manifest}
+      legs-per-host: {legs}
+      cache-base-evidence: false
+      install: python -m pip install pytest
+"""
+VARIANTS = {  # workflow -> (manifest, legs per host)
+    "single.yml": ("single.yaml", 1),
+    "legs-4.yml": ("entropy.yaml", 4),
+    "legs-1.yml": ("entropy.yaml", 1),
+}
+
+
+def _properties(repeat: int) -> int:
+    from tests.support import many_sample  # noqa: PLC0415
+
+    with tempfile.TemporaryDirectory(prefix="bench-workflow-properties-") as tmp:
+        root = Path(tmp)
+        workflows = root / "workflows"
+        workflows.mkdir()
+        for name, (manifest, legs) in VARIANTS.items():
+            text = LEGS.format(name=name.removesuffix(".yml"), manifest=manifest, legs=legs)
+            (workflows / name).write_text(text, encoding="utf-8")
+        world = World(root, sample=many_sample.sample(root / "sample", workflows))
+        runs: dict[str, list[dict[str, float]]] = {name: [] for name in VARIANTS}
+        counter = iter(range(1_000))
+        for index in range(repeat):  # the order rotates, so no variant always goes first
+            order = list(VARIANTS)[index % 3 :] + list(VARIANTS)[: index % 3]
+            for name in order:
+                folder = root / f"run-{next(counter)}"
+                runs[name].append(_act(world, name, folder, rejects=name != "single.yml"))
+    print(benchlib.load_note())
+    print("20 properties (3 session groups) vs 1; act on this machine, every job on 2 cores")
+    single = statistics.median(r["(critical path)"] for r in runs["single.yml"])
+    for name, measured in runs.items():
+        path = statistics.median(r["(critical path)"] for r in measured)
+        longest = statistics.median(_longest_leg(r) for r in measured)
+        print(
+            f"{name:<12} critical path median {path:7.1f} s over {len(measured)} run(s); "
+            f"longest host leg {longest:6.1f} s; growth over one property {path - single:+7.1f} s"
+        )
+    for name, measured in runs.items():
+        print(f"-- {name}: per job, median of {len(measured)} run(s)")
+        for job in sorted({j for run in measured for j in run if not j.startswith("  ")}):
+            values = [run[job] for run in measured if job in run]
+            print(f"   {job:<60} {statistics.median(values):7.1f} s")
+    return 0
+
+
+def _longest_leg(jobs: dict[str, float]) -> float:
+    """The longest host job of a run (act names them `host a leg 1` and so on)."""
+    legs = [s for job, s in jobs.items() if "host a leg" in job or "host b leg" in job]
+    return max(legs, default=0.0)
+
+
 class World:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, sample: object | None = None) -> None:
         self.kit = e2e_kit.kit_dir()
         self.wheels = e2e_kit.wheelhouse(root / "wheelhouse")
         self.toolcache = root / "toolcache"
         e2e_kit.tool_cache(self.toolcache, self.wheels, with_pytest=False)
         e2e_kit.serialize_pip(self.toolcache)
         self.project = e2e_kit.project_copy(root / "entropy-gate")
+        if sample is not None:
+            self.sample = sample
+            return
         workflows = root / "workflows"
         workflows.mkdir()
         (workflows / "gate.yml").write_text(GATE, encoding="utf-8")
@@ -123,20 +201,22 @@ def _world(root: Path) -> World:
     return World(root)
 
 
-def _act(world: World, workflow: str, folder: Path) -> dict[str, float]:
-    """One act run: seconds per job (first to last log line) and the whole run's wall time."""
+def _act(world: World, workflow: str, folder: Path, *, rejects: bool = False) -> dict[str, float]:
+    """One act run: seconds per job (first to last log line) and the whole run's wall time.
+    `rejects`: the verdict may reject (act then exits 1), as long as one was reached."""
     folder.mkdir()
     api = e2e_kit.ApiServer.start(folder)
     try:
         run = e2e_kit.run_act(
-            world.sample, workflow, folder, kit=world.kit, project=world.project, api=api,
+            world.sample, workflow, folder, kit=world.kit, project=world.project, api=api,  # type: ignore[arg-type]
             toolcache=world.toolcache, wheels=world.wheels, cache_server=folder / "cache",
-            venv_cache=False, extra=("--json",),
+            venv_cache=False, extra=("--json",), event_file=world.sample.event,  # type: ignore[attr-defined]
         )  # fmt: skip
     finally:
         api.stop()
     (folder / "act.log").write_text(run.log, encoding="utf-8")
-    if run.code != 0:
+    reached = rejects and run.code == 1 and "entropy-gate verdict: " in run.log
+    if run.code != 0 and not reached:
         tail = "\n".join(run.log.splitlines()[-25:])
         raise SystemExit(f"act {workflow} failed ({run.code}); the log ends:\n{tail}")
     spans: dict[str, list[float]] = defaultdict(list)

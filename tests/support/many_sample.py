@@ -24,6 +24,19 @@ PARIS = IDS[12:16]  # their own tz
 SEEDED = IDS[16:]  # their own rng_seed
 
 
+SINGLE = """\
+version: 1
+property_id: p01
+module: tests/test_p01.py
+pins:
+  clock_unix: 1700000000
+  rng_seed: 11
+  tz: UTC
+run:
+  pytest_args: ["-o", "addopts=", "-q", "-p", "no:cacheprovider"]
+"""  # one of the properties in the one-property form (bench/bench_workflow.py --properties)
+
+
 def manifest(prefix: str = "p") -> str:
     lines = [
         "version: 1",
@@ -64,6 +77,7 @@ def files() -> dict[str, str]:
     found = {
         "entropy.yaml": manifest(),
         "lostleg.yaml": manifest("q"),
+        "single.yaml": SINGLE,
         "calc.py": "def add(a, b):\n    return a + b\n",
         "conftest.py": (
             "import sys, pathlib\nsys.path.insert(0, str(pathlib.Path(__file__).parent))\n"
