@@ -33,7 +33,7 @@ fi
 args=(host-error --host "$HOST" --out "$out" --step "$step")
 read -r -a props <<< "${PROPERTIES:-}"  # ids: never globbed, never evaluated
 for id in "${props[@]}"; do args+=(--property "$id"); done
-if [ -n "${LEG:-}" ]; then
+if [ -n "${LEG:-}" ] && [ "${#props[@]}" -gt 0 ]; then  # a leg of a list: name it
   said=${message:-"the step failed; the log of the host job says why"}
   message="leg $LEG of host $HOST: $said"
 fi

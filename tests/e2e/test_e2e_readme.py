@@ -137,7 +137,7 @@ def test_the_readme_workflow_as_written_passes_a_docs_patch(tmp_path: Path) -> N
     assert posted["entropy-gate"]["head_sha"] == head
     assert re.search(r"entropy-gate verdict: merge_candidate", run.log)
     # The default install: the test extra, on both hosts.
-    host = r"^\[entropy-gate/entropy-gate/host ([ab])-\d\s*\]\s+\| "
+    host = r"^\[entropy-gate/entropy-gate/host ([ab]) leg \d+-\d+\s*\]\s+\| "
     installs = re.findall(
         host + r"entropy-gate: installing the project under test: pip install -e '\.\[test\]'",
         run.log,
@@ -145,9 +145,9 @@ def test_the_readme_workflow_as_written_passes_a_docs_patch(tmp_path: Path) -> N
     )
     assert sorted(installs) == ["a", "b"], run.log[-8000:]
     # One build per runner image: check packs, host A and the verdict unpack, host B builds.
-    job = r"^\[entropy-gate/entropy-gate/(\w[\w ]*?)(?:-\d)?\s*\]\s+\| entropy-gate: venv "
+    job = r"^\[entropy-gate/entropy-gate/(\w[\w ]*?)(?:-\d+)?\s*\]\s+\| entropy-gate: venv "
     packed = re.findall(job + "packed", run.log, re.M)
     unpacked = re.findall(job + "unpacked", run.log, re.M)
     assert packed == ["pins and silencing scan"], packed
-    assert sorted(unpacked) == ["host a", "verdict"], unpacked
+    assert sorted(unpacked) == ["host a leg 1", "verdict"], unpacked
     shutil.rmtree(tmp_path / "cache-server", ignore_errors=True)

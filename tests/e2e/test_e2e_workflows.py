@@ -156,7 +156,7 @@ def test_every_demo_row_reaches_its_check_run(
     assert run.code != 0, "act must fail: seven verdict jobs failed"
     # Host B's interpreter lacked time-machine: the action installed it from the hashed lock.
     assert re.search(
-        r"^\[[\w-]+/entropy-gate/host b-2\s*\].*installing time-machine", run.log, re.M
+        r"^\[[\w-]+/entropy-gate/host b leg 1-2\s*\].*installing time-machine", run.log, re.M
     )
 
 
@@ -178,7 +178,7 @@ DTD = b'<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><testsuites>&e;</t
 def _saved_keys(log: str) -> dict[tuple[str, str], str]:
     """(caller job, host) -> the digest its host job saved the base evidence under."""
     found = re.findall(
-        r"^\[([\w-]+)/entropy-gate/host ([ab])-\d\s*\]\s+\| Cache saved with key: "
+        r"^\[([\w-]+)/entropy-gate/host ([ab]) leg \d+-\d+\s*\]\s+\| Cache saved with key: "
         r"entropy-gate-base-run-([0-9a-f]{64})$",
         log,
         re.MULTILINE,
@@ -193,7 +193,7 @@ def _summary_lines(body: dict[str, Any]) -> list[str]:
 
 
 def _job_log(log: str, job: str, host: str) -> str:
-    prefix = re.compile(rf"^\[{job}/entropy-gate/host {host}-\d\s*\]")
+    prefix = re.compile(rf"^\[{job}/entropy-gate/host {host} leg \d+-\d+\s*\]")
     return "\n".join(line for line in log.splitlines() if prefix.match(line))
 
 

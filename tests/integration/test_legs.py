@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -270,3 +273,61 @@ def test_a_leg_of_several_properties_has_one_cache_key_over_theirs(repo: Repo) -
     digests = sorted(k.removeprefix(PREFIX) for k in (alpha, beta))
     combined = hashlib.sha256("".join(f"{d}\n" for d in digests).encode()).hexdigest()
     assert key("alpha", "beta") == key("beta", "alpha") == LEG_PREFIX + combined
+
+
+def _script(
+    repo: Repo, name: str, **env: str
+) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:
+    """scripts/NAME as the action's step runs it (inputs in the environment only)."""
+    place = repo.path.parent
+    gate = place / "gate"
+    gate.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m entropy_action "$@"\n', "utf-8")
+    gate.chmod(0o755)
+    output = place / f"{name}.output"
+    output.write_text("", encoding="utf-8")
+    environ = {
+        "PATH": os.environ["PATH"], "GATE": str(gate), "GITHUB_OUTPUT": str(output),
+        "RUNNER_TEMP": str(place / "runner-temp"), "MANIFEST": "entropy.yaml", **env,
+    }  # fmt: skip
+    script = Path(__file__).resolve().parents[2] / "scripts" / name
+    done = subprocess.run(
+        ["bash", str(script)], cwd=repo.path, env=environ, capture_output=True, text=True,
+        check=False, timeout=300,
+    )  # fmt: skip
+    text = output.read_text(encoding="utf-8")
+    simple = dict(
+        line.split("=", 1) for line in text.splitlines() if "=" in line and "<<" not in line
+    )
+    return done, {**simple, **_outputs(text)}
+
+
+def test_a_legs_run_files_its_base_runs_under_the_legs_cache_key(repo: Repo) -> None:
+    key = repo.cli("cache-key", "--base-ref", "HEAD~1", "--host", "a", "--python", sys.executable,
+                   "--property", "alpha", "--property", "beta").out.strip()  # fmt: skip
+    assert key.startswith(LEG_PREFIX)
+    out = repo.path.parent / "leg-1"
+    done, outputs = _script(
+        repo, "run-host.sh", HOST="a", BASE_REF="HEAD~1", PYTHON_IN=sys.executable,
+        REPORT_DIR=str(out), CACHE_KEY=key, EVIDENCE_DIR=".ev", PROPERTIES="alpha beta",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert sorted(p.name for p in (out / "properties").iterdir()) == ["alpha", "beta"]
+    assert outputs["cached"] == "true"
+    assert outputs["key"] == key  # the save files the entry the next push restores
+
+
+def test_a_failed_legs_step_names_the_leg_in_each_of_its_properties(repo: Repo) -> None:
+    out = repo.path.parent / "failed-leg"
+    done, outputs = _script(
+        repo, "host-error.sh", HOST="b", REPORT_DIR=str(out), STEP="install the project",
+        LEG="2", PROPERTIES="gamma",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert outputs["report-dir"] == str(out)
+    error = json.loads((out / "properties" / "gamma" / "error.json").read_text("utf-8"))
+    assert error["message"] == "leg 2 of host b: the step failed; the log of the host job says why"
+    assert not (out / "error.json").exists()
+    # a one-property manifest's leg: the folder itself, no leg in the message
+    done, _ = _script(repo, "host-error.sh", HOST="b", REPORT_DIR=str(out), STEP="s", LEG="1")
+    assert done.returncode == 0, done.stderr
+    assert "leg" not in json.loads((out / "error.json").read_text("utf-8"))["message"]
