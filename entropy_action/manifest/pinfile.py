@@ -698,6 +698,11 @@ def _message(error: Any, path: tuple[str | int, ...]) -> str:
     where = safe_yaml.dotted(path)
     kind = error["type"]
     if kind == "extra_forbidden":
+        if path in (("property_id",), ("module",)):
+            return (
+                f"unknown key {where!r} (a manifest that lists properties names each one's "
+                "under properties:)"
+            )
         return f"unknown key {where!r}{_suggest(path)}"
     if kind == "missing":
         return f"missing required key {where!r}"
@@ -723,7 +728,10 @@ def _suggest(path: tuple[str | int, ...]) -> str:
         if nested is None:
             return ""
         model = nested
-    close = difflib.get_close_matches(str(path[-1]), list(model.model_fields), n=1)
+    names = list(model.model_fields)
+    if len(path) == 1:
+        names += [name for name in ManifestList.model_fields if name not in names]
+    close = difflib.get_close_matches(str(path[-1]), names, n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
