@@ -300,3 +300,30 @@ def test_a_broken_list_at_the_head_cannot_pass(repo: Repo) -> None:
     assert verdict.pins_intact is False
     text = json.dumps(verdict.model_dump(mode="json"))
     assert "duplicate key 'pins.rng_seed'" in text
+
+
+def test_a_host_that_stopped_before_any_property_leads_each_with_its_cause(repo: Repo) -> None:
+    base = repo.git("rev-parse", "HEAD")
+    host_a, host_b = repo.path.parent / "host-a", repo.path.parent / "host-b"
+    assert repo.cli("run", "--host", "a", "--out", str(host_a), "--manifest", "gone.yaml").code == 2
+    assert sorted(p.name for p in host_a.iterdir()) == ["error.json"]
+    assert repo.cli("run", "--host", "b", "--isolate", "--out", str(host_b)).code == 0
+    result = repo.cli(
+        "verdict",
+        "--host-a",
+        str(host_a),
+        "--host-b",
+        str(host_b),
+        "--base-ref",
+        base,
+        "--json",
+        "v.json",
+    )
+    assert result.code == 2
+    verdict = _verdict(repo.path / "v.json")
+    assert _by_id(verdict) == dict.fromkeys(("alpha", "beta", "gamma"), "invalid")
+    for prop in verdict.properties or []:
+        assert prop.verdict.reasons[0] == (
+            "invalid input: host A could not run: gone.yaml: no such file (write an "
+            "entropy.yaml: entropy-gate init drafts one) (step: entropy-gate run)"
+        )
