@@ -98,7 +98,7 @@ def test_validate_names_a_missing_module_at_its_entry(repo: Repo) -> None:
     repo.remove("tests/test_b.py")
     result = repo.cli("validate")
     assert result.code == 2
-    assert "entropy.yaml:10: module 'tests/test_b.py' does not exist in the repository" in (
+    assert "entropy.yaml:10: property 'beta': module 'tests/test_b.py' does not exist" in (
         result.err
     )
 

@@ -135,7 +135,8 @@ def test_an_unknown_key_in_an_entry_is_suggested_against_the_entrys_model() -> N
 def test_an_unquoted_umask_in_an_entry_is_refused_at_its_line() -> None:
     text = LIST.replace("      rng_seed: 7\n", "      rng_seed: 7\n      umask: 0022\n")
     assert _problems(text) == [
-        'entropy.yaml:21: properties[2].pins.umask must be a quoted string such as "0022": '
+        "entropy.yaml:21: property 'gamma': properties[2].pins.umask must be a quoted string "
+        'such as "0022": '
         "YAML reads an unquoted 0022 as the integer 18 (here it read 18)"
     ]
 
