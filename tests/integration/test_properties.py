@@ -327,3 +327,32 @@ def test_a_host_that_stopped_before_any_property_leads_each_with_its_cause(repo:
             "invalid input: host A could not run: gone.yaml: no such file (write an "
             "entropy.yaml: entropy-gate init drafts one) (step: entropy-gate run)"
         )
+
+
+SINGLE = """\
+version: 1
+property_id: alpha
+module: tests/test_a.py
+pins:
+  clock_unix: 1700000000
+  rng_seed: 11
+  tz: UTC
+"""
+
+
+def test_the_one_property_form_grows_into_a_list_and_back(repo: Repo) -> None:
+    """From the seed's form to a list keeping its property (and adding one) is intact; from
+    the list back to the seed's form drops the others: a pin mutation."""
+    repo.write("entropy.yaml", SINGLE)
+    single = repo.commit("the seed's form")
+    repo.write("entropy.yaml", MANIFEST)
+    result = repo.cli("check-pins", "--base-ref", single)
+    assert (result.code, result.out) == (0, f"pins intact against {single}:entropy.yaml\n")
+    listed = repo.commit("a list")
+    repo.write("entropy.yaml", SINGLE)
+    result = repo.cli("check-pins", "--base-ref", listed)
+    assert result.code == 1
+    assert [line.split(": property ")[1][:6] for line in result.out.splitlines()[:2]] == [
+        "'beta'",
+        "'gamma",
+    ]
