@@ -8,10 +8,11 @@ renders it (headings one level down). A passing property's section is collapsed 
 
 GitHub takes at most 65,535 characters in a check run's output.summary (and as many in
 output.text). `fit` keeps the summary within a limit by leaving out, in this order: the
-passing properties' collapsed sections; then the failing sections, least severe first, each
-shortened to its heading; then the passing rows of the table; then those headings, named in
-one line. It always says what it left out and where the whole verdict is; what it left out,
-in full, is `Fitted.details` (the check run's output.text). Rendering only.
+passing properties' collapsed sections; then the failing sections that do not decide, least
+severe first, each shortened to its heading; then the passing rows of the table; then those
+headings, named in one line; then the table's rows that do not decide; and only then the
+deciding sections, the same way. It says what it left out and where the whole verdict is;
+what it left out, in full, is `Fitted.details` (the check run's output.text). Rendering only.
 """
 
 from __future__ import annotations
@@ -45,6 +46,19 @@ class _Section:
     passing: bool
     state: str = "full"  # "full", "stub" (its heading and a note) or "gone" (named at the end)
     stub: list[str] = field(default_factory=list)
+    full_size: int = -1
+
+    def size(self) -> int:
+        if self.state == "stub":
+            return _size(self.stub)  # three lines
+        if self.full_size < 0:
+            self.full_size = _size(self.full)
+        return self.full_size
+
+
+def _size(block: list[str]) -> int:
+    """What `block` adds to `markdown.join`: its lines and the blank line after it."""
+    return sum(len(line) + 1 for line in block) + 1 if block else 0
 
 
 def fit(verdict: Verdict, limit: int | None = None, *, where: str = WHERE) -> Fitted:
@@ -71,12 +85,14 @@ class _Layout:
     ) -> None:
         self.verdict, self.ordered, self.sections, self.where = verdict, ordered, sections, where
         self.passing_bodies = True
-        self.passing_rows = True
+        self.rows = "all"  # the table's rows: "all", "failing", or "deciding" only
+        self.row_text = {id(p): _row(p) for p in ordered}
+        self.head = _headline(verdict, ordered)
 
     def blocks(self) -> list[list[str]]:
         shown = [s for s in self.sections if not s.passing or self.passing_bodies]
         return [
-            _headline(self.verdict, self.ordered),
+            self.head,
             self._table(),
             *(s.full if s.state == "full" else s.stub for s in shown if s.state != "gone"),
             self._passing_note(),
@@ -85,15 +101,25 @@ class _Layout:
         ]
 
     def size(self) -> int:
-        lines = [line for block in self.blocks() if block for line in [*block, ""]]
-        return sum(len(line) + 1 for line in lines) - 1
+        """The length of `markdown.join(self.blocks())`, each section's measured once."""
+        shown = [s for s in self.sections if not s.passing or self.passing_bodies]
+        sections = sum(s.size() for s in shown if s.state != "gone")
+        rest = [self._table(), self._passing_note(), self._gone_note(), _digest(self.verdict)]
+        rest.append(self.head)
+        return sections + sum(_size(block) for block in rest) - 1
 
     def shrink(self, limit: int) -> None:
         failing = [s for s in reversed(self.sections) if not s.passing]  # least severe first
+        worst = self.verdict.classification
+        others = [s for s in failing if s.prop.verdict.classification != worst]
+        deciders = [s for s in failing if s.prop.verdict.classification == worst]
         steps: list[tuple[str, _Section | None]] = [("passing bodies", None)]
-        steps += [("stub", s) for s in failing]
+        steps += [("stub", s) for s in others]
         steps += [("passing rows", None)]
-        steps += [("gone", s) for s in failing]
+        steps += [("gone", s) for s in others]
+        steps += [("other rows", None)]
+        steps += [("stub", s) for s in deciders]  # those that decide give way last
+        steps += [("gone", s) for s in deciders]
         for step, section in steps:
             if self.size() <= limit:
                 return
@@ -101,23 +127,31 @@ class _Layout:
                 self._set(section, step)
             elif step == "passing bodies":
                 self.passing_bodies = False
+            elif step == "passing rows":
+                self.rows = "failing"
             else:
-                self.passing_rows = False
+                self.rows = "deciding"
 
     def _set(self, section: _Section, state: str) -> None:
         section.state = state
         section.stub = [section.full[0], "", f"Left out for length: {self.where}."]
 
     def _table(self) -> list[str]:
-        rows = [p for p in self.ordered if self.passing_rows or not _passes(p)]
+        worst = self.verdict.classification
+        listed = [
+            self.rows == "all"
+            or (self.rows == "failing" and not _passes(p))
+            or p.verdict.classification == worst
+            for p in self.ordered
+        ]
         lines = [
             "| property | module | classification | host A | host B | tests |",
             "|---|---|---|---|---|---|",
-            *(_row(p) for p in rows),
+            *(self.row_text[id(p)] for p, shown in zip(self.ordered, listed, strict=True) if shown),
         ]
-        hidden = len(self.ordered) - len(rows)
+        hidden = [p for p, shown in zip(self.ordered, listed, strict=True) if not shown]
         if hidden:
-            lines += ["", f"… and {hidden} passing (`merge_candidate`) properties, not listed."]
+            lines += ["", f"… and {len(hidden)} more properties, not listed: {_tally(hidden)}."]
         return lines
 
     def _passing_note(self) -> list[str]:
