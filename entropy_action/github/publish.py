@@ -198,7 +198,7 @@ def _manifest_path(manifest: str) -> str | None:
 def publish(settings: PublishSettings) -> int:
     """Send the plan; on failure publish by the fallback. Exit 0 either way."""
     verdict = settings.verdict
-    summary = markdown.render(verdict)
+    summary = markdown.render(verdict, limit=workflow.SUMMARY_CHARS)  # the fallback's
     plan = checkrun.plan(  # its own summary: a many-property one is fitted to GitHub's limit
         verdict,
         head_sha=settings.head_sha,

@@ -62,7 +62,8 @@ def _render_many(verdict: Verdict, properties: list[PropertyVerdict]) -> str:
         "properties (worst first):",
     ]
     width = max(len(p.property_id) for p in ordered)
-    lines += [f"  {_property_line(p, width)}" for p in ordered]
+    modules = max((len(p.module) for p in ordered if p.module is not None), default=0)
+    lines += [f"  {_property_line(p, width, modules)}" for p in ordered]
     for prop in ordered:
         if prop.verdict.classification == "merge_candidate":
             continue
@@ -72,7 +73,7 @@ def _render_many(verdict: Verdict, properties: list[PropertyVerdict]) -> str:
     return _join([lines, [""] if verdict.inputs_sha256 else [], _digest(verdict.inputs_sha256)])
 
 
-def _property_line(prop: PropertyVerdict, width: int) -> str:
+def _property_line(prop: PropertyVerdict, width: int, modules: int) -> str:
     verdict = prop.verdict
     head = f"{verdict.classification:<19} {prop.property_id:<{width}}"
     if prop.module is None:
@@ -84,7 +85,7 @@ def _property_line(prop: PropertyVerdict, width: int) -> str:
     tests = f"{count} test{'s' if count != 1 else ''}"
     shown = sum(not t.host_a == t.host_b == "passed" for t in verdict.tests)
     tests += f", {shown} differ or did not pass" if shown else ""
-    return f"{head}  {prop.module}  {hosts}, {tests}"
+    return f"{head}  {prop.module:<{modules}}  {hosts}, {tests}"
 
 
 def _headline(verdict: Verdict) -> list[str]:

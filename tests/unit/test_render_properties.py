@@ -7,7 +7,8 @@ import textwrap
 
 import pytest
 
-from entropy_action.github import api
+from entropy_action.cli.commands.verdict import publish_to_workflow
+from entropy_action.github import api, workflow
 from entropy_action.github.api import ApiSettings, Secret
 from entropy_action.manifest.pindiff import PinChange
 from entropy_action.render import checkrun, markdown, properties, summary
@@ -323,3 +324,14 @@ def settings(github_api: GitHubAPI) -> ApiSettings:
         sleep=lambda _: None,
         now=lambda: 1_000_000.0,
     )
+
+
+def test_the_job_summary_of_300_properties_is_fitted_not_cut(tmp_path):
+    target = tmp_path / "summary.md"
+    verdict = many(300, silenced=3)
+    publish_to_workflow(verdict, tmp_path / "v.json", {"GITHUB_STEP_SUMMARY": str(target)})
+    written = target.read_text(encoding="utf-8")
+    assert len(written.encode()) <= 1024 * 1024
+    assert written == markdown.render(verdict, limit=workflow.SUMMARY_CHARS)
+    assert "summary truncated" not in written
+    assert written.count("### ❌ property") == 300  # 1 MiB holds every failing section

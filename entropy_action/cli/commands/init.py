@@ -121,7 +121,8 @@ def _exists(root: Path, module: str) -> None:
     """A module init can run: a file inside the repository."""
     if not (root / module).is_file():
         raise GateError(
-            f"{module}: no such file; name each property module by its path from the repository root"
+            f"{module}: no such file; name each property module by its path from the "
+            "repository root"
         )
 
 
