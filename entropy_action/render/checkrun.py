@@ -137,7 +137,7 @@ def plan(
     verdict's default summary is fitted (`render.properties.fit`) and the sections it left
     out go in output.text, as far as they fit."""
     details = ""
-    if summary is None and verdict.properties is not None:
+    if summary is None and verdict.properties:
         fitted = properties.fit(verdict, MAX_SUMMARY, where=properties.WHERE_CHECK_RUN)
         summary, details = fitted.summary, markdown.truncate(fitted.details, MAX_TEXT)
     text = markdown.render(verdict) if summary is None else summary
@@ -167,7 +167,7 @@ def list_annotations(verdict: Verdict, *, manifest_path: str | None) -> Iterator
 def _annotations(verdict: Verdict, manifest_path: str | None) -> Iterator[Annotation]:
     """Pin changes, findings, stronger mutants, tests; of a many-property verdict, each
     property's (worst first), its title naming the property, one on a line said once."""
-    if verdict.properties is None:
+    if not verdict.properties:
         yield from _own_annotations(verdict, manifest_path)
         return
     seen: set[tuple[str, int, str, str]] = set()

@@ -111,7 +111,7 @@ def _cut(message: str) -> str:
 def title(verdict: Verdict) -> str:
     """The check run's title: the classification in words; on a many-property verdict, the
     property that decides it (`render.properties`)."""
-    if verdict.properties is not None:
+    if verdict.properties:
         return phrases.properties_title(verdict.classification, verdict.properties)
     return TITLES[verdict.classification]
 
@@ -119,7 +119,7 @@ def title(verdict: Verdict) -> str:
 def render(verdict: Verdict, *, limit: int | None = None) -> str:
     """The whole summary as GitHub-flavoured Markdown; a many-property verdict's by
     `render.properties` (fitted within `limit` characters when one is given)."""
-    if verdict.properties is not None:
+    if verdict.properties:
         from entropy_action.render import properties  # noqa: PLC0415 (it builds on this module)
 
         return properties.fit(verdict, limit).summary

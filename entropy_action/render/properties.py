@@ -26,7 +26,9 @@ from entropy_action.verdict.model import PropertyVerdict, Verdict
 from entropy_action.verdict.rollup import SEVERITY, deciding
 
 WHERE = "the verdict JSON (the `verdict` artifact, its `properties` list) has every section"
-WHERE_CHECK_RUN = "they follow in this check run's details as far as they fit, and " + WHERE
+WHERE_CHECK_RUN = (
+    "the check run's details below hold the sections left out, as far as they fit, and " + WHERE
+)
 DETAILS_HEADING = "## Sections left out of the summary"
 
 

@@ -31,7 +31,7 @@ def render_text(verdict: Verdict) -> str:
     """The readable summary: classification, its table row, hosts, tests, pins, findings, why;
     on a many-property verdict, a line per property (worst first) then each failing
     property's own summary, indented."""
-    if verdict.properties is not None:
+    if verdict.properties:
         return _render_many(verdict, verdict.properties)
     return _join(_sections(verdict))
 

@@ -3,6 +3,7 @@ summary, the check run (title, summary, text, annotations) and GitHub's limits o
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 import pytest
@@ -335,3 +336,25 @@ def test_the_job_summary_of_300_properties_is_fitted_not_cut(tmp_path):
     assert written == markdown.render(verdict, limit=workflow.SUMMARY_CHARS)
     assert "summary truncated" not in written
     assert written.count("### ❌ property") == 300  # 1 MiB holds every failing section
+
+
+def test_an_empty_properties_list_renders_as_one_property_never_a_traceback():
+    verdict = verdict_of("entropy_silenced").model_copy(update={"properties": []})
+    one = verdict_of("entropy_silenced")
+    assert markdown.render(verdict) == markdown.render(one)
+    assert summary.render_text(verdict) == summary.render_text(one)
+    assert checkrun.plan(verdict, head_sha=HEAD) == checkrun.plan(one, head_sha=HEAD)
+
+
+def test_a_property_id_from_a_hand_edited_verdict_stays_literal():
+    hostile = "x</summary></details><img src=y>\n## z"
+    judged = [
+        Judged(hostile, "tests/a.py", verdict_of("merge_candidate")),
+        Judged(hostile + "2", "tests/b.py", verdict_of("real_defect")),
+    ]
+    text = markdown.render(roll_up(judged))
+    outside = re.sub(r"(`+).+?\1", "", text)  # code spans render literally
+    assert re.findall(r"(?<!\\)<img", outside) == []  # only escaped, \<img
+    assert outside.count("</summary>") == outside.count("</details>") == 1  # our own
+    assert "<summary>✅ property x&lt;/summary&gt;&lt;/details&gt;&lt;img src=y&gt; ## z" in text
+    assert "\n## z" not in text
