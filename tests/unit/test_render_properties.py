@@ -358,3 +358,16 @@ def test_a_property_id_from_a_hand_edited_verdict_stays_literal():
     assert outside.count("</summary>") == outside.count("</details>") == 1  # our own
     assert "<summary>✅ property x&lt;/summary&gt;&lt;/details&gt;&lt;img src=y&gt; ## z" in text
     assert "\n## z" not in text
+
+
+def test_30_failing_properties_keep_the_more_severe_sections_whole():
+    verdict = many(30, silenced=1)
+    assert len(markdown.render(verdict)) > checkrun.MAX_SUMMARY
+    fitted = properties.fit(verdict, checkrun.MAX_SUMMARY)
+    full = [i for i in range(1, 30) if f"AssertionError {i}:" in fitted.summary]
+    assert 0 < len(full) < 29
+    assert full == list(range(1, 1 + len(full)))  # shortened from the end of the order
+    assert fitted.left_out == tuple(f"p{i:03d}" for i in range(1 + len(full), 30))
+    stub = "### ❌ property `p029` — `tests/test_p029.py`: `env_coupled`\n\nLeft out for length:"
+    assert stub in fitted.summary
+    assert "\n### ❌ property `p029`" in fitted.details
