@@ -79,12 +79,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--properties", action="store_true", help="20 properties in legs vs one property"
     )
+    parser.add_argument(
+        "--concurrent-jobs",
+        type=int,
+        metavar="N",
+        help="act runs N jobs at once (default: its own, the number of CPUs)",
+    )
     args = parser.parse_args(argv)
     missing = e2e_kit.missing_prerequisites()
     if missing:
         print(f"bench_workflow needs {'; '.join(missing)}", file=sys.stderr)
         return 2
     repeat = 1 if args.smoke else args.repeat
+    if args.concurrent_jobs:
+        ACT_EXTRA.extend(["--concurrent-jobs", str(args.concurrent_jobs)])
     if args.properties:
         return _properties(repeat)
     with tempfile.TemporaryDirectory(prefix="bench-workflow-") as tmp:
@@ -130,6 +138,7 @@ jobs:
       cache-base-evidence: false
       install: python -m pip install pytest
 """
+ACT_EXTRA: list[str] = []  # --concurrent-jobs
 VARIANTS = {  # workflow -> (manifest, legs per host)
     "single.yml": ("single.yaml", 1),
     "legs-4.yml": ("entropy.yaml", 4),
@@ -210,7 +219,7 @@ def _act(world: World, workflow: str, folder: Path, *, rejects: bool = False) ->
         run = e2e_kit.run_act(
             world.sample, workflow, folder, kit=world.kit, project=world.project, api=api,  # type: ignore[arg-type]
             toolcache=world.toolcache, wheels=world.wheels, cache_server=folder / "cache",
-            venv_cache=False, extra=("--json",), event_file=world.sample.event,  # type: ignore[attr-defined]
+            venv_cache=False, extra=("--json", *ACT_EXTRA), event_file=world.sample.event,  # type: ignore[attr-defined]
         )  # fmt: skip
     finally:
         api.stop()
@@ -233,6 +242,9 @@ def _act(world: World, workflow: str, folder: Path, *, rejects: bool = False) ->
         if isinstance(job, str) and isinstance(took, int) and isinstance(step, str):
             steps[f"{job.rsplit('/', 1)[-1]}: {step[:48]}"] = took / 1e9
     jobs = {job: max(times) - min(times) for job, times in spans.items() if times}
+    first = min((min(times) for times in spans.values() if times), default=0.0)
+    # when each job's first line came, from the run's first (act's scheduling, "@ job")
+    jobs.update({f"@ {job}": min(times) - first for job, times in spans.items() if times})
     # the steps that take a second or more, as "  job: step"
     jobs.update({f"  {name}": seconds for name, seconds in steps.items() if seconds >= 1.0})
     jobs["(critical path)"] = run.seconds

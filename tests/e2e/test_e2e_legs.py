@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -111,10 +112,12 @@ def test_each_caller_gets_one_check_run_over_its_20_properties(world: World) -> 
         posted = _posted(world, name)
         assert [b["conclusion"] for b in posted] == [conclusion], world.run.log[-6000:]
         summary = posted[0]["output"]["summary"] + posted[0]["output"].get("text", "")
-        # the roll-up names every property that is not a merge candidate
-        named = ["q03", *LOST] if name == "lostleg" else ["p03"]
-        assert "20 properties" in summary, summary[:3000]
-        assert all(f"property {pid}" in summary for pid in named), summary[:3000]
+        # every property in the table, a section for each one that is not a merge candidate
+        ids, failing = (Q_IDS, ["q03", *LOST]) if name == "lostleg" else (P_IDS, ["p03"])
+        assert "of 20 properties" in summary, summary[:3000]
+        assert all(f"| {pid} |" in summary for pid in ids), summary[:3000]
+        sections = re.findall(r"^### ❌ property `(\w+)`", summary, re.MULTILINE)
+        assert sorted(sections) == sorted(failing), summary[:3000]
 
 
 def test_the_legs_ran_as_planned_and_uploaded_one_artifact_each(world: World) -> None:
