@@ -84,9 +84,10 @@ def _report_error(out: Path, host: Literal["a", "b"], message: str) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     """Every property the manifest lists (or the --property ones): one into DIR in the
-    one-property form, each into DIR/properties/ID otherwise. The exit code is the worst."""
-    from entropy_action.core import layout  # noqa: PLC0415 (--help imports no model)
-    from entropy_action.manifest import pinfile  # noqa: PLC0415 (--help imports no model)
+    one-property form, each into DIR/properties/ID otherwise, properties with equal pins and
+    run options in one pytest session (hosts.sessions). The exit code is the worst."""
+    from entropy_action.hosts import sessions  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.manifest import groups, pinfile  # noqa: PLC0415 (--help imports no model)
 
     path: Path = args.manifest
     root = repo_root(path)
@@ -97,25 +98,52 @@ def _run(args: argparse.Namespace) -> int:
     if not loaded.many:
         return _run_one(args, views[0], path, args.out)
     codes = []
+    for group in groups.groups(views):
+        for members in sessions.sessions(group):
+            codes += _run_group(args, members, path)
+    return max(codes)
+
+
+def _run_group(
+    args: argparse.Namespace, views: tuple[pinfile.LoadedManifest, ...], path: Path
+) -> list[int]:
+    """One session over the views' modules, each property's report in DIR/properties/ID;
+    then each property's own steps. A session that could not run is every property's error
+    report (each is invalid); the other groups still run."""
+    from entropy_action.core import layout  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.hosts import sessions  # noqa: PLC0415 (--help imports no model)
+
+    folders = [layout.property_folder(args.out, view.property_id) for view in views]
     for view in views:
         print(f"property {view.property_id}: {view.manifest.module}", file=sys.stderr, flush=True)
-        folder = layout.property_folder(args.out, view.property_id)
+    if len(views) > 1:
+        ids = ", ".join(view.property_id for view in views)
+        print(f"one pytest session for properties {ids}", file=sys.stderr, flush=True)
+    try:
+        infos = sessions.run_session(_settings(args, views[0], path, folders[0]), views, folders)
+    except GateError as exc:  # each property's error report; the other groups still run
+        for view, folder in zip(views, folders, strict=True):
+            _report_error(folder, args.host, exc.message)
+            print(f"property {view.property_id}: {exc.message}", file=sys.stderr)
+        return [int(ExitCode.INVALID)] * len(views)
+    _show_log(folders[0] / layout.PYTEST_LOG, fence=args.environ.get("GITHUB_ACTIONS") == "true")
+    codes = []
+    for view, folder, info in zip(views, folders, infos, strict=True):
         try:
-            codes.append(_run_one(args, view, path, folder))
+            codes.append(_after(args, _settings(args, view, path, folder), path, info))
         except GateError as exc:  # this property's error report; the others still run
             _report_error(folder, args.host, exc.message)
             print(f"property {view.property_id}: {exc.message}", file=sys.stderr)
             codes.append(int(ExitCode.INVALID))
-    return max(codes)
+    return codes
 
 
-def _run_one(
+def _settings(
     args: argparse.Namespace, loaded: pinfile.LoadedManifest, path: Path, out: Path
-) -> int:
-    from entropy_action.core import layout  # noqa: PLC0415 (--help imports no model)
-    from entropy_action.hosts import hostjson, launch, runsettings  # noqa: PLC0415 (--help imports no model)
+) -> runsettings.RunSettings:
+    from entropy_action.hosts import runsettings  # noqa: PLC0415 (--help imports no model)
 
-    settings = runsettings.RunSettings(
+    return runsettings.RunSettings(
         host=args.host,
         out=out,
         root=repo_root(path),
@@ -127,8 +155,28 @@ def _run_one(
         namespaces=options.namespaces_allowed(args.environ),
         timeout=args.timeout,
     )
+
+
+def _run_one(
+    args: argparse.Namespace, loaded: pinfile.LoadedManifest, path: Path, out: Path
+) -> int:
+    from entropy_action.core import layout  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.hosts import launch  # noqa: PLC0415 (--help imports no model)
+
+    settings = _settings(args, loaded, path, out)
     info = launch.run_host(settings)
     _show_log(out / layout.PYTEST_LOG, fence=args.environ.get("GITHUB_ACTIONS") == "true")
+    return _after(args, settings, path, info)
+
+
+def _after(
+    args: argparse.Namespace, settings: runsettings.RunSettings, path: Path, info: HostInfo
+) -> int:
+    """A property's run, read: its outcome, then its host steps (attribution on host B,
+    the base run and strength with --base-ref)."""
+    from entropy_action.hosts import hostjson  # noqa: PLC0415 (--help imports no model)
+
+    out, loaded = settings.out, settings.loaded
     for line in info.isolation:
         print(f"isolation: {line}", file=sys.stderr)
     for note in info.notes:
