@@ -1,0 +1,188 @@
+"""One pytest session per group of properties (hosts.sessions, hosts.split, gate.grouped):
+real git repositories, real pytest on host A and an isolated host B.
+
+Three properties: alpha and beta share every pin (one session on each host), gamma has its
+own time zone (a session of its own). The grouped gate must judge each property exactly as
+the gate judges it alone (`--property ID`: a session of one), for an honest patch and for
+each way a patch goes wrong in one module of the shared session.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from entropy_action.cli.main import main
+from tests.support.helpers import Repo
+
+MANIFEST = """\
+version: 1
+pins:
+  clock_unix: 1700000000
+  rng_seed: 7
+  tz: UTC
+properties:
+  - property_id: alpha
+    module: tests/test_a.py
+  - property_id: beta
+    module: tests/test_b.py
+  - property_id: gamma
+    module: tests/test_c.py
+    pins:
+      tz: Europe/Paris
+"""
+
+LIB = """\
+def total(amounts):
+    return sum(amounts)
+
+
+def mean(amounts):
+    return total(amounts) / len(amounts)
+"""
+
+
+def _module(name: str) -> str:
+    return f"""\
+from lib.calc import mean, total
+
+
+def test_{name}_total():
+    assert total([1, 2, 3]) == 6
+
+
+def test_{name}_empty():
+    assert total([]) == 0
+
+
+def test_{name}_mean():
+    assert mean([2, 4]) == 3
+"""
+
+
+IDS = ("alpha", "beta", "gamma")
+MODULES = {"alpha": "tests/test_a.py", "beta": "tests/test_b.py", "gamma": "tests/test_c.py"}
+# what a verdict says that must not depend on how the sessions were cut
+COMPARED = ("classification", "findings", "reasons", "errors", "host_a", "host_b")
+
+
+@pytest.fixture
+def three(repo: Repo) -> tuple[Repo, str]:
+    """The three-property repository, committed; its base commit."""
+    repo.write("entropy.yaml", MANIFEST)
+    repo.write("lib/__init__.py", "")
+    repo.write("lib/calc.py", LIB)
+    for pid in IDS:
+        repo.write(MODULES[pid], _module(pid))
+    return repo, repo.commit("base")
+
+
+def _gate(repo: Repo, base: str, name: str, *extra: str) -> dict[str, Any]:
+    out = repo.path.parent / f"{name}.json"
+    folder = repo.path.parent / f"{name}-out"
+    repo.capsys.readouterr()
+    repo.monkeypatch.chdir(repo.path)
+    code = main(["gate", "--base-ref", base, "--json", str(out), "--out", str(folder), *extra])
+    err = repo.capsys.readouterr().err
+    assert code in (0, 1, 2), err
+    verdict: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    verdict["_err"] = err  # a collection error's own "Traceback:" is in the verdict's text
+    return verdict
+
+
+def _by_property(verdict: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    judged = {}
+    for entry in verdict["properties"] or []:
+        one = entry["verdict"]
+        tests = [
+            {k: v for k, v in test.items() if not k.startswith("message")} for test in one["tests"]
+        ]
+        judged[entry["property_id"]] = {key: one[key] for key in COMPARED} | {"tests": tests}
+        judged[entry["property_id"]]["errors"] = [_scratch(text) for text in one["errors"]]
+    return judged
+
+
+def _scratch(text: str) -> str:
+    """Host B's copy of the tree lies in a new temporary folder on every run, grouped or not
+    (a collection error's message names it)."""
+    return re.sub(r"entropy-gate-b-[A-Za-z0-9_]+", "entropy-gate-b-*", text)
+
+
+def _parity(repo: Repo, base: str) -> dict[str, dict[str, Any]]:
+    """The grouped gate's verdict of every property, after checking it is each property's
+    verdict alone; the grouped one's roll-up beside them (key "")."""
+    grouped = _gate(repo, base, "grouped")
+    assert "host A (alpha and 1 more)" in grouped["_err"]  # one session for alpha and beta
+    assert "host B (gamma)" in grouped["_err"]
+    together = _by_property(grouped)
+    for pid in IDS:
+        alone = _by_property(_gate(repo, base, f"alone-{pid}", "--property", pid))
+        assert alone[pid] == together[pid], pid
+    return together | {"": grouped}
+
+
+def test_an_honest_patch_passes_grouped_as_each_property_alone(three: tuple[Repo, str]) -> None:
+    repo, base = three
+    repo.write("lib/calc.py", LIB.replace("return sum(amounts)", "return sum(amounts, 0)"))
+    repo.commit("honest")
+    judged = _parity(repo, base)
+    assert judged[""]["classification"] == "merge_candidate"
+    assert {judged[pid]["classification"] for pid in IDS} == {"merge_candidate"}
+    assert [len(judged[pid]["tests"]) for pid in IDS] == [3, 3, 3]
+
+
+def test_a_skip_in_a_shared_module_rejects_and_names_only_its_property(
+    three: tuple[Repo, str],
+) -> None:
+    repo, base = three
+    text = _module("alpha").replace("def test_alpha_mean", "@pytest.mark.skip\ndef test_alpha_mean")
+    repo.write(MODULES["alpha"], "import pytest\n" + text)
+    repo.commit("skip")
+    judged = _parity(repo, base)
+    assert judged["alpha"]["classification"] != "merge_candidate"
+    assert judged["beta"]["classification"] == "merge_candidate"
+    assert judged[""]["classification"] == judged["alpha"]["classification"]
+    assert any(reason.startswith("property alpha: ") for reason in judged[""]["reasons"])
+    assert not any(reason.startswith("property beta: ") for reason in judged[""]["reasons"])
+
+
+def test_a_test_failing_only_on_host_b_is_env_coupled_in_its_property_only(
+    three: tuple[Repo, str],
+) -> None:
+    repo, base = three
+    coupled = _module("beta") + (
+        "\n\ndef test_beta_home():\n"
+        "    import os\n"
+        "    assert os.environ.get('SESSIONS_MARK') == 'host-a'\n"
+    )
+    repo.write(MODULES["beta"], coupled)
+    repo.commit("coupled")
+    repo.monkeypatch.setenv("SESSIONS_MARK", "host-a")  # the developer's shell: host A only
+    judged = _parity(repo, base)
+    assert judged["beta"]["classification"] == "env_coupled"
+    assert judged["alpha"]["classification"] == "merge_candidate"
+    assert judged["gamma"]["classification"] == "merge_candidate"
+    assert judged[""]["classification"] == "env_coupled"
+
+
+def test_a_collection_error_fails_its_property_and_leaves_its_session_mate_judged(
+    three: tuple[Repo, str],
+) -> None:
+    """A module that cannot be imported fails its own property with the error in its
+    verdict; the other property of its session still runs all its tests (the session goes
+    on past collection errors) and is judged on them, as alone."""
+    repo, base = three
+    repo.write(MODULES["alpha"], "import no_such_module\n" + _module("alpha"))
+    repo.commit("broken import")
+    judged = _parity(repo, base)
+    alpha, beta = judged["alpha"], judged["beta"]
+    assert alpha["classification"] != "merge_candidate"
+    assert "host A: fail" in alpha["reasons"]
+    assert "no_such_module" in json.dumps(alpha)
+    assert beta["classification"] == "merge_candidate"
+    assert len(beta["tests"]) == 3
+    assert "no_such_module" not in json.dumps(beta)
+    assert judged[""]["classification"] == alpha["classification"]
