@@ -243,7 +243,7 @@ def _write_log(
         handle.write(
             f"\nentropy-gate: one session ran {len(modules)} property modules "
             f"({', '.join(modules)}); its summary above counts them all\n"
-            f"= {shown or 'no tests ran'} in 0.00s "
+            f"= {shown or '0 passed'} in 0.00s "
             f"(property {view.manifest.property_id}, {view.manifest.module}, as the gate's "
             "channel heard it) =\n"
         )

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from entropy_action.cli.main import main
+from entropy_action.core.errors import GateError
+from entropy_action.evidence import hostreport
+from entropy_action.manifest import pinfile
 from tests.support.helpers import Repo
 
 MANIFEST = """\
@@ -186,3 +190,130 @@ def test_a_collection_error_fails_its_property_and_leaves_its_session_mate_judge
     assert len(beta["tests"]) == 3
     assert "no_such_module" not in json.dumps(beta)
     assert judged[""]["classification"] == alpha["classification"]
+
+
+# --- `run --host` on a list manifest: the split folders, and sessions that go wrong ----------
+
+
+def _run(repo: Repo, out: Path, *extra: str) -> tuple[int, str]:
+    repo.capsys.readouterr()
+    repo.monkeypatch.chdir(repo.path)
+    code = main(["run", "--host", "a", "--out", str(out), *extra])
+    return code, repo.capsys.readouterr().err
+
+
+def _folder(out: Path, pid: str) -> Path:
+    return out / "properties" / pid
+
+
+def test_each_property_folder_holds_only_its_own_module_as_a_run_alone_would(
+    three: tuple[Repo, str],
+) -> None:
+    repo, _ = three
+    repo.write("lib/clock.py", "import time\n\n\ndef stamp():\n    return time.time()\n")
+    repo.write(MODULES["beta"], _module("beta") + (
+        "\n\ndef test_beta_stamp():\n    from lib.clock import stamp\n\n    assert stamp() > 0\n"
+    ))  # fmt: skip
+    repo.commit("a live read in beta only")
+    out = repo.path.parent / "out"
+    code, err = _run(repo, out)
+    assert code == 0, err
+    assert "one pytest session for properties alpha, beta" in err
+    loaded = pinfile.parse_file((repo.path / "entropy.yaml").read_bytes(), "entropy.yaml")
+    for pid, tests in (("alpha", 3), ("beta", 4), ("gamma", 3)):
+        folder = _folder(out, pid)
+        info = json.loads((folder / "host.json").read_text(encoding="utf-8"))
+        assert (info["property_id"], info["module"]) == (pid, MODULES[pid])
+        assert info["manifest_sha256"] == loaded.view(pid).sha256
+        assert info["returncode"] == 0
+        assert info["channel"]["tests"] == tests
+        record = json.loads((folder / "outcomes.json").read_text(encoding="utf-8"))
+        assert {raw.split("::")[0] for raw in record["tests"]} == {MODULES[pid]}
+        assert record["counts"] == {"passed": tests}
+        report = hostreport.read_host(folder)
+        assert {test.id.split("::")[0] for test in report.tests} == {MODULES[pid]}
+        assert len(report.tests) == tests
+        assert report.outcome == "pass"
+        reads = {r["api"] for r in info["audit"]["records"]}
+        assert reads == ({"time.time()"} if pid == "beta" else set()), pid
+
+
+def test_a_test_that_ends_the_session_passes_no_property_of_it(three: tuple[Repo, str]) -> None:
+    """pytest.exit in alpha's module stops beta's tests too: beta is not a pass on the
+    tests that did not run, nor on none. pytest's report of such a run is unusable (as for
+    alpha alone): the session's is copied to both, and both are invalid."""
+    repo, _ = three
+    repo.write(
+        MODULES["alpha"], "import pytest\n\n\ndef test_alpha_stop():\n    pytest.exit('bye', 3)\n"
+    )
+    repo.commit("exit")
+    out = repo.path.parent / "out"
+    code, err = _run(repo, out)
+    assert code == 1, err
+    for pid in ("alpha", "beta"):
+        info = json.loads((_folder(out, pid) / "host.json").read_text(encoding="utf-8"))
+        assert info["returncode"] == 3, pid
+        with pytest.raises(GateError, match="not a report pytest wrote"):
+            hostreport.read_host(_folder(out, pid))
+    assert hostreport.read_host(_folder(out, "gamma")).outcome == "pass"
+
+
+def test_a_session_stopped_at_a_failure_by_the_projects_addopts_fails_the_unrun_property(
+    three: tuple[Repo, str],
+) -> None:
+    """-x in pytest.ini (the manifest refuses it in run.pytest_args): alpha's failure stops
+    the session before beta's tests; beta's folder holds none of them and does not pass."""
+    repo, _ = three
+    repo.write("pytest.ini", "[pytest]\naddopts = -x\n")
+    repo.write(MODULES["alpha"], _module("alpha").replace("== 6", "== 7"))
+    repo.commit("-x and a failure")
+    out = repo.path.parent / "out"
+    code, err = _run(repo, out)
+    assert code == 1, err
+    beta = hostreport.read_host(_folder(out, "beta"))
+    assert beta.outcome == "fail"
+    assert beta.info.returncode == 1
+    assert hostreport.read_host(_folder(out, "alpha")).outcome == "fail"
+
+
+def test_a_session_that_could_not_finish_is_every_member_propertys_error(
+    three: tuple[Repo, str],
+) -> None:
+    """Killed past its time: each property of the session has error.json and no report;
+    the session of its own (gamma) is untouched."""
+    repo, _ = three
+    slow = _module("beta") + "\n\ndef test_beta_slow():\n    import time\n\n    time.sleep(30)\n"
+    repo.write(MODULES["beta"], slow)
+    repo.write("entropy.yaml", MANIFEST + "run:\n  timeout_seconds: 4\n")
+    repo.commit("slow")
+    out = repo.path.parent / "out"
+    code, err = _run(repo, out)
+    assert code == 2, err
+    for pid in ("alpha", "beta"):
+        error = json.loads((_folder(out, pid) / "error.json").read_text(encoding="utf-8"))
+        assert "timeout" in error["message"] or "killed" in error["message"], error
+        assert not (_folder(out, pid) / "host.json").exists()
+    assert hostreport.read_host(_folder(out, "gamma")).outcome == "pass"
+
+
+def test_a_session_report_rewritten_after_the_tests_is_unusable_for_every_member(
+    three: tuple[Repo, str],
+) -> None:
+    """A conftest adds a test to junit.xml that never ran: the session's report cannot be
+    read, so neither can any of its properties' (each gets the session's files unsplit)."""
+    repo, _ = three
+    repo.write("tests/conftest.py", """\
+        def pytest_unconfigure(config):
+            path = config.option.xmlpath
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+            ghost = '<testcase classname="tests.test_a" name="test_ghost" file="tests/test_a.py"/>'
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text.replace("</testsuite>", ghost + "</testsuite>"))
+    """)  # fmt: skip
+    repo.commit("forged")
+    out = repo.path.parent / "out"
+    _run(repo, out)
+    for pid in IDS:  # gamma's own session is rewritten by the same conftest
+        with pytest.raises(GateError, match="never saw run"):
+            hostreport.read_host(_folder(out, pid))
