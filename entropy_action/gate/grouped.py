@@ -19,6 +19,7 @@ from entropy_action.manifest import groups
 from entropy_action.manifest.pinfile import LoadedManifest
 
 HOSTS = ("a", "b")
+BASE_JOB = "base run on host A"
 
 
 @dataclass
@@ -30,6 +31,8 @@ class HostsRan:
     notes: list[str] = field(default_factory=list)
     invalid: bool = False  # a host run was invalid (the base run is then not started)
     read: dict[str, hostreport.HostReport | None] = field(default_factory=dict)
+    based: bool = False  # the base's module ran on host A beside them (`base_a` below)
+    base_error: str | None = None  # why that base run could not run (None: it ran)
 
 
 # a session's run settings: its properties, the host, the first property's host folder
@@ -38,18 +41,30 @@ Execute = Callable[[Mapping[str, Callable[[], object]]], dict[str, str]]
 
 
 def run_groups(
-    views: Sequence[LoadedManifest], out: Path, settings: Settings, execute: Execute
+    views: Sequence[LoadedManifest],
+    out: Path,
+    settings: Settings,
+    execute: Execute,
+    base_a: Callable[[], Sequence[str | None]] | None = None,
 ) -> dict[str, HostsRan]:
     """Every group's sessions on both hosts (`execute` runs the jobs concurrently and returns
-    the GateError of each that failed); each property's HostsRan by its id."""
+    the GateError of each that failed); each property's HostsRan by its id. `base_a`, when
+    given, runs beside them: the base's module of every property on host A (baserun.run_many
+    over `views`' checks, in their order), its error for each."""
     ran = {view.property_id: HostsRan() for view in views}
     jobs: dict[str, Callable[[], object]] = {}
+    if base_a is not None:
+        jobs[BASE_JOB] = lambda: _based(ran, views, base_a())
     for group in groups.groups(views):
         for members in sessions.sessions(group):
             for host in HOSTS:
                 name = _job_name(members, host)
                 jobs[name] = _job(members, host, out, settings, ran)
     failures = execute(jobs)
+    if BASE_JOB in failures:
+        for view in views:
+            ran[view.property_id].based = True
+            ran[view.property_id].base_error = failures[BASE_JOB]
     for group in groups.groups(views):
         for members in sessions.sessions(group):
             for host in HOSTS:
@@ -59,6 +74,14 @@ def run_groups(
                 for view in members:  # the session could not run: every property's failure
                     ran[view.property_id].failures[f"host {host.upper()}"] = why
     return ran
+
+
+def _based(
+    ran: dict[str, HostsRan], views: Sequence[LoadedManifest], errors: Sequence[str | None]
+) -> None:
+    for view, error in zip(views, errors, strict=True):
+        ran[view.property_id].based = True
+        ran[view.property_id].base_error = error
 
 
 def _job_name(members: Sequence[LoadedManifest], host: str) -> str:

@@ -104,7 +104,20 @@ def _run_groups(
             made, test_progress=True, progress=_labelled(settings.progress, shown)
         )
 
-    return grouped.run_groups(views, out, host, lambda jobs: _execute(jobs, settings.progress))
+    based = [check for check in checks if check.head is not None]
+    want_base = settings.base_run and all(
+        check.base is not None and check.base_commit is not None for check in based
+    )
+    base_a = None
+    if want_base and based and not _docs_only(based[0]):  # docs only: the base run may wait
+
+        def base_a() -> list[str | None]:
+            folders = [layout.property_folder(out, view.property_id) for view in views]
+            return baserun.run_many(_base(settings), based, folders, "a")
+
+    return grouped.run_groups(
+        views, out, host, lambda jobs: _execute(jobs, settings.progress), base_a
+    )
 
 
 def _gate_one(
@@ -249,9 +262,11 @@ def _run_hosts(
             invalid.set()
     want_base = settings.base_run and check.base is not None and check.base_commit is not None
     deferred = want_base and _docs_only(check)
-    if want_base and not deferred:
+    if want_base and not deferred and not (ran and ran.based):
         jobs["base run"] = lambda: baserun.run(_base(settings), check, out, "a", invalid)
     failures = {**(ran.failures if ran else {}), **_execute(jobs, settings.progress)}
+    if ran is not None and ran.based and ran.base_error is not None:
+        failures["base run"] = ran.base_error
     errors = tuple(f"{name}: {failures[name]}" for name in ("host A", "host B") if name in failures)
     notes = tuple(sorted(host_notes))
     if not want_base:
