@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -93,22 +95,27 @@ def main() -> int:
             return [sys.executable, "-m", "entropy_action", "gate", "--base-ref", base,
                     "--out", str(folder / f"out-{run}")]  # fmt: skip
 
+        cpu: dict[str, list[float]] = {"gate": [], "each": [], "once": []}
+
         def gate() -> benchlib.Sample:
             run = next(counter)
             env = {**environ, "XDG_CACHE_HOME": str(folder / f"cache-{run}")}
-            return benchlib.wall(gate_argv(run), cwd=str(root), env=env)
+            return _timed(cpu["gate"], gate_argv(run), str(root), env)
 
         def each() -> benchlib.Sample:
-            started = time.perf_counter()
+            started, spent = time.perf_counter(), []
             for module in modules:
-                benchlib.wall([*bare, module], cwd=str(root), env=bare_env)
+                _timed(spent, [*bare, module], str(root), bare_env)
+            cpu["each"].append(sum(spent))
             return benchlib.Sample(time.perf_counter() - started, 0, 0)
 
         def once() -> benchlib.Sample:
-            return benchlib.wall([*bare, *modules], cwd=str(root), env=bare_env)
+            return _timed(cpu["once"], [*bare, *modules], str(root), bare_env)
 
         once()  # warm the file cache and .pyc files
         gate()
+        cpu["gate"].clear()
+        cpu["once"].clear()
         against_each = benchlib.alternate(gate, each, args.repeat)
         against_once = benchlib.alternate(gate, once, args.repeat)
         if args.profile:
@@ -124,7 +131,22 @@ def main() -> int:
     benchlib.print_ratio("entropy-gate gate", "bare pytest per module", *against_each)
     print("-- (b) against one bare pytest run of every module")
     benchlib.print_ratio("entropy-gate gate", "bare pytest once", *against_once)
+    medians = {name: statistics.median(spent) for name, spent in cpu.items()}
+    print(
+        f"-- CPU time (user + system, the process and its children), medians: gate "
+        f"{medians['gate']:.2f} s, (a) {medians['each']:.2f} s, (b) {medians['once']:.2f} s; "
+        f"gate / (b) {medians['gate'] / medians['once']:.2f} (the work, whatever the load)"
+    )
     return 0
+
+
+def _timed(cpu: list[float], argv: list[str], cwd: str, env: dict[str, str]) -> benchlib.Sample:
+    """benchlib.wall, also keeping the CPU time the command and its children used."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    sample = benchlib.wall(argv, cwd=cwd, env=env)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return sample
 
 
 def _phases(argv: list[str], root: Path, env: dict[str, str]) -> None:

@@ -317,3 +317,46 @@ def test_a_session_report_rewritten_after_the_tests_is_unusable_for_every_member
     for pid in IDS:  # gamma's own session is rewritten by the same conftest
         with pytest.raises(GateError, match="never saw run"):
             hostreport.read_host(_folder(out, pid))
+
+
+def _workflow(repo: Repo, base: str) -> tuple[dict[str, Any], str]:
+    """The workflow's path: host A's and host B's legs (`run --base-ref`), then `verdict`."""
+    folder = repo.path.parent
+    errs = []
+    for host, extra in (("a", ()), ("b", ("--isolate",))):
+        repo.capsys.readouterr()
+        repo.monkeypatch.chdir(repo.path)
+        argv = ["run", "--host", host, "--out", str(folder / f"wf-{host}"), "--base-ref", base]
+        main([*argv, *extra])
+        errs.append(repo.capsys.readouterr().err)
+    verdict_json = folder / "wf-verdict.json"
+    main(["verdict", "--host-a", str(folder / "wf-a"), "--host-b", str(folder / "wf-b"),
+          "--base-ref", base, "--json", str(verdict_json)])  # fmt: skip
+    repo.capsys.readouterr()
+    return json.loads(verdict_json.read_text(encoding="utf-8")), "\n".join(errs)
+
+
+@pytest.mark.parametrize("patch", ["honest", "collection error"])
+def test_the_workflow_legs_judge_each_property_as_the_local_gate_does(
+    three: tuple[Repo, str], patch: str
+) -> None:
+    """`run --host a|b --base-ref` runs the host session and the base's session once per
+    group; `verdict` then reads DIR/properties/ID and judges each property as `gate` does."""
+    repo, base = three
+    if patch == "honest":
+        repo.write("lib/calc.py", LIB.replace("return sum(amounts)", "return sum(amounts, 0)"))
+    else:
+        repo.write(MODULES["alpha"], "import no_such_module\n" + _module("alpha"))
+    repo.commit(patch)
+    verdict, err = _workflow(repo, base)
+    assert "one pytest session for properties alpha, beta" in err
+    assert "base run on host A: running pytest on tests/test_a.py, tests/test_b.py" in err
+    local = _by_property(_gate(repo, base, "local"))
+    workflow = _by_property(verdict)
+    for pid in IDS:
+        assert workflow[pid]["classification"] == local[pid]["classification"], pid
+        assert workflow[pid]["findings"] == local[pid]["findings"], pid
+        assert len(workflow[pid]["tests"]) == len(local[pid]["tests"]), pid
+    expected = "merge_candidate" if patch == "honest" else local["alpha"]["classification"]
+    assert verdict["classification"] == expected
+    assert workflow["beta"]["classification"] == "merge_candidate"
