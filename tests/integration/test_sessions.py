@@ -224,7 +224,7 @@ def test_each_property_folder_holds_only_its_own_module_as_a_run_alone_would(
         folder = _folder(out, pid)
         info = json.loads((folder / "host.json").read_text(encoding="utf-8"))
         assert (info["property_id"], info["module"]) == (pid, MODULES[pid])
-        assert info["manifest_sha256"] == loaded.view(pid).sha256
+        assert info["manifest_sha256"] == loaded.select(pid).sha256
         assert info["returncode"] == 0
         assert info["channel"]["tests"] == tests
         record = json.loads((folder / "outcomes.json").read_text(encoding="utf-8"))
