@@ -360,3 +360,21 @@ def test_the_workflow_legs_judge_each_property_as_the_local_gate_does(
     expected = "merge_candidate" if patch == "honest" else local["alpha"]["classification"]
     assert verdict["classification"] == expected
     assert workflow["beta"]["classification"] == "merge_candidate"
+
+
+def test_in_the_local_gate_a_session_that_could_not_finish_makes_its_members_invalid(
+    three: tuple[Repo, str],
+) -> None:
+    """The local gate's side of a killed session: each member property is invalid (never a
+    pass, nor a fail judged on a partial report); the other session's property is judged."""
+    repo, base = three
+    slow = _module("beta") + "\n\ndef test_beta_slow():\n    import time\n\n    time.sleep(30)\n"
+    repo.write(MODULES["beta"], slow)
+    repo.write("entropy.yaml", MANIFEST + "run:\n  timeout_seconds: 4\n")
+    repo.commit("slow")
+    verdict = _gate(repo, base, "killed", "--no-base-run")
+    judged = _by_property(verdict)
+    assert judged["alpha"]["classification"] == "invalid"
+    assert judged["beta"]["classification"] == "invalid"
+    assert judged["gamma"]["classification"] == "merge_candidate"
+    assert verdict["classification"] == "invalid"
