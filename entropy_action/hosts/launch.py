@@ -198,7 +198,7 @@ def _launch(
             spaces,
             pins,
             private_tmp=claim is not None,
-            exclude=(settings.out,),
+            exclude=(settings.out, *settings.exclude),
             modules=settings.property_modules,
             revert=settings.revert,
             keep_env=settings.keep_env,

@@ -41,6 +41,7 @@ class RunSettings:
     # one session over several properties' modules (hosts.sessions): pytest runs them all and
     # the plugin, audit and provenance treat each as a property module; () = loaded's module
     modules: tuple[str, ...] = ()
+    exclude: tuple[Path, ...] = ()  # more of the gate's output left out of host B's copy
     test_progress: bool = False  # tell `progress` how many tests ran, every few seconds
 
     @property

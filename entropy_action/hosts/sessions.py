@@ -69,6 +69,7 @@ def run_session(
             out=Path(tmp) / "session",
             loaded=views[0],
             modules=modules,
+            exclude=tuple(folders),  # the properties' folders: the gate's output, as alone
             timeout=timeout_of(settings) * len(views),  # each property's time, as alone
         )
         info = launch.run_host(shared)

@@ -65,11 +65,16 @@ def split(
         cases = suites.get(module, []) + suites.get("", [])
         part = _outcomes(record, module, modules)
         _prepare(folder)
-        _write_junit(folder / JUNIT_XML, cases)
-        (folder / OUTCOMES_JSON).write_text(
-            json.dumps(part, separators=(",", ":")) + "\n", encoding="utf-8"
-        )
-        _write_log(session / PYTEST_LOG, folder / PYTEST_LOG, view, modules, part["counts"])
+        try:
+            _write_junit(folder / JUNIT_XML, cases)
+            (folder / OUTCOMES_JSON).write_text(
+                json.dumps(part, separators=(",", ":")) + "\n", encoding="utf-8"
+            )
+            _write_log(session / PYTEST_LOG, folder / PYTEST_LOG, view, modules, part["counts"])
+        except OSError as exc:  # a full disk, say
+            raise GateError(
+                f"{folder}: cannot write the property's report: {exc.strerror}"
+            ) from None
         one = _info(info, view, modules, cases, part, _explained(every, record))
         write_host_json(folder / HOST_JSON, one)
         written.append(one)
@@ -253,8 +258,13 @@ def _unsplit(session: Path, info: HostInfo, view: LoadedManifest, folder: Path) 
     """A session report the gate cannot read, copied whole: the property's read fails alike."""
     _prepare(folder)
     for name in (JUNIT_XML, OUTCOMES_JSON, PYTEST_LOG):
-        if (session / name).is_file():
-            shutil.copyfile(session / name, folder / name)
+        try:
+            if (session / name).is_file():
+                shutil.copyfile(session / name, folder / name)
+        except OSError as exc:
+            raise GateError(
+                f"{folder / name}: cannot copy the session's report: {exc.strerror}"
+            ) from None
     one = info.model_copy(
         update={
             "property_id": view.manifest.property_id,
