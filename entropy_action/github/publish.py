@@ -198,13 +198,12 @@ def _manifest_path(manifest: str) -> str | None:
 def publish(settings: PublishSettings) -> int:
     """Send the plan; on failure publish by the fallback. Exit 0 either way."""
     verdict = settings.verdict
-    summary = markdown.render(verdict)
-    plan = checkrun.plan(
+    summary = markdown.render(verdict, limit=workflow.SUMMARY_CHARS)  # the fallback's
+    plan = checkrun.plan(  # its own summary: a many-property one is fitted to GitHub's limit
         verdict,
         head_sha=settings.head_sha,
         check_name=settings.check_name,
         manifest_path=settings.manifest_path,
-        summary=summary,
     )
     if settings.api is None:
         return _fallback(plan, summary, settings, "no token (set GITHUB_TOKEN or --token-env)")

@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Literal
 
 MAX_STEP_SUMMARY = 1024 * 1024  # bytes GitHub accepts from one step's summary
+SUMMARY_CHARS = MAX_STEP_SUMMARY // 4  # characters that fit it whatever they are (a many-
+# property summary is fitted to them, render.properties; append_summary still cuts at bytes)
 Severity = Literal["error", "warning", "notice"]
 
 

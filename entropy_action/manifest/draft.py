@@ -1,4 +1,6 @@
-"""A first entropy.yaml, drafted from what one audited run of the property module read.
+"""A first entropy.yaml, drafted from what one audited run of the property module read
+(`draft`), or of each of several modules: a manifest that lists them (`draft_many`), the
+pins every module drafts alike shared at the top, the others in the module's own entry.
 
 Pure: the audit's records in, the manifest's text and the seams to fix out. Only the pins the
 module actually reads are drafted ("empty pins are noise"), each with a one-line comment saying
@@ -17,6 +19,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from entropy_action.core.errors import GateError
 from entropy_action.core.hostinfo import AuditRecord
 
 NO_COVERAGE = (
@@ -32,12 +35,38 @@ class Draft:
     pins: list[str]  # the pin keys drafted
     seams: list[str] = field(default_factory=list)  # "path:line: reads `call`" to fix
     notes: list[str] = field(default_factory=list)  # "key: not pinned: why", ...: init says them
+    properties: list[str] = field(default_factory=list)  # the list form's property ids
 
 
 def property_id(module: str) -> str:
     """tests/properties/test_invoice_total.py -> invoice_total."""
     stem = module.rsplit("/", 1)[-1].removesuffix(".py").removeprefix("test_")
     return re.sub(r"[^A-Za-z0-9_.-]", "_", stem) or "property"
+
+
+@dataclass(frozen=True)
+class Audited:
+    """One module's audited run, as `init` saw it: what `draft` and `draft_many` take."""
+
+    module: str
+    records: Sequence[AuditRecord]
+    temp_root: str
+    set_by_tests: Mapping[str, str] = field(default_factory=dict)
+    no_coverage: bool = False
+
+
+@dataclass(frozen=True)
+class _Drafted:
+    """One module's pins (key, value, why), notes, the variables it reads, its reads."""
+
+    audited: Audited
+    pins: list[tuple[str, str, str]]
+    notes: list[str]
+    env: list[str]
+    reads: list[AuditRecord]
+
+    def seams(self) -> list[str]:
+        return [f"{r.path}:{r.line}: reads `{r.call()}`" for r in self.reads]
 
 
 def draft(
@@ -54,8 +83,24 @@ def draft(
     (`os.environ['TZ'] = …`)"): a pin of one would not take, so none is drafted.
     `no_coverage`: the module alone failed the project's coverage threshold (pytest-cov's
     --cov-fail-under in addopts), so the draft runs it with `--no-cov`."""
-    reads = _first_reads(records)
-    set_by_tests = set_by_tests or {}
+    audited = Audited(module, records, temp_root, set_by_tests or {}, no_coverage)
+    one = _pins(audited, clock_unix)
+    notes = list(one.notes)
+    lines = _header(module) + _pin_lines(one.pins, notes, one.env, one.reads)
+    if no_coverage:
+        notes.append(f"run.pytest_args: {NO_COVERAGE}")
+        lines += ["run:", f"  # {NO_COVERAGE}", '  pytest_args: ["--no-cov"]']
+    seams = one.seams()
+    lines += ["", "# Seams to fix (each a live read in code under test):"]
+    lines += [f"#   {seam}" for seam in seams] or ["#   none"]
+    keys = [key for key, _, _ in one.pins]
+    return Draft("\n".join(lines) + "\n", keys, seams, notes)
+
+
+def _pins(audited: Audited, clock_unix: int) -> _Drafted:
+    """The pins one module's reads call for, and what is not pinned and why."""
+    module, set_by_tests = audited.module, audited.set_by_tests
+    reads = _first_reads(audited.records)
     pins: list[tuple[str, str, str]] = []  # (key, value, why)
     notes: list[str] = []
     clock = [r for r in reads if r.api.startswith(("time.", "datetime.", "date."))]
@@ -72,21 +117,13 @@ def draft(
         pins.append(("rng_seed", str(seed), _why(rng[0], "the global RNG; take a Random")))
     temp = [r for r in reads if r.api.startswith("tempfile.")]
     if temp:
-        pins.append(("temp_root", temp_root, _why(temp[0], "a temp dir")))
+        pins.append(("temp_root", audited.temp_root, _why(temp[0], "a temp dir")))
     env = sorted({r.name for r in reads if r.api == "os.environ" and r.name})
     for name in env:
         notes.append(f"env.{name}: not pinned: " + _env_why(name, set_by_tests))
     if not pins:
         pins.append(_fallback(set_by_tests, module))
-    lines = _header(module) + _pin_lines(pins, notes, env, reads)
-    if no_coverage:
-        notes.append(f"run.pytest_args: {NO_COVERAGE}")
-        lines += ["run:", f"  # {NO_COVERAGE}", '  pytest_args: ["--no-cov"]']
-    seams = [f"{r.path}:{r.line}: reads `{r.call()}`" for r in reads]
-    lines += ["", "# Seams to fix (each a live read in code under test):"]
-    lines += [f"#   {seam}" for seam in seams] or ["#   none"]
-    keys = [key for key, _, _ in pins]
-    return Draft("\n".join(lines) + "\n", keys, seams, notes)
+    return _Drafted(audited, pins, notes, env, reads)
 
 
 def _env_why(name: str, set_by_tests: Mapping[str, str]) -> str:
@@ -146,4 +183,70 @@ def _pin_lines(
             first = next(r for r in reads if r.api == "os.environ" and r.name == name)
             lines.append(f"  #   # {first.path}:{first.line} reads `{first.call()}`")
             lines.append(f"  #   {name}: <the value the property needs>")
+    return lines
+
+
+def distinct(modules: Sequence[str]) -> None:
+    """Refuse a module named twice (each module is one property of the list)."""
+    for index, module in enumerate(modules):
+        if module in modules[:index]:
+            raise GateError(f"init: {module} is named twice; each module drafts one property")
+
+
+def property_ids(modules: Sequence[str]) -> list[str]:
+    """One id per module: its stem (`property_id`); where two stems agree, the path's."""
+    ids = [property_id(module) for module in modules]
+    out = []
+    for module, stem in zip(modules, ids, strict=True):
+        if ids.count(stem) == 1:
+            out.append(stem)
+        else:
+            out.append(re.sub(r"[^A-Za-z0-9_.-]", "_", module.removesuffix(".py")))
+    return [name if out.count(name) == 1 else f"{name}_{i + 1}" for i, name in enumerate(out)]
+
+
+def draft_many(audited: Sequence[Audited], clock_unix: int) -> Draft:
+    """A manifest listing one property per module, in the order given: a pin every module
+    drafts with the same value goes in the shared top-level `pins:` (its comment says why
+    for the first module), the rest in the module's own entry, with its notes and its
+    `run:` (`--no-cov`)."""
+    modules = [a.module for a in audited]
+    distinct(modules)
+    drafted = [_pins(a, clock_unix) for a in audited]
+    ids = property_ids(modules)
+    owned = [{(key, value) for key, value, _ in d.pins} for d in drafted]
+    shared = [pin for pin in drafted[0].pins if all((pin[0], pin[1]) in o for o in owned)]
+    shared_keys = {key for key, _, _ in shared}
+    lines = [
+        "# entropy.yaml — drafted by `entropy-gate init` from one audited run of each module.",
+        "# Review every pin, then commit it; the gate compares later patches against it.",
+        "version: 1",
+    ]
+    if shared:
+        lines += ["# The pins every property shares (each module's run called for them):"]
+        lines += ["pins:", *_pin_lines(shared, [], [], [])]
+    lines.append("properties:")
+    notes: list[str] = []
+    pins = [key for key, _, _ in shared]
+    for name, one in zip(ids, drafted, strict=True):
+        own = [pin for pin in one.pins if pin[0] not in shared_keys]
+        lines += _entry(name, one, own)
+        notes += [f"{name}: {note}" for note in one.notes]
+        notes += [f"{name}: run.pytest_args: {NO_COVERAGE}"] if one.audited.no_coverage else []
+        pins += [f"{name}: {key}" for key, _, _ in own]
+    seams = list(dict.fromkeys(seam for one in drafted for seam in one.seams()))
+    lines += ["", "# Seams to fix (each a live read in code under test):"]
+    lines += [f"#   {seam}" for seam in seams] or ["#   none"]
+    return Draft("\n".join(lines) + "\n", pins, seams, notes, ids)
+
+
+def _entry(name: str, one: _Drafted, own: list[tuple[str, str, str]]) -> list[str]:
+    """One item of `properties:`: its id, module, own pins (or the comments alone), run."""
+    module = one.audited.module
+    shown = module if re.fullmatch(r"[A-Za-z0-9_./-]+", module) else json.dumps(module)
+    lines = [f"  - property_id: {name}", f"    module: {shown}"]
+    body = [f"    {line}" for line in _pin_lines(own, list(one.notes), one.env, one.reads)]
+    lines += ["    pins:", *body] if own else body
+    if one.audited.no_coverage:
+        lines += ["    run:", f"      # {NO_COVERAGE}", '      pytest_args: ["--no-cov"]']
     return lines

@@ -654,8 +654,9 @@ def refuse_unquoted(located: safe_yaml.Located) -> None:
             raise safe_yaml.problem(
                 located.name,
                 line,
-                f'{safe_yaml.dotted((*where, "umask"))} must be a quoted string such as "0022": '
-                f"YAML reads an unquoted 0022 as the integer 18 (here it read {pins['umask']})",
+                f"{_entry_label(where, located)}{safe_yaml.dotted((*where, 'umask'))} must be a "
+                'quoted string such as "0022": YAML reads an unquoted 0022 as the integer 18 '
+                f"(here it read {pins['umask']})",
             )
 
 
@@ -698,6 +699,11 @@ def _message(error: Any, path: tuple[str | int, ...]) -> str:
     where = safe_yaml.dotted(path)
     kind = error["type"]
     if kind == "extra_forbidden":
+        if path in (("property_id",), ("module",)):
+            return (
+                f"unknown key {where!r} (a manifest that lists properties names each one's "
+                "under properties:)"
+            )
         return f"unknown key {where!r}{_suggest(path)}"
     if kind == "missing":
         return f"missing required key {where!r}"
@@ -723,7 +729,10 @@ def _suggest(path: tuple[str | int, ...]) -> str:
         if nested is None:
             return ""
         model = nested
-    close = difflib.get_close_matches(str(path[-1]), list(model.model_fields), n=1)
+    names = list(model.model_fields)
+    if len(path) == 1:
+        names += [name for name in ManifestList.model_fields if name not in names]
+    close = difflib.get_close_matches(str(path[-1]), names, n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
@@ -757,13 +766,16 @@ def _check_files(loaded: LoadedManifest, repo_root: Path) -> None:
         path = ("pins", "cassette") if field == "cassette" else ("module",)
         line = loaded.located.line_of(path)
         target = (root / relative).resolve()
+        named = "" if loaded.entry is None else f"property {loaded.property_id!r}: "
         if not target.is_relative_to(root):
             raise safe_yaml.problem(
-                loaded.name, line, f"{field} {relative!r} leads outside the repository"
+                loaded.name, line, f"{named}{field} {relative!r} leads outside the repository"
             )
         if not target.is_file():
             raise safe_yaml.problem(
-                loaded.name, line, f"{field} {relative!r} does not exist in the repository"
+                loaded.name,
+                line,
+                f"{named}{field} {relative!r} does not exist in the repository",
             )
 
 

@@ -1,8 +1,11 @@
 """The check run as a plan: a pure function of the Verdict, sent elsewhere (github.py).
 
 `plan()` decides everything a reviewer sees on the pull request: the conclusion (`success`
-only for a merge candidate), the title naming the classification in words, the Markdown
-summary (at most 65,535 characters, truncated with a note), and the annotations, cut into
+only for a merge candidate), the title naming the classification in words (on a verdict over
+many properties: the deciding property, "entropy_silenced in property beta (1 of 20
+properties)"), the Markdown summary (at most 65,535 characters, truncated with a note; a
+many-property one is fitted by `render.properties` and what it left out goes in output.text,
+at most 65,535 characters as well), and the annotations, cut into
 batches of at most 50 (GitHub's limit per request): the first batch goes with the POST that
 creates the check run, the others with PATCHes that append to it.
 
@@ -20,6 +23,11 @@ Annotations, in this order:
   gave no usable path (none, absolute, or leaving the repository) is annotated on the
   manifest's line 1 naming the test, so it still shows on the pull request; without a
   manifest path it appears in the summary only.
+
+Of a many-property verdict: each property's annotations in that order, worst property
+first, the title naming the property ("entropy-gate (beta): skip_marker"); one a second
+property repeats (a finding in a conftest both share) is sent once. There is no cap on the
+total, as for one property: the batches carry them all.
 """
 
 from __future__ import annotations
@@ -33,16 +41,19 @@ from typing import Any, Literal
 from entropy_action.core.findings import Finding
 from entropy_action.core.score import Survivor
 from entropy_action.manifest.pindiff import PinChange
-from entropy_action.render import markdown, paths, phrases
+from entropy_action.render import markdown, paths, phrases, properties
 from entropy_action.verdict.model import FAILING, TestResult, Verdict
+from entropy_action.verdict.rollup import deciding
 
 MAX_SUMMARY = 65_535  # characters of output.summary
+MAX_TEXT = 65_535  # characters of output.text
 MAX_PER_REQUEST = 50  # annotations per POST or PATCH
 MAX_MESSAGE_BYTES = 64 * 1024  # an annotation's message and raw_details
 MAX_TITLE = 255  # characters of an annotation's title
 Level = Literal["notice", "warning", "failure"]
 Conclusion = Literal["success", "failure"]
 _HOSTS: tuple[tuple[str, Literal["a", "b"]], ...] = (("A", "a"), ("B", "b"))
+_TITLE = "entropy-gate: "  # how every annotation's title starts
 
 
 @dataclass(frozen=True)
@@ -80,6 +91,7 @@ class CheckRunPlan:
     title: str
     summary: str
     annotations: tuple[Annotation, ...] = field(default_factory=tuple)
+    text: str = ""  # output.text: what a many-property summary left out ("" sends none)
 
     def batches(self) -> list[tuple[Annotation, ...]]:
         """The annotations cut into requests: always one (maybe empty) for the POST."""
@@ -90,6 +102,8 @@ class CheckRunPlan:
 
     def _output(self, batch: Sequence[Annotation]) -> dict[str, Any]:
         output: dict[str, Any] = {"title": self.title, "summary": self.summary}
+        if self.text:
+            output["text"] = self.text
         if batch:
             output["annotations"] = [a.as_json() for a in batch]
         return output
@@ -119,7 +133,13 @@ def plan(
     summary: str | None = None,
 ) -> CheckRunPlan:
     """The check run for `verdict` on commit `head_sha`. `summary` defaults to the Markdown
-    render of the verdict; it is truncated to GitHub's limit either way."""
+    render of the verdict; it is truncated to GitHub's limit either way. A many-property
+    verdict's default summary is fitted (`render.properties.fit`) and the sections it left
+    out go in output.text, as far as they fit."""
+    details = ""
+    if summary is None and verdict.properties:
+        fitted = properties.fit(verdict, MAX_SUMMARY, where=properties.WHERE_CHECK_RUN)
+        summary, details = fitted.summary, markdown.truncate(fitted.details, MAX_TEXT)
     text = markdown.render(verdict) if summary is None else summary
     return CheckRunPlan(
         name=check_name,
@@ -128,6 +148,7 @@ def plan(
         title=markdown.title(verdict),
         summary=markdown.truncate(text, MAX_SUMMARY),
         annotations=tuple(list_annotations(verdict, manifest_path=manifest_path)),
+        text=details,
     )
 
 
@@ -144,7 +165,23 @@ def list_annotations(verdict: Verdict, *, manifest_path: str | None) -> Iterator
 
 
 def _annotations(verdict: Verdict, manifest_path: str | None) -> Iterator[Annotation]:
-    """Pin changes, findings, stronger mutants, tests."""
+    """Pin changes, findings, stronger mutants, tests; of a many-property verdict, each
+    property's (worst first), its title naming the property, one on a line said once."""
+    if not verdict.properties:
+        yield from _own_annotations(verdict, manifest_path)
+        return
+    seen: set[tuple[str, int, str, str]] = set()
+    for prop in deciding(verdict.properties):
+        for annotation in _own_annotations(prop.verdict, manifest_path):
+            key = (annotation.path, annotation.line, annotation.level, annotation.message)
+            if key not in seen:
+                seen.add(key)
+                named = annotation.title.replace(_TITLE, f"{_TITLE[:-2]} ({prop.property_id}): ", 1)
+                yield dataclasses.replace(annotation, title=named)
+
+
+def _own_annotations(verdict: Verdict, manifest_path: str | None) -> Iterator[Annotation]:
+    """One verdict's pin changes, findings, stronger mutants, tests."""
     for change in verdict.pin_diff:
         yield _pin_annotation(change)
     for finding in verdict.findings:

@@ -109,13 +109,38 @@ def _cut(message: str) -> str:
 
 
 def title(verdict: Verdict) -> str:
+    """The check run's title: the classification in words; on a many-property verdict, the
+    property that decides it (`render.properties`)."""
+    if verdict.properties:
+        return phrases.properties_title(verdict.classification, verdict.properties)
     return TITLES[verdict.classification]
 
 
-def render(verdict: Verdict) -> str:
-    """The whole summary as GitHub-flavoured Markdown."""
-    sections = [
-        _headline(verdict),
+def render(verdict: Verdict, *, limit: int | None = None) -> str:
+    """The whole summary as GitHub-flavoured Markdown; a many-property verdict's by
+    `render.properties` (fitted within `limit` characters when one is given)."""
+    if verdict.properties:
+        from entropy_action.render import properties  # noqa: PLC0415 (it builds on this module)
+
+        return properties.fit(verdict, limit).summary
+    return join(sections(verdict))
+
+
+def join(parts: list[list[str]]) -> str:
+    """Sections as one Markdown text, a blank line after each non-empty one."""
+    return "\n".join(line for section in parts if section for line in [*section, ""])
+
+
+def sections(
+    verdict: Verdict, *, heading: str | None = None, digest: bool = True
+) -> list[list[str]]:
+    """The summary's sections in order; `heading` replaces the headline's first line, and
+    `digest=False` leaves the inputs digest out (a property's section: the roll-up has one)."""
+    headline = _headline(verdict)
+    if heading is not None:
+        headline = [heading, *headline[1:]]
+    return [
+        headline,
         _row(verdict),
         _tests(verdict),
         _replays(verdict),
@@ -126,9 +151,8 @@ def render(verdict: Verdict) -> str:
         _strength(verdict.mutation),
         _list("Reasons", [r for r in verdict.reasons if r not in _causes(verdict)], prose),
         _errors(verdict.errors),
-        _digest(verdict.inputs_sha256),
+        _digest(verdict.inputs_sha256) if digest else [],
     ]
-    return "\n".join(line for section in sections if section for line in [*section, ""])
 
 
 def _headline(verdict: Verdict) -> list[str]:
@@ -146,7 +170,7 @@ def _headline(verdict: Verdict) -> list[str]:
     if evidence:
         lines += ["", *evidence]
     if verdict.coupled_to:
-        lines += ["", _sentence(phrases.coupled([code(s) for s in verdict.coupled_to]))]
+        lines += ["", sentence(phrases.coupled([code(s) for s in verdict.coupled_to]))]
     return lines
 
 
@@ -168,7 +192,7 @@ def _base_on_head(verdict: Verdict) -> list[str]:
         shown = phrases.base_on_head_shown(finding.message)
         if finding.kind == "test_changed_to_pass" and shown is not None:
             name = code(finding.test or finding.location())
-            lines.append(f"- **{_sentence(phrases.BASE_ON_HEAD)[:-1]}:** {name}: {code(shown)}")
+            lines.append(f"- **{sentence(phrases.BASE_ON_HEAD)[:-1]}:** {name}: {code(shown)}")
     return lines
 
 
@@ -177,7 +201,7 @@ def _ran(verdict: Verdict) -> bool:
     return not verdict.host_a == verdict.host_b == "missing"
 
 
-def _sentence(phrase: str) -> str:
+def sentence(phrase: str) -> str:
     return phrase[:1].upper() + phrase[1:] + "."
 
 
@@ -218,7 +242,7 @@ def _row(verdict: Verdict) -> list[str]:
     ]
 
 
-def _differs(test: TestResult) -> bool:
+def differs(test: TestResult) -> bool:
     return not test.host_a == test.host_b == "passed" and not (
         test.host_a == test.host_b == "skipped"
     )
@@ -226,7 +250,7 @@ def _differs(test: TestResult) -> bool:
 
 def _tests(verdict: Verdict) -> list[str]:
     tests = verdict.tests
-    shown = [t for t in tests if _differs(t)]
+    shown = [t for t in tests if differs(t)]
     if not tests:
         return ["### Tests", "", "No test was reported."]
     if not shown:
@@ -264,7 +288,7 @@ def _messages(tests: list[TestResult]) -> list[str]:
 
 def _replays(verdict: Verdict) -> list[str]:
     """One fenced block of commands, each replaying a failing test under its seed."""
-    shown = [t for t in verdict.tests if _differs(t)][:MAX_TESTS_SHOWN]
+    shown = [t for t in verdict.tests if differs(t)][:MAX_TESTS_SHOWN]
     commands: list[str] = []
     for test in shown:
         for host, command in phrases.replays(test):
@@ -338,15 +362,15 @@ def _strength(score: MutationScore | None) -> list[str]:
     weaker = phrases.weaker(len(score.weakened), code("weakened_property"))
     items = [weaker] if score.weakened else []
     items += [phrases.stronger(code(m.mutant), code(m.test)) for m in score.strengthened]
-    lines = ["### Property strength", "", _sentence(scores)]
+    lines = ["### Property strength", "", sentence(scores)]
     lines += ["", *(f"- {item}" for item in items)] if items else []
     if score.strengthened and not score.weakened:
-        lines += ["", f"**{_sentence(phrases.STRONGER_AT_HEAD)}**"]
+        lines += ["", f"**{sentence(phrases.STRONGER_AT_HEAD)}**"]
     return lines
 
 
 def _digest(digest: str | None) -> list[str]:
-    return [_sentence(phrases.inputs_digest(code(digest)))] if digest else []
+    return [sentence(phrases.inputs_digest(code(digest)))] if digest else []
 
 
 def _list(heading: str, items: list[str], render_item: Callable[[str], str]) -> list[str]:
@@ -376,11 +400,11 @@ def truncate(markdown: str, limit: int, *, unit: str = "characters") -> str:
     for line in lines:
         if size + measure(line) + 1 > budget:
             kept.append(_prefix(line, budget - size - 1, measure))  # what fits of the last
-            fence = _track_fence(fence, kept[-1])
+            fence = track_fence(fence, kept[-1])
             break
         kept.append(line)
         size += measure(line) + 1
-        fence = _track_fence(fence, line)
+        fence = track_fence(fence, line)
     closing = [fence] if fence else []
     return "\n".join([*kept, *closing]) + note
 
@@ -397,7 +421,7 @@ def _prefix(line: str, budget: int, measure: Callable[[str], int]) -> str:
     return line[:low]
 
 
-def _track_fence(open_fence: str, line: str) -> str:
+def track_fence(open_fence: str, line: str) -> str:
     """The fence still open after `line` ("" when none)."""
     match = re.match(r"^(`{3,})", line)
     if not match:

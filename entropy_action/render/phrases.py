@@ -11,7 +11,7 @@ import shlex
 from collections.abc import Sequence
 from typing import Literal
 
-from entropy_action.verdict.model import FAILING, TestResult
+from entropy_action.verdict.model import FAILING, PropertyVerdict, TestResult
 
 # Run from the repository root: --rootdir=. gives the node ids (and so the seeds) the gate saw.
 REPLAY = "python -m pytest -p entropy_action.plugin --rootdir=. --entropy-gate-seed="
@@ -153,4 +153,33 @@ def notices(count: int) -> str:
     return (
         f"{count} notice{'s' if count != 1 else ''} that stood at the base ref "
         "(not counted against the patch)"
+    )
+
+
+REMOVED = "removed from the manifest"  # a dropped property (PropertyVerdict.module is None)
+MAX_NAMED = 3  # properties named in a title before "and N more"
+
+
+def property_name(property_id: str, module: str | None) -> str:
+    """A property as a title names it; a dropped one says so."""
+    return property_id if module is not None else f"{property_id} [{REMOVED}]"
+
+
+def properties_title(classification: str, properties: Sequence[PropertyVerdict]) -> str:
+    """A many-property verdict's title: the worst classification, the properties that have it
+    (the ones that decide), and how many of how many."""
+    total = len(properties)
+    plural = "property" if total == 1 else "properties"
+    if classification == "merge_candidate":
+        every = "the only property passes" if total == 1 else f"all {total} properties pass"
+        return f"merge_candidate: {every}"
+    named = sorted(
+        (p for p in properties if p.verdict.classification == classification),
+        key=lambda p: p.property_id,
+    )
+    names = [property_name(p.property_id, p.module) for p in named[:MAX_NAMED]]
+    more = f" and {len(named) - MAX_NAMED} more" if len(named) > MAX_NAMED else ""
+    which = "property" if len(named) == 1 else "properties"
+    return (
+        f"{classification} in {which} {', '.join(names)}{more} ({len(named)} of {total} {plural})"
     )

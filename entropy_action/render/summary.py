@@ -9,7 +9,8 @@ from entropy_action.core.findings import Finding
 from entropy_action.core.score import MutationScore
 from entropy_action.render import phrases
 from entropy_action.render.phrases import REPLAY
-from entropy_action.verdict.model import TestResult, Verdict
+from entropy_action.verdict.model import PropertyVerdict, TestResult, Verdict
+from entropy_action.verdict.rollup import deciding
 
 __all__ = ["REPLAY", "render_json", "render_strength", "render_text"]
 
@@ -27,8 +28,20 @@ def render_json(verdict: Verdict) -> str:
 
 
 def render_text(verdict: Verdict) -> str:
-    """The readable summary: classification, its table row, hosts, tests, pins, findings, why."""
-    sections = [
+    """The readable summary: classification, its table row, hosts, tests, pins, findings, why;
+    on a many-property verdict, a line per property (worst first) then each failing
+    property's own summary, indented."""
+    if verdict.properties:
+        return _render_many(verdict, verdict.properties)
+    return _join(_sections(verdict))
+
+
+def _join(sections: list[list[str]]) -> str:
+    return "\n".join(line for section in sections for line in section) + "\n"
+
+
+def _sections(verdict: Verdict, *, digest: bool = True) -> list[list[str]]:
+    return [
         _headline(verdict),
         _tests(verdict.tests, verdict.findings),
         _pin_changes(verdict),
@@ -36,9 +49,43 @@ def render_text(verdict: Verdict) -> str:
         _strength(verdict.mutation),
         _bullets("reasons", verdict.reasons),
         _errors(verdict.errors),
-        _digest(verdict.inputs_sha256),
+        _digest(verdict.inputs_sha256) if digest else [],
     ]
-    return "\n".join(line for section in sections for line in section) + "\n"
+
+
+def _render_many(verdict: Verdict, properties: list[PropertyVerdict]) -> str:
+    ordered = deciding(properties)
+    action = _ACTIONS.get(verdict.classification, "do not merge")
+    lines = [
+        f"entropy-gate verdict: {verdict.classification} ({action})",
+        f"  {phrases.properties_title(verdict.classification, ordered)}",
+        "properties (worst first):",
+    ]
+    width = max(len(p.property_id) for p in ordered)
+    modules = max((len(p.module) for p in ordered if p.module is not None), default=0)
+    lines += [f"  {_property_line(p, width, modules)}" for p in ordered]
+    for prop in ordered:
+        if prop.verdict.classification == "merge_candidate":
+            continue
+        lines += ["", f"property {phrases.property_name(prop.property_id, prop.module)}:"]
+        body = _join(_sections(prop.verdict, digest=False)).rstrip("\n").split("\n")
+        lines += [f"  {line}" if line else "" for line in body]
+    return _join([lines, [""] if verdict.inputs_sha256 else [], _digest(verdict.inputs_sha256)])
+
+
+def _property_line(prop: PropertyVerdict, width: int, modules: int) -> str:
+    verdict = prop.verdict
+    head = f"{verdict.classification:<19} {prop.property_id:<{width}}"
+    if prop.module is None:
+        return f"{head}  {phrases.REMOVED}"
+    hosts = f"host A {verdict.host_a}, host B {verdict.host_b}"
+    if verdict.host_a == verdict.host_b == "missing":
+        hosts = "host A, host B: not run"
+    count = len(verdict.tests)
+    tests = f"{count} test{'s' if count != 1 else ''}"
+    shown = sum(not t.host_a == t.host_b == "passed" for t in verdict.tests)
+    tests += f", {shown} differ or did not pass" if shown else ""
+    return f"{head}  {prop.module:<{modules}}  {hosts}, {tests}"
 
 
 def _headline(verdict: Verdict) -> list[str]:

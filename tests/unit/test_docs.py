@@ -125,3 +125,16 @@ def test_every_docs_page_is_in_the_readme_index() -> None:
     }
     missing = [page.name for page in PAGES if page.resolve() not in linked]
     assert missing == [], f"docs pages the README does not link: {missing}"
+
+
+def test_the_readmes_many_properties_manifest_validates() -> None:
+    from entropy_action.manifest import groups, pinfile  # noqa: PLC0415 (only this test)
+
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## Many properties, one status") :]
+    block = re.search(r"```yaml\n(.*?)```", section, re.S)
+    assert block is not None
+    loaded = pinfile.parse_file(block.group(1).encode(), "README.md")
+    assert loaded.ids == ("invoices", "calendar")
+    assert loaded.views[1].manifest.pins.tz == "Europe/Paris"
+    assert len(groups.groups(loaded.views)) == 2

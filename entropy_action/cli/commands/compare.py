@@ -185,7 +185,10 @@ def _folders(inputs: Inputs, property_id: str | None) -> judge.Dossier:
     def inside(folder: Path | None) -> Path | None:
         if folder is None or property_id is None:
             return folder
-        return layout.property_folder(folder, property_id)
+        own = layout.property_folder(folder, property_id)
+        if not own.exists() and (folder / layout.ERROR_JSON).is_file():
+            return folder  # the host's error report, for a run that stopped before any property
+        return own
 
     host_a, host_b = inside(inputs.host_a), inside(inputs.host_b)
     assert host_a is not None

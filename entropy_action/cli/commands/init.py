@@ -31,6 +31,13 @@ COVERAGE_FAIL = "FAIL Required test coverage of"  # pytest-cov's --cov-fail-unde
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     options.add_manifest(parser)
     parser.add_argument(
+        "modules",
+        nargs="*",
+        metavar="MODULE",
+        help="the property test modules; several draft a manifest that lists them (one "
+        "property each, the pins they share at the top)",
+    )
+    parser.add_argument(
         "--module",
         metavar="PATH",
         help=f"the property test module (default: the only {PROPERTIES}/test_*.py)",
@@ -51,7 +58,11 @@ def run(args: argparse.Namespace) -> int:
     if path.exists() and not args.force:
         raise GateError(f"{path}: already exists; init never overwrites it without --force")
     root = baseline.repo_root(path)
-    module = args.module or _only_module(root)
+    modules = [*args.modules, *([args.module] if args.module else [])]
+    if len(modules) > 1:
+        return _run_many(path, root, modules, args)
+    module = modules[0] if modules else _only_module(root)
+    _exists(root, module)
     print(f"entropy-gate init: running {module} once with the live-entropy audit")
     info, coverage = _audit(root, module, args.environ)
     records = list(info.audit.records) if info.audit else []
@@ -71,6 +82,48 @@ def run(args: argparse.Namespace) -> int:
     for seam in result.seams:
         print(f"  {seam}")
     return 0
+
+
+def _run_many(path: Path, root: Path, modules: list[str], args: argparse.Namespace) -> int:
+    """Several modules: each run once with the audit, one manifest listing them all."""
+    from entropy_action.manifest import draft, pinfile  # noqa: PLC0415 (--help imports no model)
+
+    draft.distinct(modules)
+    for module in modules:
+        _exists(root, module)
+    clock = args.clock_unix if args.clock_unix is not None else int(time.time()) // DAY * DAY
+    audited = []
+    for module, name in zip(modules, draft.property_ids(modules), strict=True):
+        print(f"entropy-gate init: running {module} once with the live-entropy audit")
+        info, coverage = _audit(root, module, args.environ)
+        failed = _failed(info, coverage)
+        if failed:
+            print(f"note: {module}: {failed}; the draft lists what the tests read all the same")
+        records = list(info.audit.records) if info.audit else []
+        temp_root = f"/tmp/entropy-{name}"  # noqa: S108 - the gate owns it
+        set_by_tests = _set_by_tests(root, module, info)
+        audited.append(draft.Audited(module, records, temp_root, set_by_tests, coverage))
+    result = draft.draft_many(audited, clock)
+    pinfile.parse_file(result.text.encode("utf-8"), str(path), root)  # the draft validates
+    path.write_text(result.text, encoding="utf-8")
+    count = len(result.properties)
+    print(f"wrote {path}: {count} properties ({', '.join(result.properties)})")
+    print(f"  {len(result.pins)} pin(s): {', '.join(result.pins)}")
+    for line in result.notes:
+        print(f"  {line}")
+    print("seams to fix:" if result.seams else "seams to fix: none seen")
+    for seam in result.seams:
+        print(f"  {seam}")
+    return 0
+
+
+def _exists(root: Path, module: str) -> None:
+    """A module init can run: a file inside the repository."""
+    if not (root / module).is_file():
+        raise GateError(
+            f"{module}: no such file; name each property module by its path from the "
+            "repository root"
+        )
 
 
 def _only_module(root: Path) -> str:

@@ -87,7 +87,8 @@ def publish_to_workflow(verdict: Verdict, json_path: Path, environ: Mapping[str,
         "verdict-path": str(json_path.resolve()),
     }
     try:
-        workflow.append_summary(markdown.render(verdict), environ)
+        summary = markdown.render(verdict, limit=workflow.SUMMARY_CHARS)
+        workflow.append_summary(summary, environ)
         for name, value in outputs.items():
             workflow.set_output(name, value, environ)
     except OSError as exc:
