@@ -63,6 +63,11 @@ def run_gate(settings: GateSettings) -> GateResult:
     workflow's host jobs (hoststeps.py), then the one judging pipeline (judge.py). A
     manifest that lists its properties is gated property by property (each into
     OUT/properties/ID, as the workflow's host folders hold them) and rolled up."""
+    with git.memo():  # each property asks git the same questions: one answer each
+        return _run_gate(settings)
+
+
+def _run_gate(settings: GateSettings) -> GateResult:
     repo = baseline.check_all(settings.manifest, settings.base_ref, None)
     repo = repo.only(settings.properties)
     out = settings.out or Path(tempfile.mkdtemp(prefix="entropy-gate-"))

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from entropy_action.core.errors import GateError
 from entropy_action.verdict.classify import contradictions
 from entropy_action.verdict.model import Verdict
 from tests.support.helpers import Repo, build_repo, copy_world
@@ -356,3 +357,20 @@ def test_the_one_property_form_grows_into_a_list_and_back(repo: Repo) -> None:
         "'beta'",
         "'gamma",
     ]
+
+
+def test_a_memo_answers_a_repeated_question_once_and_forgets_after(repo: Repo) -> None:
+    from entropy_action.core import git  # noqa: PLC0415 (this test only)
+
+    base = repo.git("rev-parse", "HEAD")
+    with git.memo():
+        first = git.changed_files(repo.path, base)
+        repo.write("tests/new_file.py", "x = 1\n")  # a change while the memo lives: not seen
+        assert git.changed_files(repo.path, base) == first == []
+        assert len(git._memo) == 2  # the diff and the untracked listing
+        assert git.show(repo.path, base, "gone.py") is None
+    assert git.changed_files(repo.path, base) == ["tests/new_file.py"]
+    with git.memo():  # a failing read is remembered and still raises each time
+        for _ in range(2):
+            with pytest.raises(GateError, match="git ls-tree"):
+                git.list_tree(repo.path, "0" * 40)

@@ -66,8 +66,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """The host run; when it stops on an error before reporting, DIR/error.json says why
     (the one line the verdict leads with), and the error still ends the command."""
+    from entropy_action.core import git  # noqa: PLC0415 (--help imports no model)
+
     try:
-        return _run(args)
+        with git.memo():  # each property asks git the same questions: one answer each
+            return _run(args)
     except GateError as exc:
         _report_error(args.out, args.host, exc.message)
         raise
