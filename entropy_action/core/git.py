@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
+import threading
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from entropy_action.core.errors import GateError
@@ -14,7 +17,53 @@ _SHALLOW_HINT = (
 )
 
 
+# Commands that only read: inside `memo()`, each is asked once per (folder, arguments).
+_READS = frozenset(
+    {"cat-file", "show", "ls-tree", "diff", "ls-files", "rev-parse", "--literal-pathspecs"}
+)
+_memo: dict[tuple[str, tuple[str, ...]], subprocess.CompletedProcess[bytes]] = {}
+_memo_lock = threading.Lock()
+_memo_depth = [0]
+
+
+@contextlib.contextmanager
+def memo() -> Iterator[None]:
+    """Within this block, a read-only git call with the same folder and arguments is made once:
+    one gate run asks the same questions for each of a manifest's properties (the files the
+    patch changed, the base's bytes of a conftest), and the answers cannot change while it
+    runs (the tree is the PR's, the base a commit). Nested blocks share the outermost's
+    answers; leaving it forgets them."""
+    with _memo_lock:
+        _memo_depth[0] += 1
+    try:
+        yield
+    finally:
+        with _memo_lock:
+            _memo_depth[0] -= 1
+            if not _memo_depth[0]:
+                _memo.clear()
+
+
 def _git(args: list[str], cwd: Path, *, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+    if not _memo_depth[0] or not args or args[0] not in _READS:
+        return _run_git(args, cwd, check=check)
+    key = (str(cwd.resolve()), tuple(args))
+    with _memo_lock:
+        known = _memo.get(key)
+    if known is None:
+        known = _run_git(args, cwd, check=False)
+        with _memo_lock:
+            if _memo_depth[0]:
+                _memo[key] = known
+    if check and known.returncode != 0:
+        err = known.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GateError(f"git {' '.join(args)}: {err[-1] if err else 'failed'}")
+    return known
+
+
+def _run_git(
+    args: list[str], cwd: Path, *, check: bool = True
+) -> subprocess.CompletedProcess[bytes]:
     executable = shutil.which("git")
     if executable is None:
         raise GateError("git: not found on PATH; the gate reads the base ref with git")

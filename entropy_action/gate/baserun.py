@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import shutil
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from entropy_action.core import git
+from entropy_action.core.errors import GateError
 from entropy_action.evidence import basecache
-from entropy_action.hosts import launch, runsettings
+from entropy_action.hosts import launch, runsettings, sessions
+from entropy_action.manifest import groups
 from entropy_action.manifest.baseline import PinCheck
+from entropy_action.manifest.pinfile import LoadedManifest
 
 Host = Literal["a", "b"]
 
@@ -75,6 +78,91 @@ def run(
         for note in cache.store(key, target):
             base.progress(f"{label}: {note}")
     return target
+
+
+def run_many(
+    base: BaseRun,
+    checks: Sequence[PinCheck],
+    outs: Sequence[Path],
+    host: Host,
+    cancel: threading.Event | None = None,
+) -> list[str | None]:
+    """Many properties' base runs on `host`, each into `folder(outs[i], host)`: each from the
+    evidence cache where its own entry matches, the others in one worktree of the base commit,
+    one pytest session per group of their base views (hosts.sessions), each kept in the cache
+    under its own key. The GateError message of each that could not run (None: it ran)."""
+    errors: list[str | None] = [None] * len(checks)
+    label = f"base run on host {host.upper()}"
+    todo = [
+        index
+        for index, (check, out) in enumerate(zip(checks, outs, strict=True))
+        if not (cancel is not None and cancel.is_set()) and not _restored(base, check, out, host)
+    ]
+    if not todo or (cancel is not None and cancel.is_set()):
+        return errors
+    first = checks[todo[0]]
+    assert first.base_commit is not None
+    tree = outs[todo[0]] / f"base-tree-{host}"
+    if tree.exists():
+        shutil.rmtree(tree)
+    git.add_worktree(first.root, first.base_commit, tree)
+    try:
+        by_id = {_base_view(checks[i]).property_id: i for i in todo}
+        for group in groups.groups([_base_view(checks[i]) for i in todo]):
+            for members in sessions.sessions(group):
+                chosen = [by_id[view.property_id] for view in members]
+                folders = [folder(outs[i], host) for i in chosen]
+                settings = runsettings.RunSettings(
+                    host=host,
+                    out=folders[0],
+                    root=tree,
+                    loaded=members[0],
+                    environ=base.environ,
+                    isolate=host == "b",
+                    python=base.python(host),
+                    namespaces=base.namespaces,
+                    progress=lambda line: base.progress(f"{label}: {line}"),
+                    timeout=base.timeout,
+                    checkout=first.root,  # the base's code, not the head's (editable install)
+                    cancel=cancel,
+                )
+                try:
+                    sessions.run_session(settings, members, folders)
+                except GateError as exc:
+                    for index in chosen:
+                        errors[index] = exc.message.splitlines()[0]
+                    continue
+                for index in chosen if cancel is None or not cancel.is_set() else ():
+                    _store(base, checks[index], outs[index], host)
+    finally:
+        git.remove_worktree(first.root, tree)
+    return errors
+
+
+def _base_view(check: PinCheck) -> LoadedManifest:
+    assert check.base is not None
+    return check.base
+
+
+def _restored(base: BaseRun, check: PinCheck, out: Path, host: Host) -> bool:
+    """Whether the check's base run came from the evidence cache into its folder."""
+    if base.cache_dir is None or check.base is None or check.base_commit is None:
+        return False
+    key = cache_key(base, check, host)
+    hit, notes = basecache.EvidenceCache(base.cache_dir).restore(key, folder(out, host))
+    for note in notes:
+        base.progress(f"base run on host {host.upper()}: {note}")
+    if hit:
+        base.progress(f"base run on host {host.upper()}: reused from the cache ({key.digest[:12]})")
+    return hit
+
+
+def _store(base: BaseRun, check: PinCheck, out: Path, host: Host) -> None:
+    if base.cache_dir is None or check.base is None or check.base_commit is None:
+        return
+    cache = basecache.EvidenceCache(base.cache_dir)
+    for note in cache.store(cache_key(base, check, host), folder(out, host)):
+        base.progress(f"base run on host {host.upper()}: {note}")
 
 
 def cache_key(base: BaseRun, check: PinCheck, host: Host) -> basecache.CacheKey:

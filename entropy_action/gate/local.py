@@ -12,7 +12,7 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,9 +21,10 @@ from entropy_action import scan
 from entropy_action.core import git, layout
 from entropy_action.core.errors import ExitCode, GateError
 from entropy_action.evidence import hostreport
-from entropy_action.gate import attribution, baserun, hoststeps, judge
+from entropy_action.gate import attribution, baserun, grouped, hoststeps, judge
 from entropy_action.hosts import environments, hostjson, launch, runsettings
 from entropy_action.manifest import baseline
+from entropy_action.manifest.pinfile import LoadedManifest
 from entropy_action.strength import base_on_head
 from entropy_action.verdict import basepolicy, pairing
 from entropy_action.verdict.model import FAILING, Verdict
@@ -62,6 +63,11 @@ def run_gate(settings: GateSettings) -> GateResult:
     workflow's host jobs (hoststeps.py), then the one judging pipeline (judge.py). A
     manifest that lists its properties is gated property by property (each into
     OUT/properties/ID, as the workflow's host folders hold them) and rolled up."""
+    with git.memo():  # each property asks git the same questions: one answer each
+        return _run_gate(settings)
+
+
+def _run_gate(settings: GateSettings) -> GateResult:
     repo = baseline.check_all(settings.manifest, settings.base_ref, None)
     repo = repo.only(settings.properties)
     out = settings.out or Path(tempfile.mkdtemp(prefix="entropy-gate-"))
@@ -72,6 +78,7 @@ def run_gate(settings: GateSettings) -> GateResult:
     dossiers: list[judge.PropertyDossier] = []
     notes: list[str] = []
     total = len(repo.checks)
+    ran = _run_groups(settings, repo.checks, out)
     for number, check in enumerate(repo.checks, 1):
         named = check.head or check.base
         pid = named.property_id if named is not None else "?"
@@ -79,13 +86,43 @@ def run_gate(settings: GateSettings) -> GateResult:
         one = dataclasses.replace(settings, progress=_labelled(settings.progress, label))
         folder = layout.property_folder(out, pid)
         folder.mkdir(parents=True, exist_ok=True)
-        dossier, more, judged = _evidence(one, check, folder)
+        dossier, more, judged = _evidence(one, check, folder, ran.get(pid))
         notes += [f"property {pid}: {note}" for note in more]
         module = check.head.manifest.module if check.head is not None else None
         dossiers.append(judge.PropertyDossier(pid, module, dossier, judged))
         settings.progress(f"{label}: judged")
     verdict = judge.judge_all(dossiers, repo.dropped, many=True)
     return GateResult(verdict, repo.checks[0], out, tuple(dict.fromkeys((*repo.notes, *notes))))
+
+
+def _run_groups(
+    settings: GateSettings, checks: Sequence[baseline.PinCheck], out: Path
+) -> dict[str, grouped.HostsRan]:
+    """Both hosts' runs of every head property: one session per group (gate.grouped)."""
+    by_id = {check.head.property_id: check for check in checks if check.head is not None}
+    views = [check.head for check in checks if check.head is not None]
+
+    def host(views: Sequence[LoadedManifest], host: str, folder: Path) -> runsettings.RunSettings:
+        made = _host(settings, by_id[views[0].property_id], folder.parent, host)
+        shown = f"host {host.upper()} ({grouped.label(views)})"
+        return dataclasses.replace(
+            made, test_progress=True, progress=_labelled(settings.progress, shown)
+        )
+
+    based = [check for check in checks if check.head is not None]
+    want_base = settings.base_run and all(
+        check.base is not None and check.base_commit is not None for check in based
+    )
+    base_a = None
+    if want_base and based and not _docs_only(based[0]):  # docs only: the base run may wait
+
+        def base_a() -> list[str | None]:
+            folders = [layout.property_folder(out, view.property_id) for view in views]
+            return baserun.run_many(_base(settings), based, folders, "a")
+
+    return grouped.run_groups(
+        views, out, host, lambda jobs: _execute(jobs, settings.progress), base_a
+    )
 
 
 def _gate_one(
@@ -97,7 +134,10 @@ def _gate_one(
 
 
 def _evidence(
-    settings: GateSettings, check: baseline.PinCheck, out: Path
+    settings: GateSettings,
+    check: baseline.PinCheck,
+    out: Path,
+    ran: grouped.HostsRan | None = None,
 ) -> tuple[judge.Dossier, tuple[str, ...], Verdict | None]:
     """One property's host runs and host steps into `out`, as the dossier the judge reads
     (with host B's attribution re-runs beside it when the verdict calls for them), its
@@ -106,7 +146,7 @@ def _evidence(
         return judge.Dossier(out / "host-a", out / "host-b", check=check), check.notes, None
     settings.progress("scanning the property module for silenced entropy…")
     scanned = scan.scan(check)
-    runs = _run_hosts(settings, check, out)
+    runs = _run_hosts(settings, check, out, ran)
     _strength(settings, check, scanned, out, runs)
     dossier = judge.Dossier(
         runs.host_a or out / "host-a",
@@ -188,7 +228,12 @@ class Runs:
 SKIPPED_INVALID = "a host run is invalid, so the verdict is invalid whatever the base says"
 
 
-def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> Runs:
+def _run_hosts(
+    settings: GateSettings,
+    check: baseline.PinCheck,
+    out: Path,
+    ran: grouped.HostsRan | None = None,
+) -> Runs:
     """Host A, host B and the base's module on host A, concurrently when there are cores;
     then, only when host B failed a test, the base's module on host B too.
 
@@ -214,11 +259,19 @@ def _run_hosts(settings: GateSettings, check: baseline.PinCheck, out: Path) -> R
         "host A": lambda: _run_host(_host(settings, check, out, "a"), host_notes, invalid, read),
         "host B": lambda: _run_host(_host(settings, check, out, "b"), host_notes, invalid, read),
     }
+    if ran is not None:  # the hosts ran already, in the property's group sessions
+        jobs.clear()
+        host_notes += ran.notes
+        read.update(ran.read)
+        if ran.invalid:
+            invalid.set()
     want_base = settings.base_run and check.base is not None and check.base_commit is not None
     deferred = want_base and _docs_only(check)
-    if want_base and not deferred:
+    if want_base and not deferred and not (ran and ran.based):
         jobs["base run"] = lambda: baserun.run(_base(settings), check, out, "a", invalid)
-    failures = _execute(jobs, settings.progress)
+    failures = {**(ran.failures if ran else {}), **_execute(jobs, settings.progress)}
+    if ran is not None and ran.based and ran.base_error is not None:
+        failures["base run"] = ran.base_error
     errors = tuple(f"{name}: {failures[name]}" for name in ("host A", "host B") if name in failures)
     notes = tuple(sorted(host_notes))
     if not want_base:
@@ -300,19 +353,9 @@ def _run_host(
         invalid.set()
         if info.imported_outside:
             return
-        detail = _first_error(settings.out / layout.PYTEST_LOG)
+        detail = grouped.first_error(settings.out / layout.PYTEST_LOG)
         raise GateError(why.split(": ", 1)[-1] + (f" — {detail}" if detail else ""))
     read[settings.host] = _read_or_none(settings.out)
-
-
-def _first_error(log: Path, limit: int = 65536) -> str:
-    """The first line of pytest's output that says `error:`, if any."""
-    try:
-        with open(log, "rb") as handle:
-            text = handle.read(limit).decode("utf-8", "replace")
-    except OSError:
-        return ""
-    return next((line.strip() for line in text.splitlines() if "error:" in line), "")
 
 
 def _host(

@@ -15,9 +15,11 @@ malformed line is counted and never trusted.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +33,15 @@ MAX_LINES = 4_000_000
 MAX_LINE = 64 << 10  # bytes of one line; a longer one is malformed
 JOIN_SECONDS = 10.0  # after pytest and all it left are gone, the pipe is closed: EOF is near
 _ACTIONS = ("begin", "end", "test", "collect")
+PROGRESS_SECONDS = 5.0  # a progress line (tests heard so far) at most this often
+MAX_FILES = 10_000  # test files counted one by one in Heard.file_counts
+OTHER_FILES = "<other files>"  # where the rest are counted (no property module's path)
+
+
+def file_of(nodeid: str) -> str:
+    """The test file of a node id ("tests/test_a.py::T::t[x::y]" -> "tests/test_a.py"); a
+    collection report's id is its path already."""
+    return nodeid.partition("[")[0].partition("::")[0]
 
 
 @dataclass
@@ -40,6 +51,9 @@ class Heard:
     tests: dict[str, str] = field(default_factory=dict)  # pytest node id -> worst outcome
     collect_errors: list[str] = field(default_factory=list)  # node ids
     counts: dict[str, int] = field(default_factory=dict)  # terminal category -> reports
+    # the same per test file (a node id's path): a session over several property modules is
+    # split by file (hosts.split); files past MAX_FILES are counted under OTHER_FILES
+    file_counts: dict[str, dict[str, int]] = field(default_factory=dict)
     begin: dict[str, Any] | None = None
     end: dict[str, Any] | None = None
     lines: int = 0
@@ -66,6 +80,7 @@ class Heard:
             return
         if isinstance(cat, str) and cat and len(cat) < 40:
             self.counts[cat] = self.counts.get(cat, 0) + 1
+            self._count_file(file_of(nodeid), cat)
         if kind == "collect":
             if outcome == "failed":
                 self.collect_errors.append(nodeid)
@@ -74,6 +89,12 @@ class Heard:
             return
         error = outcome == "failed" and record.get("when") != "call"
         self._worst(nodeid, "error" if error else outcome)
+
+    def _count_file(self, file: str, cat: str) -> None:
+        if file not in self.file_counts and len(self.file_counts) >= MAX_FILES:
+            file = OTHER_FILES
+        counts = self.file_counts.setdefault(file, {})
+        counts[cat] = counts.get(cat, 0) + 1
 
     def _worst(self, nodeid: str, outcome: str) -> None:
         known = self.tests.get(nodeid)
@@ -84,8 +105,10 @@ class Heard:
 class Listener:
     """Reads the channel's read end in a thread until EOF (every write end closed)."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, progress: Callable[[int], None] | None = None) -> None:
         self.heard = Heard()
+        # told the number of tests heard so far, at most every PROGRESS_SECONDS
+        self._progress, self._told = progress, time.monotonic()
         self._file = os.fdopen(fd, "rb", buffering=1 << 16)
         self._thread = threading.Thread(target=self._run, name="entropy-gate-channel", daemon=True)
         self._thread.start()
@@ -107,6 +130,16 @@ class Listener:
                         line = handle.readline(MAX_LINE + 1)
                     continue
                 heard.take(line)
+                if self._progress is not None:
+                    self._tell()
+
+    def _tell(self) -> None:
+        now = time.monotonic()
+        if now - self._told >= PROGRESS_SECONDS:
+            self._told = now
+            with contextlib.suppress(Exception):  # a display never stops the listening
+                assert self._progress is not None
+                self._progress(len(self.heard.tests))
 
     def finish(self) -> Heard:
         """What was heard; call once pytest and everything it left are gone."""
@@ -129,6 +162,7 @@ def record(heard: Heard, junit_id: Callable[[str], str]) -> dict[str, Any]:
         "tests": tests,
         "collect_errors": heard.collect_errors[:1000],
         "counts": heard.counts,
+        "file_counts": heard.file_counts,
         "begin": heard.begin,
         "end": heard.end,
         "lines": heard.lines,

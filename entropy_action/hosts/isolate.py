@@ -408,7 +408,7 @@ def prepare(
     *,
     private_tmp: bool,
     exclude: tuple[Path, ...],
-    module: str,
+    modules: tuple[str, ...],
     revert: frozenset[str] = frozenset(),
     keep_env: tuple[str, ...] = (),
 ) -> tuple[dict[str, str], HostB]:
@@ -426,11 +426,12 @@ def prepare(
     copied = copy_tree(root, tree, exclude=exclude) if "path" not in revert else 0
     if "path" in revert:
         tree = root
-    if not (tree / module).is_file():
-        raise GateError(
-            f"{module}: git ignores it, so host B's copy of the tree lacks it; commit it or "
-            "stop ignoring it"
-        )
+    for module in modules:
+        if not (tree / module).is_file():
+            raise GateError(
+                f"{module}: git ignores it, so host B's copy of the tree lacks it; commit it or "
+                "stop ignoring it"
+            )
     tmpdir = None
     if not private_tmp:
         (scratch / "tmp").mkdir(exist_ok=True)

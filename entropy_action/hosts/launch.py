@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from entropy_action.core.errors import GateError
@@ -86,6 +87,9 @@ MARKER_ONLY = (
 # run.pytest_args, where they are pinned and checked.
 DROPPED_ON_A = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
 NSINIT_FAILED = 125
+# A session over several properties' modules: a collection error in one module must not stop
+# the others' tests, which run as they would alone (hosts.split gives it to its property).
+SHARED_SESSION_ARGS = ("--continue-on-collection-errors",)
 
 
 def run_host(settings: RunSettings) -> HostInfo:
@@ -103,7 +107,7 @@ def run_host(settings: RunSettings) -> HostInfo:
         pipe = list(os.pipe())  # the channel; an end handed on becomes -1
         try:
             launch = _launch(settings, python, scratch, out, pipe)
-            _say(settings, f"running pytest on {settings.loaded.manifest.module}")
+            _say(settings, f"running pytest on {', '.join(settings.property_modules)}")
             with temproot.claimed(launch.temp_root):
                 returncode, stopped, heard = _execute(launch, settings, out / PYTEST_LOG)
         finally:
@@ -194,8 +198,8 @@ def _launch(
             spaces,
             pins,
             private_tmp=claim is not None,
-            exclude=(settings.out,),
-            module=settings.loaded.manifest.module,
+            exclude=(settings.out, *settings.exclude),
+            modules=settings.property_modules,
             revert=settings.revert,
             keep_env=settings.keep_env,
         )
@@ -203,7 +207,8 @@ def _launch(
     else:
         dropped = {*DROPPED_ON_A, *GATE_ENV}  # the gate's own are the gate's to set
         env = {k: v for k, v in settings.environ.items() if k not in dropped}
-        drop_rewritten_pycs(settings.root.absolute(), settings.loaded.manifest.module)
+        for module in settings.property_modules:
+            drop_rewritten_pycs(settings.root.absolute(), module)
         isolate.inspect_interpreter(python, env)
     cassette = str(cwd / pins.cassette) if pins.cassette else None
     expected = pinsseen.pinned_environ(pins, None if claim is None else str(claim.target), cassette)
@@ -290,6 +295,7 @@ def _audit_config(
     config = {
         "root": str(cwd),
         "module": settings.loaded.manifest.module,
+        "modules": list(settings.property_modules),
         "pinned_env": sorted({name for _, name, _ in expected}),
         "temp_root": None if claim is None else str(claim.target),
         "out": str(scratch / AUDIT_JSON),
@@ -325,6 +331,7 @@ def _plugin_config(
         "environments": _environments(settings),
         "imports_report": str(scratch / IMPORTS_FILE),
         "module": settings.loaded.manifest.module,
+        "modules": list(settings.property_modules),
         "provenance_report": str(scratch / PROVENANCE_FILE),
         "hooks_report": str(scratch / HOOKS_FILE),
     }
@@ -357,7 +364,8 @@ def _pytest_argv(settings: RunSettings, python: str, out: Path) -> list[str]:
     manifest = settings.loaded.manifest
     counting = ["-p", ASSERTCOUNT_MODULE, "-o", f"{ASSERTION_HOOK_INI}=true"]
     return [
-        python, "-m", "pytest", *(settings.select or [manifest.module]), *manifest.run.pytest_args,
+        python, "-m", "pytest", *(settings.select or settings.property_modules),
+        *manifest.run.pytest_args, *(SHARED_SESSION_ARGS if len(settings.modules) > 1 else []),
         "-p", BOOT_MODULE, "-p", PLUGIN_MODULE, *(["-p", AUDIT_MODULE] if settings.audit else []),
         "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
         *(counting if settings.count_assertions else []),
@@ -416,7 +424,7 @@ def _execute(
             raise GateError(f"host {settings.host}: cannot start {launch.argv[0]}: {exc}") from None
         os.close(pipe[1])  # only the test process holds it now: EOF once it is gone
         pipe[1] = -1
-        listener, pipe[0] = channel.Listener(pipe[0]), -1
+        listener, pipe[0] = channel.Listener(pipe[0], _tests_done(settings)), -1
         try:
             returncode, stopped = supervise.wait(proc, _limits(launch, settings))
         finally:
@@ -452,6 +460,14 @@ def _limits(launch: Launch, settings: RunSettings) -> supervise.Limits:
     watched = None if claim is None else (claim.private or claim.target)
     cap_mb = cap or supervise.DEFAULT_TEMP_CAP_MB
     return supervise.Limits(timeout_of(settings), watched, cap_mb * 1024 * 1024, settings.cancel)
+
+
+def _tests_done(settings: RunSettings) -> Callable[[int], None] | None:
+    """A progress line with the tests heard so far (hosts.channel: every few seconds)."""
+    if not settings.test_progress or settings.progress is None:
+        return None
+    say = settings.progress
+    return lambda count: say(f"{count} test(s) done")
 
 
 def _say(settings: RunSettings, message: str) -> None:

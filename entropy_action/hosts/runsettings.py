@@ -38,6 +38,16 @@ class RunSettings:
     checkout: Path | None = None
     count_assertions: bool = True  # count each test's assertions (assertcount.py)
     cancel: threading.Event | None = None  # set by another thread: kill this run (supervise)
+    # one session over several properties' modules (hosts.sessions): pytest runs them all and
+    # the plugin, audit and provenance treat each as a property module; () = loaded's module
+    modules: tuple[str, ...] = ()
+    exclude: tuple[Path, ...] = ()  # more of the gate's output left out of host B's copy
+    test_progress: bool = False  # tell `progress` how many tests ran, every few seconds
+
+    @property
+    def property_modules(self) -> tuple[str, ...]:
+        """The property modules this run's session holds."""
+        return self.modules or (self.loaded.manifest.module,)
 
 
 @dataclass

@@ -83,7 +83,7 @@ def refused_pytest_arg(args: list[str]) -> str | None:
         arg = args[index]
         option, has_value, value = arg.partition("=")
         if not arg.startswith("--") and arg.startswith("-") and len(arg) > 2:
-            option, has_value, value = arg[:2], "=", arg[2:]  # -kEXPR, -pno:cov, -ra
+            option, has_value, value = _cluster(arg)  # -kEXPR, -pno:cov, -ra, -vx
         if option in _SELECTING:
             return f"{arg!r} selects, stops or reroutes tests; the gate runs the whole module"
         if option in _TAKES_VALUE and not has_value:
@@ -95,6 +95,21 @@ def refused_pytest_arg(args: list[str]) -> str | None:
             return f"{arg!r} is a test path or id; the gate runs the manifest's module only"
         index += 1
     return None
+
+
+def _cluster(arg: str) -> tuple[str, str, str]:
+    """A short-option cluster as (option, "=", value): the first letter that selects or takes
+    a value decides (`-vx` is `-x`, `-vkEXPR` is `-k EXPR`, `-ra` is `-r a`); a cluster of
+    plain flags (`-vv`, `-sq`) is its first letter."""
+    for index in range(1, len(arg)):
+        option = f"-{arg[index]}"
+        if option in _SELECTING or option in _TAKES_VALUE or option not in _FLAGS:
+            rest = arg[index + 1 :]
+            return option, "=" if rest or index == 1 else "", rest
+    return arg[:2], "=", arg[2:]
+
+
+_FLAGS = frozenset({"-v", "-q", "-s", "-l"})  # short flags that take no value
 
 
 class RunOptions(BaseModel):

@@ -129,7 +129,10 @@ class Auditor:
 
     def __init__(self, config: dict[str, Any]) -> None:
         self.root = os.path.realpath(str(config.get("root") or os.getcwd()))
-        self.module = os.path.normpath(str(config.get("module") or ""))
+        # the property modules of the session (one per property it runs; "module": an older
+        # config naming one)
+        named = config.get("modules") or [config.get("module") or ""]
+        self.modules = frozenset(os.path.normpath(str(module)) for module in named)
         pinned = frozenset(str(name) for name in config.get("pinned_env", []))
         self.pinned = pinned | _PYTEST_ENV
         temp_root = config.get("temp_root")
@@ -164,7 +167,7 @@ class Auditor:
             return _LIB, posix
         base = parts[-1]
         test_file = base == "conftest.py" or base.startswith("test_") or base.endswith("_test.py")
-        if test_file or relative == self.module or _TEST_DIRS.intersection(parts[:-1]):
+        if test_file or relative in self.modules or _TEST_DIRS.intersection(parts[:-1]):
             return _TEST, posix
         return _TARGET, posix
 

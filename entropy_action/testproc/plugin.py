@@ -296,8 +296,9 @@ def _watch_provenance(config: Any) -> None:
     if _config is None or not _config.get("provenance_report") or not _config.get("tree"):
         return
     exempt = _environment_roots(_config)
-    module = str(_config.get("module") or "")
-    provenance.configure(str(_config["tree"]), module, exempt, str(_config["provenance_report"]))
+    named = _config.get("modules") or [_config.get("module") or ""]
+    modules = [str(module) for module in named]
+    provenance.configure(str(_config["tree"]), modules, exempt, str(_config["provenance_report"]))
     config.pluginmanager.register(provenance.hooks(), "entropy-gate-provenance")
 
 

@@ -48,12 +48,12 @@ _digests: dict[str, str | None] = {}
 _plans: dict[int, tuple[list[tuple[str, str, str]], list[str], frozenset[str]]] = {}
 
 
-def configure(root: str, module: str, exempt: list[str], report: str) -> None:
-    """What the recorder needs: the tree, the property module, the environments inside the
-    tree (not code under test), and where the report goes."""
+def configure(root: str, modules: list[str], exempt: list[str], report: str) -> None:
+    """What the recorder needs: the tree, the property modules (one per property the session
+    runs), the environments inside the tree (not code under test), and where the report goes."""
     _cfg.update(
         root=os.path.realpath(root),
-        module=module.replace(os.sep, "/"),
+        modules=frozenset(module.replace(os.sep, "/") for module in modules),
         exempt=[os.path.realpath(p) for p in exempt],
         report=report,
     )
@@ -103,8 +103,8 @@ def _tests_area(rel: str) -> bool:
         return True
     if _TEST_DIRS.intersection(parts[:-1]):
         return True
-    folder = _cfg.get("module", "").rpartition("/")[0]
-    return bool(folder) and (rel.startswith(folder + "/"))
+    folders = {module.rpartition("/")[0] for module in _cfg.get("modules", ())}
+    return any(folder and rel.startswith(folder + "/") for folder in folders)
 
 
 def _dir_in_tests(path: str) -> bool:
@@ -298,7 +298,7 @@ def _production_type(module: types.ModuleType) -> bool:
 
 def _shadow(name: str, held: str) -> None:
     base = held.rsplit("/", 1)[-1]
-    if base == "conftest.py" or base.startswith("test_") or held == _cfg.get("module"):
+    if base == "conftest.py" or base.startswith("test_") or held in _cfg.get("modules", ()):
         return
     production = expected_file(name, production=True)
     if production is None or tests_area(production):
@@ -378,7 +378,7 @@ def check(module: types.ModuleType, test: str) -> None:
         if local not in used:
             continue  # a constant, a class only inspected, a dependency to patch
         value = vars(module).get(local)
-        _reassigned(owner, source, attr, value, test, f"{_cfg.get('module')}'s {local}")
+        _reassigned(owner, source, attr, value, test, f"{relative(_file_of(module))}'s {local}")
     for name in whole:
         owner = sys.modules.get(name)
         if owner is None:
@@ -453,7 +453,7 @@ def on_call(item: Any) -> None:
         return
     with contextlib.suppress(Exception):  # never break the run it watches
         module = getattr(item, "module", None)
-        if isinstance(module, types.ModuleType) and relative(_file_of(module)) == _cfg["module"]:
+        if isinstance(module, types.ModuleType) and relative(_file_of(module)) in _cfg["modules"]:
             if not _swept[0]:
                 _swept[0] = True
                 sweep()

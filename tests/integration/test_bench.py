@@ -17,10 +17,12 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 SCRIPTS = sorted(p.name for p in BENCH.glob("bench_*.py"))
 
 
-# issue 10's measures, each alternating with its floor through bench/benchlib.py
+# issue 10's measures and issue 21's many properties, each alternating with its floor
+# through bench/benchlib.py
 MEASURES = [
     "bench_compare.py",
     "bench_gate.py",
+    "bench_properties.py",
     "bench_run.py",
     "bench_scan.py",
     "bench_startup.py",

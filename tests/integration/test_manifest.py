@@ -434,6 +434,8 @@ def test_a_cassette_with_its_digest_validates(seed_repo: Repo) -> None:
 def test_run_options_that_only_report_are_allowed() -> None:
     args = ["-o", "addopts=", "-p", "no:cov", "-pno:cacheprovider", "-ra", "--tb=short", "-q"]
     assert run_options.refused_pytest_arg(args) is None
+    # short flags clustered, and a cluster ending in an option that takes the next argument
+    assert run_options.refused_pytest_arg(["-vv", "-sq", "-rfE", "-vW", "error"]) is None
 
 
 @pytest.mark.parametrize(
@@ -444,6 +446,9 @@ def test_run_options_that_only_report_are_allowed() -> None:
         ["-m", "not slow"],
         ["--ignore", "x"],
         ["-x"],
+        ["-vx"],  # a stop hidden in a cluster of flags
+        ["-qvkfast"],
+        ["-vvm", "slow"],
         ["--lf"],
         ["-p", "no:warnings"],
         ["--junitxml=other.xml"],

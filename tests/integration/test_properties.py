@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from entropy_action.core.errors import GateError
 from entropy_action.verdict.classify import contradictions
 from entropy_action.verdict.model import Verdict
 from tests.support.helpers import Repo, build_repo, copy_world
@@ -356,3 +357,57 @@ def test_the_one_property_form_grows_into_a_list_and_back(repo: Repo) -> None:
         "'beta'",
         "'gamma",
     ]
+
+
+def test_a_memo_answers_a_repeated_question_once_and_forgets_after(repo: Repo) -> None:
+    from entropy_action.core import git  # noqa: PLC0415 (this test only)
+
+    base = repo.git("rev-parse", "HEAD")
+    with git.memo():
+        first = git.changed_files(repo.path, base)
+        repo.write("tests/new_file.py", "x = 1\n")  # a change while the memo lives: not seen
+        assert git.changed_files(repo.path, base) == first == []
+        assert len(git._memo) == 2  # the diff and the untracked listing
+        assert git.show(repo.path, base, "gone.py") is None
+    assert git.changed_files(repo.path, base) == ["tests/new_file.py"]
+    with git.memo():  # a failing read is remembered and still raises each time
+        for _ in range(2):
+            with pytest.raises(GateError, match="git ls-tree"):
+                git.list_tree(repo.path, "0" * 40)
+
+
+def test_twenty_properties_are_gated_in_one_run_and_one_skip_names_its_property(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The issue's repository: 20 property modules, most sharing their pins."""
+    entries = "".join(
+        f"  - property_id: p{i:02d}\n    module: tests/test_p{i:02d}.py\n"
+        + ("    pins:\n      tz: Asia/Tokyo\n" if i >= 18 else "")
+        for i in range(20)
+    )
+    files = {
+        **{k: v for k, v in FILES.items() if not k.startswith("tests/")},
+        "entropy.yaml": MANIFEST.split("properties:\n", maxsplit=1)[0] + "properties:\n" + entries,
+        **{f"tests/test_p{i:02d}.py": _module(f"p{i:02d}") for i in range(20)},
+    }
+    build_repo(tmp_path / "repo", files)
+    repo = Repo(path=tmp_path / "repo", capsys=capsys, monkeypatch=monkeypatch)
+    base = repo.git("rev-parse", "HEAD")
+    repo.write("README.md", "# docs\n")
+    result = repo.cli("gate", "--base-ref", base, "--json", "v.json")
+    assert result.code == 0, result.out
+    verdict = _verdict(repo.path / "v.json")
+    assert _by_id(verdict) == {f"p{i:02d}": "merge_candidate" for i in range(20)}
+    assert len(verdict.tests) == 40
+    repo.write(
+        "tests/test_p07.py",
+        _module("p07").replace(
+            "def test_two_p07", "import pytest\n\n\n@pytest.mark.skip\ndef test_two_p07"
+        ),
+    )
+    result = repo.cli("gate", "--base-ref", base, "--json", "v.json")
+    assert result.code == 1
+    verdict = _verdict(repo.path / "v.json")
+    rejected = {pid: c for pid, c in _by_id(verdict).items() if c != "merge_candidate"}
+    assert rejected == {"p07": "entropy_silenced"}
+    assert "entropy_silenced in property p07 (1 of 20 properties)" in result.out

@@ -108,15 +108,17 @@ def judge_reports(inputs: Inputs) -> Verdict:
     unusable manifest or base ref makes it invalid. A manifest that lists its properties
     is judged property by property, each from its folder DIR/properties/ID of each host,
     and rolled up (a property whose folder is missing on a host is invalid, never a pass)."""
+    from entropy_action.core import git  # noqa: PLC0415 (--help imports no model)
     from entropy_action.gate import judge  # noqa: PLC0415 (--help imports no model)
     from entropy_action.verdict import pairing  # noqa: PLC0415 (--help imports no model)
 
-    try:
-        dossiers, dropped, many = _gather(inputs)
-    except GateError as exc:  # the manifest or the base ref: nothing can be judged
-        return pairing.invalid_verdict(exc.message)
-    hosts = (inputs.host_a, inputs.host_b)
-    return judge.judge_all(dossiers, dropped, many=many, hosts=hosts)
+    with git.memo():  # each property asks git the same questions: one answer each
+        try:
+            dossiers, dropped, many = _gather(inputs)
+        except GateError as exc:  # the manifest or the base ref: nothing can be judged
+            return pairing.invalid_verdict(exc.message)
+        hosts = (inputs.host_a, inputs.host_b)
+        return judge.judge_all(dossiers, dropped, many=many, hosts=hosts)
 
 
 def _gather(

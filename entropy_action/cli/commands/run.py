@@ -66,8 +66,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """The host run; when it stops on an error before reporting, DIR/error.json says why
     (the one line the verdict leads with), and the error still ends the command."""
+    from entropy_action.core import git  # noqa: PLC0415 (--help imports no model)
+
     try:
-        return _run(args)
+        with git.memo():  # each property asks git the same questions: one answer each
+            return _run(args)
     except GateError as exc:
         _report_error(args.out, args.host, exc.message)
         raise
@@ -84,9 +87,10 @@ def _report_error(out: Path, host: Literal["a", "b"], message: str) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     """Every property the manifest lists (or the --property ones): one into DIR in the
-    one-property form, each into DIR/properties/ID otherwise. The exit code is the worst."""
-    from entropy_action.core import layout  # noqa: PLC0415 (--help imports no model)
-    from entropy_action.manifest import pinfile  # noqa: PLC0415 (--help imports no model)
+    one-property form, each into DIR/properties/ID otherwise, properties with equal pins and
+    run options in one pytest session (hosts.sessions). The exit code is the worst."""
+    from entropy_action.hosts import sessions  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.manifest import groups, pinfile  # noqa: PLC0415 (--help imports no model)
 
     path: Path = args.manifest
     root = repo_root(path)
@@ -97,25 +101,56 @@ def _run(args: argparse.Namespace) -> int:
     if not loaded.many:
         return _run_one(args, views[0], path, args.out)
     codes = []
-    for view in views:
-        print(f"property {view.property_id}: {view.manifest.module}", file=sys.stderr, flush=True)
-        folder = layout.property_folder(args.out, view.property_id)
-        try:
-            codes.append(_run_one(args, view, path, folder))
-        except GateError as exc:  # this property's error report; the others still run
-            _report_error(folder, args.host, exc.message)
-            print(f"property {view.property_id}: {exc.message}", file=sys.stderr)
-            codes.append(int(ExitCode.INVALID))
+    for group in groups.groups(views):
+        for members in sessions.sessions(group):
+            codes += _run_group(args, members, path)
     return max(codes)
 
 
-def _run_one(
-    args: argparse.Namespace, loaded: pinfile.LoadedManifest, path: Path, out: Path
-) -> int:
+def _run_group(
+    args: argparse.Namespace, views: tuple[pinfile.LoadedManifest, ...], path: Path
+) -> list[int]:
+    """One session over the views' modules, each property's report in DIR/properties/ID;
+    then each property's own steps. A session that could not run is every property's error
+    report (each is invalid); the other groups still run."""
     from entropy_action.core import layout  # noqa: PLC0415 (--help imports no model)
-    from entropy_action.hosts import hostjson, launch, runsettings  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.hosts import sessions  # noqa: PLC0415 (--help imports no model)
 
-    settings = runsettings.RunSettings(
+    folders = [layout.property_folder(args.out, view.property_id) for view in views]
+    for view in views:
+        print(f"property {view.property_id}: {view.manifest.module}", file=sys.stderr, flush=True)
+    if len(views) > 1:
+        ids = ", ".join(view.property_id for view in views)
+        print(f"one pytest session for properties {ids}", file=sys.stderr, flush=True)
+    try:
+        infos = sessions.run_session(_settings(args, views[0], path, folders[0]), views, folders)
+    except GateError as exc:  # each property's error report; the other groups still run
+        for view, folder in zip(views, folders, strict=True):
+            _report_error(folder, args.host, exc.message)
+            print(f"property {view.property_id}: {exc.message}", file=sys.stderr)
+        return [int(ExitCode.INVALID)] * len(views)
+    _show_log(folders[0] / layout.PYTEST_LOG, fence=args.environ.get("GITHUB_ACTIONS") == "true")
+    codes, based = [], []
+    for view, folder, info in zip(views, folders, infos, strict=True):
+        try:
+            code = _read(args, _settings(args, view, path, folder), info)
+        except GateError as exc:  # this property's error report; the others still run
+            _report_error(folder, args.host, exc.message)
+            print(f"property {view.property_id}: {exc.message}", file=sys.stderr)
+            code = int(ExitCode.INVALID)
+        codes.append(code)
+        if _wants_base(args, code):
+            based.append((view, folder, info))
+    _bases(args, path, based)
+    return codes
+
+
+def _settings(
+    args: argparse.Namespace, loaded: pinfile.LoadedManifest, path: Path, out: Path
+) -> runsettings.RunSettings:
+    from entropy_action.hosts import runsettings  # noqa: PLC0415 (--help imports no model)
+
+    return runsettings.RunSettings(
         host=args.host,
         out=out,
         root=repo_root(path),
@@ -127,25 +162,71 @@ def _run_one(
         namespaces=options.namespaces_allowed(args.environ),
         timeout=args.timeout,
     )
+
+
+def _run_one(
+    args: argparse.Namespace, loaded: pinfile.LoadedManifest, path: Path, out: Path
+) -> int:
+    from entropy_action.core import layout  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.hosts import launch  # noqa: PLC0415 (--help imports no model)
+
+    settings = _settings(args, loaded, path, out)
     info = launch.run_host(settings)
     _show_log(out / layout.PYTEST_LOG, fence=args.environ.get("GITHUB_ACTIONS") == "true")
+    code = _read(args, settings, info)
+    if _wants_base(args, code):
+        _bases(args, path, [(loaded, out, info)])
+    return code
+
+
+def _read(args: argparse.Namespace, settings: runsettings.RunSettings, info: HostInfo) -> int:
+    """A property's run, read: its outcome, then host B's attribution re-runs of a failure."""
+    from entropy_action.hosts import hostjson  # noqa: PLC0415 (--help imports no model)
+
     for line in info.isolation:
         print(f"isolation: {line}", file=sys.stderr)
     for note in info.notes:
         print(f"note: {note}", file=sys.stderr)
     code, message = hostjson.outcome(info)
     if code == ExitCode.OK:
-        code, message = _as_read(out, info.host, code, message)
+        code, message = _as_read(settings.out, info.host, code, message)
     print(message, file=sys.stderr)
-    if code == ExitCode.INVALID:
-        return int(code)  # an unusable run: nothing beside it could be judged
-    if args.host == "b" and code != ExitCode.OK:
-        _attribution(settings, loaded)
-    if args.base_ref is not None and (args.host == "a" or code != ExitCode.OK):
-        check = _run_base(args, path, loaded.property_id if loaded.entry is not None else None, out)
-        if args.host == "a" and check is not None:
-            _strength(args, check, info, out)
+    if args.host == "b" and code not in (ExitCode.OK, ExitCode.INVALID):
+        _attribution(settings, settings.loaded)
     return int(code)
+
+
+def _wants_base(args: argparse.Namespace, code: int) -> bool:
+    """--base-ref: on host A always, on host B when the head did not pass; never beside an
+    unusable run (nothing beside it could be judged)."""
+    if args.base_ref is None or code == ExitCode.INVALID:
+        return False
+    return bool(args.host == "a" or code != ExitCode.OK)
+
+
+def _bases(
+    args: argparse.Namespace,
+    path: Path,
+    runs: list[tuple[pinfile.LoadedManifest, Path, HostInfo]],
+) -> None:
+    """The base runs of these properties into each DIR/base (one worktree, one session per
+    group of their base views: baserun.run_many), then host A's strength step of each."""
+    checked = []
+    for loaded, out, info in runs:
+        check = _base_check(args, path, loaded.property_id if loaded.entry is not None else None)
+        if check is not None:
+            checked.append((check, out, info))
+    if not checked:
+        return
+    errors = _run_bases(args, [check for check, _, _ in checked], [out for _, out, _ in checked])
+    for (check, out, info), error in zip(checked, errors, strict=True):
+        if error is not None:
+            print(
+                f"note: the base run failed ({error}); skips are attributed statically",
+                file=sys.stderr,
+            )
+        if args.host == "a":
+            _strength(args, check, info, out)
 
 
 def _as_read(out: Path, host: str, code: ExitCode, message: str) -> tuple[ExitCode, str]:
@@ -200,12 +281,10 @@ def _strength(
         print(f"strength: {kinds}; {len(report.notes)} note(s)", file=sys.stderr)
 
 
-def _run_base(
-    args: argparse.Namespace, path: Path, property_id: str | None, out: Path
+def _base_check(
+    args: argparse.Namespace, path: Path, property_id: str | None
 ) -> baseline.PinCheck | None:
-    """The base ref's module on this host into DIR/base; a failure there is only a note.
-    The pin check it read the base with (None: no base manifest to compare with)."""
-    from entropy_action.gate import baserun  # noqa: PLC0415 (--help imports no model)
+    """The pin check the base run reads the base with (None: no base manifest, a note)."""
     from entropy_action.manifest import baseline  # noqa: PLC0415 (--help imports no model)
 
     try:
@@ -216,6 +295,16 @@ def _run_base(
     if check.base is None or check.base_commit is None or check.head is None:
         print(f"note: no base run: {args.base_ref} has no readable manifest", file=sys.stderr)
         return None
+    return check
+
+
+def _run_bases(
+    args: argparse.Namespace, checks: list[baseline.PinCheck], outs: list[Path]
+) -> list[str | None]:
+    """The base ref's modules on this host, each into its DIR/base; a failure there is only a
+    note. The error of each that could not run (None: it ran)."""
+    from entropy_action.gate import baserun  # noqa: PLC0415 (--help imports no model)
+
     base = baserun.BaseRun(
         environ=args.environ,
         python_a=args.python,
@@ -224,19 +313,18 @@ def _run_base(
         progress=lambda message: print(message, file=sys.stderr, flush=True),
         cache_dir=args.cache_dir,
     )
-    target = out / BASE_FOLDER
-    shutil.rmtree(target, ignore_errors=True)
+    for out in outs:
+        shutil.rmtree(out / BASE_FOLDER, ignore_errors=True)
     try:
-        done = baserun.run(base, check, out, args.host)
-    except GateError as exc:
-        print(
-            f"note: the base run failed ({exc.message}); skips are attributed statically",
-            file=sys.stderr,
-        )
-        return check
-    done.rename(target)
-    print(f"base run ({args.base_ref}) on host {args.host.upper()}: {target}", file=sys.stderr)
-    return check
+        errors = baserun.run_many(base, checks, outs, args.host)
+    except GateError as exc:  # the worktree could not be made: every base run failed
+        return [exc.message] * len(checks)
+    for out, error in zip(outs, errors, strict=True):
+        if error is None:
+            baserun.folder(out, args.host).rename(out / BASE_FOLDER)
+            shown = f"base run ({args.base_ref}) on host {args.host.upper()}: {out / BASE_FOLDER}"
+            print(shown, file=sys.stderr)
+    return errors
 
 
 def repo_root(path: Path) -> Path:

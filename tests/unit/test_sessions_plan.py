@@ -1,0 +1,61 @@
+"""Which properties share a pytest session (hosts.sessions): groups of equal pins and run
+options, split when their run options stop pytest at a failure."""
+
+from __future__ import annotations
+
+import pytest
+
+from entropy_action.hosts import sessions
+from entropy_action.manifest import groups, pinfile
+
+MANIFEST = """\
+version: 1
+pins:
+  tz: UTC
+run:
+  pytest_args: {args}
+properties:
+  - property_id: alpha
+    module: tests/test_a.py
+  - property_id: beta
+    module: tests/test_b.py
+  - property_id: gamma
+    module: tests/test_c.py
+    pins:
+      tz: Europe/Paris
+"""
+
+
+def _sessions(args: str) -> list[list[str]]:
+    raw = MANIFEST.format(args=args).encode()
+    views = pinfile.parse_file(raw, "entropy.yaml").views
+    return [
+        [view.property_id for view in members]
+        for group in groups.groups(views)
+        for members in sessions.sessions(group)
+    ]
+
+
+def test_properties_with_equal_pins_share_one_session_and_the_others_have_their_own() -> None:
+    assert _sessions('["-q"]') == [["alpha", "beta"], ["gamma"]]
+
+
+@pytest.mark.parametrize("args", ['["-vx"]', '["-qx", "-v"]'])
+def test_options_that_stop_at_a_failure_give_each_property_its_own_session(args: str) -> None:
+    """One module's failure must not stop another property's tests in a shared session.
+    The manifest refuses -x and its kind (run_options); a cluster such as -vx passes there."""
+    assert _sessions(args) == [["alpha"], ["beta"], ["gamma"]]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["-x"], ["-vx"], ["--exitfirst"], ["--maxfail=2"], ["--maxfail", "2"], ["--sw"],
+     ["--stepwise"], ["--sw-skip"], ["--stepwise-skip"]],
+)  # fmt: skip
+def test_every_way_to_stop_at_a_failure_is_told(args: list[str]) -> None:
+    assert sessions.stops_early(args)
+
+
+@pytest.mark.parametrize("args", [["-kx"], ["-k", "x"], ["-px"], ["-v"], ["--tb=short"], []])
+def test_options_that_only_look_like_x_do_not_stop_early(args: list[str]) -> None:
+    assert not sessions.stops_early(args)
