@@ -6,6 +6,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from entropy_action.core.variations import Variation
+
 
 class Fingerprint(BaseModel):
     """Enough of a machine to tell two hosts apart; equal fingerprints mean one host."""
@@ -284,6 +286,16 @@ class HostInfo(BaseModel):
         None,
         description="The base seed the test process seeded random, numpy and hypothesis from "
         "before each test (the pin, or the host's own value when rng_seed is unpinned)",
+    )
+    test_order_seed: int | None = Field(
+        None,
+        description="Host B: the seed of the shuffle its tests ran in (derived from rng_seed); "
+        "None: collection order (host A, or test_order not varied)",
+    )
+    variations: list[Variation] = Field(
+        default_factory=list,
+        max_length=100,
+        description="Host B: every dimension of core.variations, varied or not and why",
     )
     commit: str | None = Field(
         None,

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from entropy_action.core import variations
 from entropy_action.core.errors import GateError
 from entropy_action.core.findings import Finding
 from entropy_action.evidence import hostreport, ids, junitcases
@@ -20,14 +21,6 @@ from entropy_action.verdict.model import Verdict
 
 COUPLED = ("env_coupled", "env_coupled_reverse")
 _DECIDED = frozenset({"passed", "failed", "error"})
-# the seam per source, and which live reads point at it
-_ADVICE = {
-    "clock": ("the clock", "pin it (clock_unix) and pass it through a Clock port"),
-    "network": ("the network", "pin a cassette or pass a client in"),
-    "path": ("the checkout path", "build paths from the repository root, not absolute ones"),
-    "python": ("the interpreter", "look for version-dependent behaviour"),
-    "env": ("the environment", "pin the variables it reads (pins.env) or pass them in"),
-}
 _READS = {
     "clock": ("time.", "datetime.", "date."),
     "network": ("socket.",),
@@ -103,7 +96,8 @@ def explain(coupled: Sequence[str], findings: Sequence[Finding]) -> str:
     parts = []
     for source in coupled:
         dimension, _, name = source.partition(":")
-        what, seam = _ADVICE[dimension]
+        known = variations.BY_NAME[dimension]
+        what, seam = known.what, known.advice
         if name:
             what, seam = f"the variable {name}", f"pin it (pins.env.{name}) or pass it in"
         read = _read_for(dimension, name, findings)

@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -40,7 +41,8 @@ CLOCK_SHIFT = timedelta(days=1843, hours=7, minutes=13)  # ~5 years: year, weekd
 SHIFT_SECONDS = int(CLOCK_SHIFT.total_seconds())
 HOSTNAME_PREFIX = "entropy-gate-b-"
 # Host B's perturbations that one run can leave out (`prepare(revert=...)`, RunSettings.revert);
-# "python" is the gate's: host B then runs on host A's interpreter.
+# "python" is the gate's: host B then runs on host A's interpreter. The ones built so far of
+# core.variations.REVERTIBLE (tests/unit/test_variations.py holds them together).
 REVERTIBLE = ("clock", "env", "network", "path", "python")
 _NEVER_PASSED = frozenset({"PYTEST_ADDOPTS", "PYTEST_PLUGINS", *protocol.GATE_ENV})
 
@@ -65,6 +67,9 @@ UNPINNED_UMASK = (0o077, 0o022)
 UNPINNED_LANG = ("C.UTF-8", "C")  # present everywhere; C turns off Python's UTF-8 coercion
 HOST_A_RNG_SEED = 0  # host A's base seed when rng_seed is unpinned
 UNPINNED_RNG_SEED = 1843  # host B's: another value, so a test coupled to its seed diverges
+HOST_A_HASH_SEED = 0  # host A's PYTHONHASHSEED when hash_seed is unpinned
+UNPINNED_HASH_SEED = 2767  # host B's: another value, so set and dict-of-str order differs
+UNPINNED_CPU_COUNT = (3, 5)  # odd counts a laptop or a runner rarely has; never host A's
 SKIP_DIRS = frozenset({".git", ".venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".tox"})
 LIBFAKETIME = (
     "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
@@ -396,6 +401,12 @@ class HostB:
     interpreter: str | None = None
     lang: str | None = None  # LANG and LC_ALL when lang is unpinned
     rng_seed: int | None = None  # the base seed when rng_seed is unpinned
+    hash_seed: int | None = None  # PYTHONHASHSEED when hash_seed is unpinned
+    test_order_seed: int | None = None  # the tests' shuffle (None: collection order, as A)
+    file_order_seed: int | None = None  # directory listings' shuffle (None: as the OS lists)
+    cpu_count: int | None = None  # the CPU count the tests see (None: the machine's, as A)
+    # dimensions the manifest turned off (constraints.host_b_off) -> its reason
+    off: Mapping[str, str] = field(default_factory=dict)
 
 
 def prepare(
@@ -411,12 +422,15 @@ def prepare(
     modules: tuple[str, ...],
     revert: frozenset[str] = frozenset(),
     keep_env: tuple[str, ...] = (),
+    off: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, str], HostB]:
     """Host B's scrubbed environment and plan: tree copied under `scratch`, clock chosen.
 
     `revert` names perturbations left out, to tell which one a failure follows (REVERTIBLE);
-    `keep_env` are caller variables passed through the scrub (to bisect the environment).
+    `keep_env` are caller variables passed through the scrub (to bisect the environment);
+    `off` the dimensions the manifest turned off (core.variations.SWITCHABLE) with its reason.
     """
+    off = dict(off or {})
     env = scrubbed_environ(environ, scratch / "home", python)
     env.update({name: environ[name] for name in keep_env if name in environ})
     if "env" in revert:
@@ -450,5 +464,42 @@ def prepare(
         interpreter=other,
         lang=None if pins.lang else unpinned_lang(environ),
         rng_seed=None if pins.rng_seed is not None else UNPINNED_RNG_SEED,
-    )
+        hash_seed=None if pins.hash_seed is not None or "hash_seed" in revert
+        else UNPINNED_HASH_SEED,
+        test_order_seed=None if _held("test_order", revert, off)
+        else derived_seed("test_order", _base_seed(pins)),
+        file_order_seed=None if _held("file_order", revert, off)
+        else derived_seed("file_order", _base_seed(pins)),
+        cpu_count=None if _held("cpu_count", revert, off) else unpinned_cpu_count(real_cpu_count()),
+        off=off,
+    )  # fmt: skip
     return env, hostb
+
+
+def _held(dimension: str, revert: frozenset[str], off: Mapping[str, str]) -> bool:
+    """Whether host B keeps host A's behaviour in `dimension` this run."""
+    return dimension in revert or dimension in off
+
+
+def _base_seed(pins: Pins) -> int:
+    """The base seed host B's tests are seeded from (rng_seed, pinned or host B's own)."""
+    return pins.rng_seed if pins.rng_seed is not None else UNPINNED_RNG_SEED
+
+
+def derived_seed(dimension: str, rng_seed: int) -> int:
+    """A seed of its own per dimension, derived from the run's rng_seed: the same pins give the
+    same order, and the tests' own seeds (test_seed) do not move with it."""
+    return zlib.crc32(f"{dimension}:{rng_seed}".encode()) & 0xFFFFFFFF
+
+
+def real_cpu_count() -> int | None:
+    """The CPUs this process may run on (its affinity where the OS has one), as host A sees."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count()
+
+
+def unpinned_cpu_count(real: int | None) -> int:
+    """A CPU count other than the machine's."""
+    return UNPINNED_CPU_COUNT[1] if real == UNPINNED_CPU_COUNT[0] else UNPINNED_CPU_COUNT[0]

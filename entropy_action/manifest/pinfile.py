@@ -58,6 +58,13 @@ class PinFields(BaseModel):
     rng_seed: int | SkipJsonSchema[None] = Field(
         None, description="Integer RNG seed (ENTROPY_RNG_SEED)."
     )
+    hash_seed: int | SkipJsonSchema[None] = Field(
+        None,
+        ge=0,
+        le=4294967295,
+        description="PYTHONHASHSEED on both hosts. Unpinned, host A uses 0 and host B another "
+        "value, so a test that depends on the iteration order of a set of strings diverges.",
+    )
     tz: str | SkipJsonSchema[None] = Field(None, description="An IANA time zone, e.g. UTC.")
     lang: str | SkipJsonSchema[None] = Field(
         None, description="Locale name for LANG and LC_ALL, e.g. C.UTF-8."
