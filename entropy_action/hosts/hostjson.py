@@ -235,8 +235,17 @@ def host_info(
         rng_seed=report.get("rng_seed")
         if report and isinstance(report.get("rng_seed"), int)
         else None,
+        test_order_seed=_order_seed(report),
         commit=git.head_commit(settings.root),
     )
+
+
+def _order_seed(report: dict[str, Any] | None) -> int | None:
+    """The seed of the shuffle the tests ran in (report.json's test_order; untrusted data)."""
+    found = report.get("test_order") if report else None
+    seed = found.get("seed") if isinstance(found, dict) else None
+    valid = isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed <= 0xFFFFFFFF
+    return seed if valid else None
 
 
 def _text(report: dict[str, Any] | None, key: str) -> str | None:

@@ -334,6 +334,8 @@ def _plugin_config(
         "modules": list(settings.property_modules),
         "provenance_report": str(scratch / PROVENANCE_FILE),
         "hooks_report": str(scratch / HOOKS_FILE),
+        "test_order_seed": hostb.test_order_seed if hostb else None,  # testproc.order
+        "order": list(settings.order) or None,
     }
     path = scratch / PLUGIN_CONFIG_FILE
     path.write_text(json.dumps(config), encoding="utf-8")

@@ -43,6 +43,7 @@ class RunSettings:
     modules: tuple[str, ...] = ()
     exclude: tuple[Path, ...] = ()  # more of the gate's output left out of host B's copy
     test_progress: bool = False  # tell `progress` how many tests ran, every few seconds
+    order: tuple[str, ...] = ()  # run exactly these node ids in this order (testproc.order)
 
     @property
     def property_modules(self) -> tuple[str, ...]:

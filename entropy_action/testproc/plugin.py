@@ -52,10 +52,11 @@ import zlib
 from typing import Any
 
 if __package__:  # imported as entropy_action.testproc.plugin (the public names, the gate)
-    from entropy_action.testproc import hookinventory, netblock, protocol, provenance
+    from entropy_action.testproc import hookinventory, netblock, order, protocol, provenance
 else:  # copied into the test process as entropy_gate_plugin (hosts.testfiles)
     import entropy_gate_hookinventory as hookinventory  # type: ignore[import-not-found, no-redef]
     import entropy_gate_netblock as netblock  # type: ignore[import-not-found, no-redef]
+    import entropy_gate_order as order  # type: ignore[import-not-found, no-redef]
     import entropy_gate_protocol as protocol  # type: ignore[import-not-found, no-redef]
     import entropy_gate_provenance as provenance  # type: ignore[import-not-found, no-redef]
 
@@ -63,6 +64,7 @@ CONFIG_ENV = protocol.PLUGIN_ENV
 SEED_OPTION = "--entropy-gate-seed"
 HYPOTHESIS_DIR_ENV = protocol.HYPOTHESIS_DIR_ENV
 SUBTESTS_PROPERTY = "entropy_subtests"  # junit.SUBTESTS
+ORDER_SEED_PROPERTY = "entropy_test_order_seed"  # host B's shuffle seed, per test
 ROOT_PLACEHOLDER = "<root>"  # evidence.ids.ROOT_PLACEHOLDER: ids pair across checkouts
 
 _config: dict[str, Any] | None = None
@@ -304,6 +306,9 @@ def _watch_provenance(config: Any) -> None:
 
 def pytest_configure(config: Any) -> None:
     _watch_provenance(config)
+    wanted = (_config or {}).get("test_order_seed"), (_config or {}).get("order")
+    if _config is not None and order.configure(*wanted):
+        config.pluginmanager.register(order.hooks(), "entropy-gate-order")  # order.py
     if "fd" in _channel:
         _channel["config"] = config
         _send({"kind": "begin", "pid": os.getpid(), "host": (_config or {}).get("host")})
@@ -320,6 +325,8 @@ def pytest_configure(config: Any) -> None:
 
 
 def pytest_runtest_setup(item: Any) -> None:
+    if order.seed() is not None:  # host B's shuffle (order.py); the test's own seed stays
+        item.user_properties.append((ORDER_SEED_PROPERTY, order.seed()))
     if _Seeding.rng_seed is None:
         return
     seed = test_seed(_Seeding.rng_seed, _seed_id(item.nodeid))
@@ -560,6 +567,7 @@ def _report(config: dict[str, Any]) -> dict[str, Any]:
         "rng_seed": _Seeding.rng_seed,
         "distributions_sha256": _distributions_sha256(),
         "hypothesis_dir": os.environ.get(HYPOTHESIS_DIR_ENV),
+        "test_order": order.report(),
         **_state,
     }
 

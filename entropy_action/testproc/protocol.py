@@ -79,6 +79,7 @@ NETBLOCK_MODULE = "entropy_gate_netblock"  # netblock.py: the plugin imports it
 VOCABULARY_MODULE = "entropy_gate_vocabulary"  # vocabulary.py: assertcount imports it
 PROVENANCE_MODULE = "entropy_gate_provenance"  # provenance.py: the plugin registers it
 HOOKINVENTORY_MODULE = "entropy_gate_hookinventory"  # hookinventory.py: the plugin imports it
+ORDER_MODULE = "entropy_gate_order"  # order.py: host B's test order, the plugin registers it
 CHILDSITE_MODULE = "sitecustomize"  # every Python child on host B runs it at start-up
 
 PLUGIN_FOLDER = "plugin"  # first on the test process's PYTHONPATH
@@ -96,6 +97,7 @@ COPIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("hookinventory.py", HOOKINVENTORY_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's
     ("nsinit.py", NSINIT_MODULE, (PLUGIN_FOLDER,)),
     ("provenance.py", PROVENANCE_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's
+    ("order.py", ORDER_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's test order
     ("childsite.py", CHILDSITE_MODULE, (CHILDSITE_FOLDER,)),
     ("probe.py", PROBE_MODULE, (PROBE_FOLDER,)),
 )

@@ -53,6 +53,8 @@ def test_random_is_the_same_per_test_on_both_hosts_and_across_runs(tmp_path: Pat
     a1, info_a = _host(root, tmp_path / "a1", isolated=False)
     a2, _ = _host(root, tmp_path / "a2", isolated=False)
     b, info_b = _host(root, tmp_path / "b", isolated=True)
+    shuffled = {props.pop(plugin.ORDER_SEED_PROPERTY) for props in b.values()}  # host B's order
+    assert shuffled == {str(info_b.test_order_seed)}
     assert a1 == a2 == b
     assert a1["test_one"]["value"] != a1["test_two"]["value"]
     for name in ("test_one", "test_two"):
