@@ -8,6 +8,18 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from entropy_action.core.variations import Variation
 
+MAX_ORDER_LISTED = 2_000  # node ids per list in host.json's test_order (host.json is capped)
+
+
+class TestOrder(BaseModel):
+    """Host B: the order its tests were collected in (host A's) and the order they ran in."""
+
+    __test__ = False  # not a pytest test class
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    collected: list[Annotated[str, Field(max_length=2000)]] = Field(max_length=MAX_ORDER_LISTED)
+    ran: list[Annotated[str, Field(max_length=2000)]] = Field(max_length=MAX_ORDER_LISTED)
+
 
 class Fingerprint(BaseModel):
     """Enough of a machine to tell two hosts apart; equal fingerprints mean one host."""
@@ -291,6 +303,11 @@ class HostInfo(BaseModel):
         None,
         description="Host B: the seed of the shuffle its tests ran in (derived from rng_seed); "
         "None: collection order (host A, or test_order not varied)",
+    )
+    test_order: TestOrder | None = Field(
+        None,
+        description="Host B, when it shuffled: collection and run order, for attribution's "
+        "order trials (None: not shuffled, or more tests than listed)",
     )
     variations: list[Variation] = Field(
         default_factory=list,

@@ -68,6 +68,9 @@ class Trial(BaseModel):
 
     revert: list[str] = Field(default_factory=list, max_length=20)
     keep_env: list[str] = Field(default_factory=list, max_length=10_000)
+    order: list[str] = Field(
+        default_factory=list, max_length=10_000, description="Exactly these tests, in order"
+    )
     outcomes: dict[str, str] = Field(default_factory=dict, max_length=10_000)
 
 
@@ -80,6 +83,16 @@ class AttributionReport(Bound):
         default_factory=list, max_length=10_000, description="Variable names, never values"
     )
     trials: list[Trial] = Field(default_factory=list, max_length=200)
+    order_a: list[str] = Field(
+        default_factory=list,
+        max_length=10_000,
+        description="Host A's order (host B's collection order) the order trials searched",
+    )
+    order_b: list[str] = Field(
+        default_factory=list,
+        max_length=10_000,
+        description="Host B's run order (empty: host B did not shuffle its tests)",
+    )
 
 
 _B = TypeVar("_B", bound=Bound)

@@ -16,8 +16,10 @@ from entropy_action.core import variations
 from entropy_action.core.errors import GateError
 from entropy_action.core.findings import Finding
 from entropy_action.evidence import hostreport, ids, junitcases
+from entropy_action.gate import orderdep
+from entropy_action.gate.orderdep import Rerun, Trial
 from entropy_action.hosts import isolate, launch, runsettings
-from entropy_action.verdict.model import Verdict
+from entropy_action.verdict.model import OrderPair, Verdict
 
 COUPLED = ("env_coupled", "env_coupled_reverse")
 _DECIDED = frozenset({"passed", "failed", "error"})
@@ -28,16 +30,17 @@ _READS = {
 }
 
 
+# Rerun: (trial) -> test id -> outcome on host B in that re-run (orderdep.Trial, .Rerun)
+__all__ = ["Rerun", "Trial"]
+
+
 @dataclass(frozen=True)
-class Trial:
-    """One re-run of host B: what it left out, and whether host A's outcomes came back."""
+class Orders:
+    """Host A's order (host B's collection order) and host B's run order; empty: not varied."""
 
-    revert: frozenset[str] = frozenset()
-    keep_env: tuple[str, ...] = ()
-
-
-# (trial) -> test id -> outcome on host B in that re-run
-Rerun = Callable[[Trial], Mapping[str, str]]
+    a: tuple[str, ...] = ()
+    b: tuple[str, ...] = ()
+    rng_seed: int | None = None  # host B's, for the pair's replay command
 
 
 def disagreeing(verdict: Verdict) -> dict[str, str]:
@@ -52,26 +55,60 @@ def disagreeing(verdict: Verdict) -> dict[str, str]:
 
 
 def attribute(
-    verdict: Verdict, rerun: Rerun, scrubbed: Sequence[str], dimensions: Sequence[str]
+    verdict: Verdict,
+    rerun: Rerun,
+    scrubbed: Sequence[str],
+    dimensions: Sequence[str],
+    orders: Orders | None = None,
 ) -> list[str]:
-    """The perturbations (and variables) whose reversal on host B gives host A's outcomes.
+    """The perturbations (and variables) whose reversal on host B gives host A's outcomes
+    (test_order: the order trials of `order_dependence` gave them).
 
     `scrubbed` are the caller's variables host B's scrub removed (the bisection's candidates).
+    A test that passed alone is order-dependent: it is left out of the other dimensions'
+    conclusion (alone, it would seem to follow each of them).
     """
     want = disagreeing(verdict)
     if verdict.classification not in COUPLED or not want:
         return []
+    order = _explore(rerun, want, dimensions, orders)
+    want = {t: o for t, o in want.items() if t not in order.alone}
 
     def flips(trial: Trial) -> bool:
         got = rerun(trial)
-        return all(_same(got.get(test), outcome) for test, outcome in want.items())
+        return bool(want) and all(_same(got.get(test), o) for test, o in want.items())
 
-    found = [d for d in dimensions if flips(Trial(revert=frozenset({d})))]
+    found = [d for d in _others(dimensions) if flips(Trial(revert=frozenset({d})))]
+    if order.victims and order.alone <= order.in_a_order:
+        found.append(orderdep.ORDER)
     if "env" in found and scrubbed:
         name = _bisect(list(scrubbed), lambda names: flips(Trial(keep_env=tuple(names))))
         if name is not None:
             found[found.index("env")] = f"env:{name}"
     return found
+
+
+def order_dependence(
+    verdict: Verdict, rerun: Rerun, dimensions: Sequence[str], orders: Orders | None
+) -> orderdep.Found:
+    """What the order trials found: the victims and the test each depends on."""
+    want = disagreeing(verdict)
+    if verdict.classification not in COUPLED or not want:
+        return orderdep.Found()
+    return _explore(rerun, want, dimensions, orders)
+
+
+def _others(dimensions: Sequence[str]) -> list[str]:
+    """The dimensions one selected re-run each tells (test order has its own trials)."""
+    return [d for d in dimensions if d != orderdep.ORDER]
+
+
+def _explore(
+    rerun: Rerun, want: Mapping[str, str], dimensions: Sequence[str], orders: Orders | None
+) -> orderdep.Found:
+    if orderdep.ORDER not in dimensions or orders is None or not orders.b:
+        return orderdep.Found()
+    return orderdep.explore(rerun, want, orders.a, orders.b, orders.rng_seed)
 
 
 def _same(got: str | None, want: str) -> bool:
@@ -116,9 +153,14 @@ def _read_for(dimension: str, name: str, findings: Sequence[Finding]) -> str | N
     return None
 
 
-def with_attribution(verdict: Verdict, coupled: list[str]) -> Verdict:
-    reason = explain(coupled, verdict.findings)
-    return verdict.model_copy(update={"coupled_to": coupled, "reasons": [*verdict.reasons, reason]})
+def with_attribution(
+    verdict: Verdict, coupled: list[str], order: orderdep.Found | None = None
+) -> Verdict:
+    pairs: list[OrderPair] = list(order.pairs) if order else []
+    reasons = [explain(coupled, verdict.findings)]
+    reasons += orderdep.explain(pairs, order.capped if order else 0)
+    update = {"coupled_to": coupled, "reasons": [*verdict.reasons, *reasons]}
+    return verdict.model_copy(update={**update, "order_dependence": pairs})
 
 
 # --- the re-runs, on this machine ------------------------------------------------------------
@@ -133,7 +175,8 @@ def rerun_host_b(base: runsettings.RunSettings, out: Path, tests: Sequence[str])
         count += 1
         folder = out / f"attribution-{count}"
         python = None if "python" in trial.revert else base.python
-        settings = _replace(base, folder, python, trial, tuple(tests))
+        whole = bool(trial.order) or orderdep.ORDER in trial.revert  # host A's order: all
+        settings = _replace(base, folder, python, trial, () if whole else tuple(tests))
         try:
             launch.run_host(settings)
             report = hostreport.read_host(folder)
@@ -161,6 +204,7 @@ def _replace(
         keep_env=trial.keep_env,
         count_assertions=False,  # only the outcomes are compared here
         select=tests,
+        order=trial.order,
         audit=False,
         progress=None,
     )
@@ -181,13 +225,18 @@ def scrubbed_names(environ: Mapping[str, str], pinned: Sequence[str]) -> list[st
 
 
 def record(
-    rerun: Rerun, want: Mapping[str, str], scrubbed: Sequence[str], dims: Sequence[str]
+    rerun: Rerun,
+    want: Mapping[str, str],
+    scrubbed: Sequence[str],
+    dims: Sequence[str],
+    orders: Orders | None = None,
 ) -> list[tuple[Trial, Mapping[str, str]]]:
     """The re-runs `attribute` will replay in the judge, made where host B runs (its job, or
     the local gate's host B phase): one trial per perturbation over the tests of `want` (test
     id -> the outcome that would explain the difference: "passed" for a test host B failed),
     then, when leaving the environment out gave some of them that outcome, the bisection of
-    the scrubbed variables over those. Every trial made, with its outcomes."""
+    the scrubbed variables over those; first, when host B shuffled its tests, the order
+    trials (orderdep.explore). Every trial made, with its outcomes."""
     made: list[tuple[Trial, Mapping[str, str]]] = []
 
     def run(trial: Trial) -> Mapping[str, str]:
@@ -195,8 +244,10 @@ def record(
         made.append((trial, got))
         return got
 
+    alone = _explore(run, want, dims, orders).alone
+    want = {t: o for t, o in want.items() if t not in alone}
     env_flipped: dict[str, str] = {}
-    for dimension in dims:
+    for dimension in _others(dims) if want else ():
         got = run(Trial(revert=frozenset({dimension})))
         if dimension == "env":
             env_flipped = {t: o for t, o in want.items() if _same(got.get(t), o)}
@@ -212,8 +263,8 @@ def record(
 
 def replay(trials: Sequence[tuple[Trial, Mapping[str, str]]]) -> Rerun:
     """A Rerun that answers from recorded trials; a trial nobody made changed nothing."""
-    known = {(trial.revert, trial.keep_env): outcomes for trial, outcomes in trials}
-    return lambda trial: known.get((trial.revert, trial.keep_env), {})
+    known = {(t.revert, t.keep_env, t.order): outcomes for t, outcomes in trials}
+    return lambda t: known.get((t.revert, t.keep_env, t.order), {})
 
 
 def failing_ids(report: hostreport.HostReport) -> list[str]:

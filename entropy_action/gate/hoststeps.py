@@ -84,11 +84,14 @@ def attribution_step(
     if not failing:
         return None
     scrubbed = attribution.scrubbed_names(environ, pinned)
+    orders = _orders(report.info)
+    if not orders.b:  # host B ran its tests in host A's order: no order trials
+        dims = [d for d in dims if d != "test_order"]
     if settings.progress is not None:
         settings.progress(f"attributing: re-running {len(failing)} test(s)…")
     with tempfile.TemporaryDirectory(prefix="entropy-gate-attribution-") as work:
         rerun = attribution.rerun_host_b(settings, Path(work), failing)
-        trials = attribution.record(rerun, want, scrubbed, dims)
+        trials = attribution.record(rerun, want, scrubbed, dims, orders)
     found = stepfiles.AttributionReport(
         property_id=report.info.property_id,
         manifest_sha256=report.info.manifest_sha256,
@@ -98,10 +101,23 @@ def attribution_step(
         scrubbed=scrubbed,
         trials=[
             stepfiles.Trial(
-                revert=sorted(trial.revert), keep_env=list(trial.keep_env), outcomes=dict(got)
+                revert=sorted(trial.revert),
+                keep_env=list(trial.keep_env),
+                order=list(trial.order),
+                outcomes=dict(got),
             )
             for trial, got in trials
         ],
+        order_a=list(orders.a),
+        order_b=list(orders.b),
     )
     stepfiles.write(settings.out, layout.ATTRIBUTION_JSON, found)
     return found
+
+
+def _orders(info: HostInfo) -> attribution.Orders:
+    """Host B's collection order (host A's) and run order, when it shuffled its tests."""
+    seen = info.test_order
+    if info.test_order_seed is None or seen is None:
+        return attribution.Orders()
+    return attribution.Orders(tuple(seen.collected), tuple(seen.ran), info.rng_seed)

@@ -264,13 +264,14 @@ def _attributed(verdict: Verdict, report_b: HostReport | None) -> Verdict:
             "knows both",
         )
     trials = [
-        (attribution.Trial(frozenset(t.revert), tuple(t.keep_env)), t.outcomes)
+        (attribution.Trial(frozenset(t.revert), tuple(t.keep_env), tuple(t.order)), t.outcomes)
         for t in found.trials
     ]
-    coupled = attribution.attribute(
-        verdict, attribution.replay(trials), found.scrubbed, found.dimensions
-    )
-    return attribution.with_attribution(verdict, coupled)
+    orders = attribution.Orders(tuple(found.order_a), tuple(found.order_b), report_b.info.rng_seed)
+    replayed = attribution.replay(trials)
+    coupled = attribution.attribute(verdict, replayed, found.scrubbed, found.dimensions, orders)
+    order = attribution.order_dependence(verdict, replayed, found.dimensions, orders)
+    return attribution.with_attribution(verdict, coupled, order)
 
 
 def attribution_covers(verdict: Verdict, folder: Path) -> bool:

@@ -21,6 +21,7 @@ from entropy_action.core.hostinfo import (
     HookInventory,
     HostInfo,
     Provenance,
+    TestOrder,
     outside_reason,
 )
 from entropy_action.core.layout import EVIDENCE_FILES, HOST_JSON, JUNIT_XML, PYTEST_LOG
@@ -236,8 +237,23 @@ def host_info(
         if report and isinstance(report.get("rng_seed"), int)
         else None,
         test_order_seed=_order_seed(report),
+        test_order=_test_order(report) if _order_seed(report) is not None else None,
         commit=git.head_commit(settings.root),
     )
+
+
+def _test_order(report: dict[str, Any] | None) -> TestOrder | None:
+    """report.json's collection and run order (untrusted: strings, capped, or none at all)."""
+    found = report.get("test_order") if report else None
+    if not isinstance(found, dict) or found.get("truncated") is not False:
+        return None
+    lists = [found.get(k) for k in ("collected", "ran")]
+    if not all(isinstance(v, list) and all(isinstance(n, str) for n in v) for v in lists):
+        return None
+    try:
+        return TestOrder(collected=lists[0], ran=lists[1])
+    except ValueError:  # more tests than host.json lists, or an id too long
+        return None
 
 
 def _order_seed(report: dict[str, Any] | None) -> int | None:

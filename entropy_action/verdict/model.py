@@ -198,6 +198,11 @@ class Verdict(BaseModel):
         "tests on host B with one perturbation left out: clock, env:NAME, env, network, path, "
         "python",
     )
+    order_dependence: list[OrderPair] = Field(
+        default_factory=list,
+        description="Order-dependent tests host B's shuffle exposed, each with the test it "
+        "depends on (gate.orderdep: bisection over the tests that ran before it)",
+    )
     mutation: MutationScore | None = Field(
         None, description="Mutation strength at the base and at the head (None: not measured)"
     )
@@ -206,6 +211,20 @@ class Verdict(BaseModel):
         description="A manifest that lists its properties: each one's own verdict (the fields "
         "above roll them up: the classification is the worst by the table's precedence)",
     )
+
+
+class OrderPair(BaseModel):
+    """An order-dependent test and the one it depends on, found by host B's attribution."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    victim: str = Field(description="The test that fails in host B's order")
+    other: str | None = Field(
+        description="The polluter (run before it, it fails) or the state-setter (run before "
+        "it, it passes); None: no single test found (two or more needed)"
+    )
+    kind: Literal["polluter", "state_setter"]
+    replay: str | None = Field(None, description="A command that runs the pair in that order")
 
 
 class PropertyVerdict(BaseModel):

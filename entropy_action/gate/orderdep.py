@@ -1,0 +1,152 @@
+"""Order dependence among the tests host B failed: which passed alone, which pass in host A's
+order, and for each such victim the one test it depends on.
+
+One function (`explore`) runs on host B (over real re-runs, attribution.record) and in the
+judge (over the recorded ones, attribution.replay), so both ask for the same trials:
+
+- a control trial: the failing tests alone, nothing left out. A test that gets host A's
+  outcome there failed only because of the tests that ran before it on host B;
+- one trial in host A's order (test_order reverted, the whole module, no selection);
+- per victim (at most MAX_VICTIMS), a bisection over the tests that ran before it: on host B
+  (B's order) for a victim that passed alone, until [P, V] fails (P: the polluter); on host A
+  (A's order) for a victim that failed alone but passed in A's order, until [S, V] passes
+  (S: the state-setter). Each probe runs exactly those tests in that order, about
+  log2(n) + 1 re-runs per victim. Two tests needed (no single one found) leaves `other` None.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from entropy_action.verdict.model import OrderPair
+
+MAX_VICTIMS = 5
+REPLAY = "python -m pytest -p entropy_action.plugin --rootdir=. -p no:randomly"
+ORDER = "test_order"
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One re-run of host B: what it left out, and whether host A's outcomes came back."""
+
+    revert: frozenset[str] = frozenset()
+    keep_env: tuple[str, ...] = ()
+    order: tuple[str, ...] = ()  # run exactly these tests in this order (none: the selection)
+
+
+Rerun = Callable[[Trial], Mapping[str, str]]
+
+
+@dataclass
+class Found:
+    """What the order trials said."""
+
+    alone: set[str] = field(default_factory=set)  # passed with nothing before them
+    in_a_order: set[str] = field(default_factory=set)  # got host A's outcome in A's order
+    pairs: list[OrderPair] = field(default_factory=list)
+    capped: int = 0  # victims left out past MAX_VICTIMS
+
+    @property
+    def victims(self) -> set[str]:
+        return self.alone | self.in_a_order
+
+
+def same(got: str | None, want: str) -> bool:
+    return got is not None and (got == want or {got, want} <= {"failed", "error"})
+
+
+def explore(
+    rerun: Rerun,
+    want: Mapping[str, str],
+    order_a: Sequence[str],
+    order_b: Sequence[str],
+    rng_seed: int | None = None,
+) -> Found:
+    """The control trial, the trial in host A's order, and each victim's pair (see above)."""
+    found = Found()
+    if not order_b:
+        return found
+    rerun = _once(rerun)
+    control = rerun(Trial())
+    found.alone = {t for t, o in want.items() if same(control.get(t), o)}
+    in_a = rerun(Trial(revert=frozenset({ORDER})))
+    found.in_a_order = {t for t, o in want.items() if same(in_a.get(t), o)}
+    victims = sorted(found.victims)
+    found.capped = max(0, len(victims) - MAX_VICTIMS)
+    for victim in victims[:MAX_VICTIMS]:
+        polluted = victim in found.alone
+        before = _before(order_b if polluted else order_a, victim)
+        other = _bisect(before, _probe(rerun, victim, want[victim], polluted)) if before else None
+        kind = "polluter" if polluted else "state_setter"
+        found.pairs.append(OrderPair(victim=victim, other=other, kind=kind, replay=None))
+    found.pairs = [p.model_copy(update={"replay": replay(p, rng_seed)}) for p in found.pairs]
+    return found
+
+
+def _once(rerun: Rerun) -> Rerun:
+    """`rerun` that makes each trial once (the bisection's last check may repeat a probe)."""
+    made: dict[Trial, Mapping[str, str]] = {}
+
+    def run(trial: Trial) -> Mapping[str, str]:
+        if trial not in made:
+            made[trial] = rerun(trial)
+        return made[trial]
+
+    return run
+
+
+def _before(order: Sequence[str], victim: str) -> list[str]:
+    return list(order[: order.index(victim)]) if victim in order else []
+
+
+def _probe(rerun: Rerun, victim: str, want: str, polluted: bool) -> Callable[[list[str]], bool]:
+    """Whether `tests`, run before the victim, reproduce host B's outcome (a polluter) or give
+    host A's (a state-setter)."""
+
+    def probe(tests: list[str]) -> bool:
+        got = rerun(Trial(revert=frozenset({ORDER}), order=(*tests, victim))).get(victim)
+        return got is not None and (not same(got, want) if polluted else same(got, want))
+
+    return probe
+
+
+def _bisect(names: list[str], probe: Callable[[list[str]], bool]) -> str | None:
+    """The one test that alone makes the probe true, halving the candidates each run."""
+    while len(names) > 1:
+        half = names[: len(names) // 2]
+        names = half if probe(half) else names[len(half) :]
+    return names[0] if names and probe(names) else None
+
+
+def replay(pair: OrderPair, rng_seed: int | None) -> str | None:
+    """A command that runs the pair in that order (pytest runs node ids in argument order)."""
+    if pair.other is None:
+        return None
+    seed = f" --entropy-gate-seed={rng_seed}" if rng_seed is not None else ""
+    return f"{REPLAY}{seed} {shlex.quote(pair.other)} {shlex.quote(pair.victim)}"
+
+
+def explain(pairs: Sequence[OrderPair], capped: int) -> list[str]:
+    """The reason lines: each victim and the test it depends on."""
+    lines = []
+    for pair in pairs:
+        if pair.other is None:
+            lines.append(
+                f"{pair.victim} depends on the tests that run before it, but no single one "
+                "(it needs two or more): make it set up its own state"
+            )
+        elif pair.kind == "polluter":
+            lines.append(
+                f"{pair.other} leaves state behind that makes {pair.victim} fail when it runs "
+                "first: clean it up in a fixture, or give the victim its own state"
+            )
+        else:
+            lines.append(
+                f"{pair.victim} passes only after {pair.other} has run (it sets up state the "
+                "victim relies on): make the victim set up its own state"
+            )
+    if capped:
+        lines.append(f"{capped} more order-dependent test(s) not searched (at most {MAX_VICTIMS})")
+    return lines
