@@ -1,0 +1,114 @@
+"""The issue's case through real gates on the demo's invoice example: a patch adds two tests
+that pass in collection order only. Host B runs them swapped; attribution names the
+state-setter (the second test needs the first's module-level cache) or the polluter (the
+first breaks the second), and the fixed patch (each test sets up its own state) merges."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from entropy_action.core import git
+from entropy_action.gate import demo, local
+from entropy_action.verdict.model import Verdict
+
+MODULE = "tests/properties/test_invoice_total.py"
+CLASS = f"{MODULE}::TestCache"
+
+STATE_SETTER = """
+
+_CACHE: dict[str, int] = {}
+
+
+class TestCache:
+    def test_fill_cache(self) -> None:
+        _CACHE["total"] = total_for(invoice_lines(), as_of=frozen_now())
+        assert _CACHE["total"] >= 0
+
+    def test_cached_total(self) -> None:
+        assert _CACHE["total"] == total_for(invoice_lines(), as_of=frozen_now())
+"""
+
+POLLUTER = """
+
+_RATE = {"fee": LATE_FEE_CENTS}
+
+
+class TestCache:
+    def test_fee_is_the_late_fee(self) -> None:
+        assert _RATE["fee"] == LATE_FEE_CENTS
+
+    def test_waived_fee(self) -> None:
+        _RATE["fee"] = 0
+        assert total_for([1], as_of=frozen_now()) == 1
+"""
+
+FIXED = """
+
+class TestCache:
+    def test_fill_cache(self) -> None:
+        cache = {"total": total_for(invoice_lines(), as_of=frozen_now())}
+        assert cache["total"] >= 0
+
+    def test_cached_total(self) -> None:
+        cache = {"total": total_for(invoice_lines(), as_of=frozen_now())}
+        assert cache["total"] == total_for(invoice_lines(), as_of=frozen_now())
+"""
+
+
+def gate(tmp_path: Path, added: str) -> Verdict:
+    repo = tmp_path / "repo"
+    clock = int(time.time()) // 86400 * 86400
+    base = demo.build_base(repo, clock_unix=clock, temp_root=tmp_path / "tmp")
+    module = repo / MODULE
+    module.write_text(module.read_text(encoding="utf-8") + added, encoding="utf-8")
+    git.commit_all(repo, "two tests that share state")
+    settings = local.GateSettings(
+        manifest=repo / "entropy.yaml",
+        base_ref=base,
+        environ={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        out=tmp_path / "reports",
+        progress=lambda line: None,
+    )
+    return local.run_gate(settings).verdict
+
+
+def test_a_test_that_needs_anothers_cache_is_coupled_to_the_order_and_names_it(
+    tmp_path: Path,
+) -> None:
+    started = time.monotonic()
+    verdict = gate(tmp_path, STATE_SETTER)
+    assert verdict.classification == "env_coupled", verdict.reasons
+    assert verdict.coupled_to == ["test_order"]
+    [pair] = verdict.order_dependence
+    assert (pair.victim, pair.other, pair.kind) == (
+        f"{CLASS}::test_cached_total",
+        f"{CLASS}::test_fill_cache",
+        "state_setter",
+    )
+    assert pair.replay is not None
+    assert pair.replay.endswith(f"{CLASS}::test_fill_cache {CLASS}::test_cached_total")
+    assert any("passes only after" in reason for reason in verdict.reasons)
+    print(f"gate with attribution: {time.monotonic() - started:.1f} s")  # noqa: T201
+
+
+def test_a_test_that_breaks_a_later_one_is_named_the_polluter(tmp_path: Path) -> None:
+    verdict = gate(tmp_path, POLLUTER)
+    assert verdict.classification == "env_coupled", verdict.reasons
+    assert verdict.coupled_to == ["test_order"]
+    [pair] = verdict.order_dependence
+    assert (pair.victim, pair.other, pair.kind) == (
+        f"{CLASS}::test_fee_is_the_late_fee",
+        f"{CLASS}::test_waived_fee",
+        "polluter",
+    )
+
+
+@pytest.mark.parametrize("added", [FIXED], ids=["each-test-sets-up-its-own-state"])
+def test_the_fixed_tests_are_a_merge_candidate(tmp_path: Path, added: str) -> None:
+    verdict = gate(tmp_path, added)
+    assert verdict.classification == "merge_candidate", verdict.reasons
+    assert verdict.order_dependence == []
