@@ -79,7 +79,6 @@ def gate(tmp_path: Path, added: str) -> Verdict:
 def test_a_test_that_needs_anothers_cache_is_coupled_to_the_order_and_names_it(
     tmp_path: Path,
 ) -> None:
-    started = time.monotonic()
     verdict = gate(tmp_path, STATE_SETTER)
     assert verdict.classification == "env_coupled", verdict.reasons
     assert verdict.coupled_to == ["test_order"]
@@ -92,7 +91,6 @@ def test_a_test_that_needs_anothers_cache_is_coupled_to_the_order_and_names_it(
     assert pair.replay is not None
     assert pair.replay.endswith(f"{CLASS}::test_fill_cache {CLASS}::test_cached_total")
     assert any("passes only after" in reason for reason in verdict.reasons)
-    print(f"gate with attribution: {time.monotonic() - started:.1f} s")  # noqa: T201
 
 
 def test_a_test_that_breaks_a_later_one_is_named_the_polluter(tmp_path: Path) -> None:
