@@ -171,6 +171,8 @@ def _headline(verdict: Verdict) -> list[str]:
         lines += ["", *evidence]
     if verdict.coupled_to:
         lines += ["", sentence(phrases.coupled([code(s) for s in verdict.coupled_to]))]
+    if verdict.order_dependence:
+        lines += ["", *(f"- {text(phrases.order_pair(p))}" for p in verdict.order_dependence)]
     return lines
 
 
@@ -293,6 +295,8 @@ def _replays(verdict: Verdict) -> list[str]:
     for test in shown:
         for host, command in phrases.replays(test):
             commands += [f"# host {host}", command] if host else [command]
+    for pair in verdict.order_dependence:
+        commands += [f"# {phrases.order_pair(pair)}", pair.replay] if pair.replay else []
     if not commands:
         return []
     return ["### Replay", "", REPLAY_INTRO, "", *fenced("\n".join(commands), "sh", cut=False)]

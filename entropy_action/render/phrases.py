@@ -11,7 +11,7 @@ import shlex
 from collections.abc import Sequence
 from typing import Literal
 
-from entropy_action.verdict.model import FAILING, PropertyVerdict, TestResult
+from entropy_action.verdict.model import FAILING, OrderPair, PropertyVerdict, TestResult
 
 # Run from the repository root: --rootdir=. gives the node ids (and so the seeds) the gate saw.
 REPLAY = "python -m pytest -p entropy_action.plugin --rootdir=. --entropy-gate-seed="
@@ -53,6 +53,15 @@ def replays(test: TestResult) -> list[tuple[str | None, str]]:
     if len(set(seeds.values())) == 1:
         return [(None, f"{REPLAY}{next(iter(seeds.values()))} {target}")]
     return [(name, f"{REPLAY}{seed} {target}") for name, seed in seeds.items()]
+
+
+def order_pair(pair: OrderPair) -> str:
+    """An order-dependent test and the one it depends on (Verdict.order_dependence)."""
+    if pair.other is None:
+        return f"order: {pair.victim} depends on two or more tests that run before it"
+    if pair.kind == "polluter":
+        return f"order: {pair.victim} fails after {pair.other} (polluter)"
+    return f"order: {pair.victim} passes only after {pair.other} (state-setter)"
 
 
 def coupled(sources: Sequence[str]) -> str:

@@ -93,6 +93,9 @@ def _headline(verdict: Verdict) -> list[str]:
     lines = [f"entropy-gate verdict: {verdict.classification} ({action})"]
     if verdict.coupled_to:
         lines.append(f"  {phrases.coupled(verdict.coupled_to)}")
+    for pair in verdict.order_dependence:
+        lines.append(f"  {phrases.order_pair(pair)}")
+        lines += [f"    replay the pair: {pair.replay}"] if pair.replay else []
     pins = f"pins {'intact' if verdict.pins_intact else 'changed'}"
     hosts = f"host A: {verdict.host_a}, host B: {verdict.host_b}, {pins}"
     if verdict.host_a == verdict.host_b == "missing":  # nothing ran: the reasons say why

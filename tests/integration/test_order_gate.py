@@ -6,6 +6,9 @@ first breaks the second), and the fixed patch (each test sets up its own state) 
 from __future__ import annotations
 
 import os
+import shlex
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -13,6 +16,7 @@ import pytest
 
 from entropy_action.core import git
 from entropy_action.gate import demo, local
+from entropy_action.render import markdown, summary
 from entropy_action.verdict.model import Verdict
 
 MODULE = "tests/properties/test_invoice_total.py"
@@ -91,6 +95,9 @@ def test_a_test_that_needs_anothers_cache_is_coupled_to_the_order_and_names_it(
     assert pair.replay is not None
     assert pair.replay.endswith(f"{CLASS}::test_fill_cache {CLASS}::test_cached_total")
     assert any("passes only after" in reason for reason in verdict.reasons)
+    assert f"replay the pair: {pair.replay}" in summary.render_text(verdict)
+    assert pair.replay in markdown.render(verdict)
+    assert replayed(tmp_path, pair.replay) == 0  # the setter first: the victim passes
 
 
 def test_a_test_that_breaks_a_later_one_is_named_the_polluter(tmp_path: Path) -> None:
@@ -103,6 +110,18 @@ def test_a_test_that_breaks_a_later_one_is_named_the_polluter(tmp_path: Path) ->
         f"{CLASS}::test_waived_fee",
         "polluter",
     )
+    assert pair.replay is not None
+    assert replayed(tmp_path, pair.replay) == 1  # the polluter first: the victim fails
+
+
+def replayed(tmp_path: Path, command: str) -> int:
+    """The summary's replay command, pasted in the repository (under the pins' variables)."""
+    argv = [sys.executable, *shlex.split(command)[1:], "-q", "-p", "no:cacheprovider"]
+    manifest = (tmp_path / "repo" / "entropy.yaml").read_text(encoding="utf-8")
+    clock = next(ln.split(":")[1].strip() for ln in manifest.splitlines() if "clock_unix" in ln)
+    env = {**os.environ, "ENTROPY_CLOCK_UNIX": clock, "ENTROPY_RNG_SEED": "9173"}
+    done = subprocess.run(argv, cwd=tmp_path / "repo", env=env, capture_output=True, check=False)
+    return done.returncode
 
 
 @pytest.mark.parametrize("added", [FIXED], ids=["each-test-sets-up-its-own-state"])
