@@ -205,6 +205,50 @@ def test_host_bs_job_attributes_its_failures_and_the_verdict_replays_them(
     assert verdict["coupled_to"] == ["clock"]
 
 
+ORDERED = (
+    BASE
+    + """
+
+_SEEN = {}
+
+
+class TestOrder:
+    def test_records_the_fee(self):
+        _SEEN["fee"] = late_fee(1000, 31)
+        assert _SEEN["fee"] == 100
+
+    def test_fee_recorded(self):
+        assert _SEEN["fee"] == 100
+"""
+)
+
+
+def test_host_bs_job_names_the_state_setter_and_the_verdict_and_compare_agree(
+    fees: tuple[Repo, str],
+) -> None:
+    """Two tests that pass in collection order only: host B's job runs them swapped, its
+    attribution step finds the state-setter; `verdict` and `compare` replay the same pair."""
+    repo, base = fees
+    repo.write("tests/test_fees.py", ORDERED)
+    a, b = _host_jobs(repo, base)
+    recorded = json.loads((b / layout.ATTRIBUTION_JSON).read_text(encoding="utf-8"))
+    pair_in = [[n for n in recorded[k] if "TestOrder" in n] for k in ("order_a", "order_b")]
+    assert pair_in[1] == pair_in[0][::-1]  # host B ran the class's two tests swapped
+    code, verdict = _verdict(repo, base, a, b)
+    assert (code, verdict["classification"]) == (1, "env_coupled"), _reasons(verdict)
+    assert verdict["coupled_to"] == ["test_order"]
+    victim, setter = (
+        f"tests/test_fees.py::TestOrder::{n}" for n in ("test_fee_recorded", "test_records_the_fee")
+    )
+    [pair] = verdict["order_dependence"]
+    assert (pair["victim"], pair["other"], pair["kind"]) == (victim, setter, "state_setter")
+    out = repo.path.parent / "compare.json"
+    result = repo.cli("compare", "--host-a", str(a), "--host-b", str(b), "--json", str(out))
+    assert result.code == 1, result.err
+    compared = json.loads(out.read_text(encoding="utf-8"))
+    assert compared["order_dependence"] == verdict["order_dependence"]
+
+
 def test_replay_answers_only_trials_that_were_made() -> None:
     made = [(Trial(revert=frozenset({"clock"})), {"t": "passed"})]
     rerun = attribution.replay(made)
