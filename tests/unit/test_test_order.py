@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from entropy_action.hosts import hostjson
 from entropy_action.testproc import order
 
 IDS = [
@@ -71,3 +72,37 @@ def test_the_config_takes_only_an_int_seed_and_a_list_of_ids() -> None:
     assert order.configure(-1, None)
     assert order.seed() == 0xFFFFFFFF
     assert order.report() is None  # nothing collected yet
+
+
+@pytest.mark.parametrize(
+    "found",
+    [
+        None,
+        "shuffled",
+        {"seed": True, "collected": [], "ran": [], "truncated": False},
+        {"seed": -1, "collected": [], "ran": [], "truncated": False},
+        {"seed": 2**32, "collected": [], "ran": [], "truncated": False},
+    ],
+)
+def test_a_report_without_a_usable_seed_gives_host_json_none(found: object) -> None:
+    assert hostjson._order_seed({"test_order": found}) is None
+
+
+@pytest.mark.parametrize(
+    "found",
+    [
+        {"seed": 1, "collected": ["a"], "ran": ["a"], "truncated": True},  # cut: unusable
+        {"seed": 1, "collected": ["a"], "ran": "a", "truncated": False},
+        {"seed": 1, "collected": [1], "ran": ["a"], "truncated": False},
+        {"seed": 1, "collected": ["x"] * 2001, "ran": ["x"], "truncated": False},  # past the cap
+        {"seed": 1, "collected": ["x" * 2001], "ran": ["a"], "truncated": False},
+    ],
+)
+def test_host_json_lists_the_order_only_when_the_report_is_whole_and_well_formed(
+    found: object,
+) -> None:
+    assert hostjson._test_order({"test_order": found}) is None
+    good = {"seed": 1, "collected": ["a", "b"], "ran": ["b", "a"], "truncated": False}
+    listed = hostjson._test_order({"test_order": good})
+    assert listed is not None
+    assert (listed.collected, listed.ran) == (["a", "b"], ["b", "a"])
