@@ -178,8 +178,10 @@ def test_code_returning_the_listing_order_is_coupled_to_it_until_it_sorts(
         ("tests/properties/test_invoice_total.py", TESTS, FIXED_TESTS),
     ):
         path = repo.path / name
-        path.write_text(path.read_text(encoding="utf-8").replace(old["file_order"],
-                        new["file_order"]), encoding="utf-8")  # fmt: skip
+        text = path.read_text(encoding="utf-8")
+        fixed = text.replace(old["file_order"].format(), new["file_order"].format())
+        assert fixed != text
+        path.write_text(fixed, encoding="utf-8")
     repo.commit("templates sorted")
     code, verdict = _gate(repo, base)
     assert (code, verdict["classification"]) == (0, "merge_candidate"), verdict["reasons"]
@@ -192,8 +194,10 @@ def test_the_workflow_path_run_a_run_b_verdict_names_the_hash_seed(
     _coupled_patch(repo.path, "hash_seed")
     repo.commit("fee codes listed in their set's order")
     a, b = tmp_path / "host-a", tmp_path / "host-b"
-    assert repo.cli("run", "--host", "a", "--out", str(a)).code == 0
-    assert repo.cli("run", "--host", "b", "--isolate", "--out", str(b)).code == 1
+    assert repo.cli("run", "--host", "a", "--out", str(a), "--base-ref", base).code == 0
+    assert (
+        repo.cli("run", "--host", "b", "--isolate", "--out", str(b), "--base-ref", base).code == 1
+    )
     info_b = json.loads((b / "host.json").read_text(encoding="utf-8"))
     assert "hash_seed" not in info_b["pins_applied"]  # unpinned: the gate's own value
     assert info_b["pins_mismatch"] == []
@@ -203,8 +207,9 @@ def test_the_workflow_path_run_a_run_b_verdict_names_the_hash_seed(
     result = repo.cli("verdict", "--host-a", str(a), "--host-b", str(b), "--base-ref", base,
                       "--json", str(out))  # fmt: skip
     verdict = json.loads(out.read_text(encoding="utf-8"))
-    assert result.code == 1
+    assert result.code == 1, result.out
     assert verdict["classification"] == "env_coupled"
+    assert verdict["coupled_to"] == ["hash_seed"]  # host B's job re-ran with it reverted
 
 
 # --- what the patches return inside a real host B run ----------------------------------------
