@@ -237,9 +237,12 @@ def _machine_effect(
         if cpus.get("seen") != plan.cpu_count:
             notes.append(f"cpu_count not shown: the test process saw {cpus.get('seen')!r}")
         else:
+            padded = cpus.get("affinity_padded")
+            extra = f", {padded} of them past the machine's" if isinstance(padded, int) else ""
             isolation.append(
-                f"cpu_count: Python sees {plan.cpu_count} CPUs (the machine has "
-                f"{cpus.get('real')}); nproc and other non-Python children see the real count"
+                f"cpu_count: Python sees {plan.cpu_count} CPUs (os.sched_getaffinity lists "
+                f"{plan.cpu_count}{extra}; the machine has {cpus.get('real')}); nproc and other "
+                "non-Python children see the real count"
             )
         if isinstance(cpus.get("error"), str):
             notes.append(f"cpu_count: {cpus['error']}")
