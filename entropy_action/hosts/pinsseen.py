@@ -225,7 +225,8 @@ def _machine_effect(
     """Host B's listing order and CPU count, as the plugin reported them (listing.py)."""
     order, cpus = _section(report, "file_order"), _section(report, "cpu_count")
     if plan.file_order_seed is not None:
-        patched = [str(name) for name in order.get("patched") or () if isinstance(name, str)]
+        listed = order.get("patched")
+        patched = [n for n in listed if isinstance(n, str)] if isinstance(listed, list) else []
         if order.get("error") or not patched:
             notes.append(f"file_order not shuffled: {order.get('error') or 'nothing patched'}")
         else:

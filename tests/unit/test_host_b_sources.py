@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from entropy_action.hosts import isolate, pinsseen
@@ -106,3 +107,49 @@ def test_the_cpu_count_host_b_shows_is_never_the_machines() -> None:
         shown = isolate.unpinned_cpu_count(real)
         assert shown != real
         assert shown in isolate.UNPINNED_CPU_COUNT
+
+
+def _plan() -> isolate.HostB:
+    spaces = isolate.Namespaces(unshare=None, as_root=False, reason="off")
+    return isolate.HostB(
+        tree=Path("/t"),
+        files_copied=0,
+        hostname="h",
+        namespaces=spaces,
+        clock=isolate.ClockPlan(),
+        dropped=0,
+        file_order_seed=11,
+        cpu_count=3,
+    )
+
+
+def _machine(report: dict[str, Any]) -> tuple[list[str], list[str]]:
+    isolation: list[str] = []
+    notes: list[str] = []
+    pinsseen._machine_effect(_plan(), report, isolation, notes)
+    return isolation, notes
+
+
+def test_what_the_plugin_reports_of_listings_and_cpus_becomes_isolation_lines() -> None:
+    good = {
+        "file_order": {"seed": 11, "patched": ["os.listdir", "os.scandir"], "error": None},
+        "cpu_count": {"seen": 3, "real": 2, "patched": ["os.cpu_count"], "affinity_padded": 1},
+    }
+    isolation, notes = _machine(good)
+    assert notes == []
+    assert isolation[0].startswith("file_order: os.listdir, os.scandir list in an order")
+    assert isolation[1].startswith(
+        "cpu_count: Python sees 3 CPUs (os.sched_getaffinity lists 3, 1 of them past"
+    )
+
+
+def test_a_malformed_or_missing_report_section_is_a_note_never_a_crash() -> None:
+    for report in (
+        {},
+        {"file_order": "shuffled", "cpu_count": 3},
+        {"file_order": {"patched": "os.listdir"}, "cpu_count": {"seen": "3"}},
+        {"file_order": {"patched": [1, None]}, "cpu_count": {"seen": 2, "error": "boom"}},
+    ):
+        isolation, notes = _machine(report)
+        assert isolation == []
+        assert [note.split(" ")[0] for note in notes][:2] == ["file_order", "cpu_count"]
