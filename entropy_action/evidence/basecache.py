@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from entropy_action import __version__
-from entropy_action.core import layout
+from entropy_action.core import layout, variations
 from entropy_action.core.errors import GateError
 from entropy_action.core.layout import HOST_JSON, JUNIT_XML
 from entropy_action.evidence import bounded, hostreport, outcomes
@@ -75,6 +75,9 @@ def base_run_key(
         # the run imports the base's code, not the head's through an editable install:
         # entries of runs made before that are never reused
         "imports": "base-tree",
+        # what host B varies (issue 22 added the hash seed, listings, CPU count): a base run
+        # from a host B that varied less is never reused; pins are in the manifest's sha
+        "varies": ",".join(variations.NAMES) if host == "b" else "",
         "distributions_sha256": hashlib.sha256(distributions.encode("utf-8")).hexdigest(),
         **{name: str(value) for name, value in sorted(interpreter.items())},
     }

@@ -43,7 +43,17 @@ HOSTNAME_PREFIX = "entropy-gate-b-"
 # Host B's perturbations that one run can leave out (`prepare(revert=...)`, RunSettings.revert);
 # "python" is the gate's: host B then runs on host A's interpreter. The ones built so far of
 # core.variations.REVERTIBLE (tests/unit/test_variations.py holds them together).
-REVERTIBLE = ("clock", "env", "network", "path", "python", "test_order")
+REVERTIBLE = (
+    "clock",
+    "env",
+    "network",
+    "path",
+    "python",
+    "test_order",
+    "hash_seed",
+    "file_order",
+    "cpu_count",
+)
 _NEVER_PASSED = frozenset({"PYTEST_ADDOPTS", "PYTEST_PLUGINS", *protocol.GATE_ENV})
 
 # What survives the scrub besides the pins: what finds programs and what interpreters need to

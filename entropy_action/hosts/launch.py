@@ -211,7 +211,8 @@ def _launch(
             drop_rewritten_pycs(settings.root.absolute(), module)
         isolate.inspect_interpreter(python, env)
     cassette = str(cwd / pins.cassette) if pins.cassette else None
-    expected = pinsseen.pinned_environ(pins, None if claim is None else str(claim.target), cassette)
+    target = None if claim is None else str(claim.target)
+    expected = pinsseen.pinned_environ(pins, target, cassette, hostb.hash_seed if hostb else None)
     env.update({name: value for _, name, value in expected})
     env.update(_unpinned_b(hostb))
     old_path = env.get(PATH_ENV) if hostb is None else None
@@ -280,6 +281,8 @@ def _child_config(
             "block_network": in_process,
             "hostname": hostb.hostname if in_process else None,
             "children": str(scratch / CHILDREN_FILE),
+            "file_order_seed": hostb.file_order_seed,
+            "cpu_count": hostb.cpu_count,
         }
     )
 
@@ -336,6 +339,8 @@ def _plugin_config(
         "hooks_report": str(scratch / HOOKS_FILE),
         "test_order_seed": hostb.test_order_seed if hostb else None,  # testproc.order
         "order": list(settings.order) or None,
+        "file_order_seed": hostb.file_order_seed if hostb else None,
+        "cpu_count": hostb.cpu_count if hostb else None,
     }
     path = scratch / PLUGIN_CONFIG_FILE
     path.write_text(json.dumps(config), encoding="utf-8")

@@ -28,12 +28,16 @@ NOTHING_REPORTED = "the test process reported nothing (was the gate's plugin dis
 
 
 def pinned_environ(
-    pins: Pins, temp_root: str | None, cassette: str | None
+    pins: Pins, temp_root: str | None, cassette: str | None, hash_seed: int | None = None
 ) -> list[tuple[str, str, str]]:
     """(pin, variable, value) for every variable the pins set in the test process: the
-    variables protocol.PIN_ENV names for each pin, then the `env.NAME` pins."""
+    variables protocol.PIN_ENV names for each pin, then the `env.NAME` pins.
+
+    PYTHONHASHSEED is always set: the pin, else `hash_seed` (host B's plan), else host A's."""
+    if pins.hash_seed is not None:
+        hash_seed = pins.hash_seed
     values: dict[str, str | None] = {
-        "hash_seed": "0",
+        "hash_seed": str(isolate.HOST_A_HASH_SEED if hash_seed is None else hash_seed),
         "tz": pins.tz,
         "lang": pins.lang,
         "clock_unix": None if pins.clock_unix is None else str(pins.clock_unix),
@@ -76,15 +80,17 @@ def verify_pins(
     applied: dict[str, str | int] = {}
     mismatch: list[str] = []
     for pin, name, want in expected:
-        got = env.get(name)
+        # PYTHONHASHSEED counts as it was when the test process started (the plugin's
+        # "hash_seed"): set later, it changes nothing
+        got = report.get("hash_seed") if pin == "hash_seed" else env.get(name)
         got = got if isinstance(got, str) else None
-        if got is not None and name not in ("LANG", "TEMP", "TMP"):
+        listed = pin != "hash_seed" or pins.hash_seed is not None  # unpinned: the gate's own
+        if got is not None and listed and name not in ("LANG", "TEMP", "TMP"):
             applied.setdefault(pin, _as_pinned(pin, got))
         if got != want:
             seen = "it unset" if got is None else repr(got)
-            mismatch.append(f"{pin}: {name} pinned {want!r}, the test process saw {seen}")
-    if report.get("hash_randomization") != 0:
-        mismatch.append("hash_seed: hash randomization is on in the test process")
+            verb = "pinned" if listed else "set to"
+            mismatch.append(f"{pin}: {name} {verb} {want!r}, the test process saw {seen}")
     if pins.umask is not None:
         umask = report.get("umask")
         applied["umask"] = f"{umask:04o}" if isinstance(umask, int) else str(umask)
@@ -109,7 +115,7 @@ def _section(report: Mapping[str, Any] | None, key: str) -> dict[str, Any]:
 
 def _as_pinned(pin: str, seen: str) -> str | int:
     """Integer pins as integers, like `Pins.flat()`."""
-    numeric = pin in ("clock_unix", "rng_seed") and seen.lstrip("-").isdigit()
+    numeric = pin in ("clock_unix", "rng_seed", "hash_seed") and seen.lstrip("-").isdigit()
     return int(seen) if numeric else seen
 
 
@@ -172,10 +178,16 @@ def effects(
             f"rng_seed unpinned: random, numpy and hypothesis seeded from {plan.rng_seed} "
             f"(host A: {isolate.HOST_A_RNG_SEED})"
         )
+    if plan.hash_seed is not None:
+        isolation.append(
+            f"hash_seed unpinned: PYTHONHASHSEED={plan.hash_seed} (host A: "
+            f"{isolate.HOST_A_HASH_SEED}), so sets and dicts of strings iterate in another order"
+        )
     if report is None:
         notes.append("the test process reported nothing: clock, network and hostname unverified")
         return isolation, notes
     _clock_effect(plan, report, started, isolation, notes)
+    _machine_effect(plan, report, isolation, notes)
     _network_effect(plan, report, isolation, notes)
     return isolation, notes
 
@@ -205,6 +217,36 @@ def _clock_effect(
             "dateutil.parser was imported before the clock shift: its default parser keeps "
             "the real year for two-digit years"
         )
+
+
+def _machine_effect(
+    plan: isolate.HostB, report: Mapping[str, Any], isolation: list[str], notes: list[str]
+) -> None:
+    """Host B's listing order and CPU count, as the plugin reported them (listing.py)."""
+    order, cpus = _section(report, "file_order"), _section(report, "cpu_count")
+    if plan.file_order_seed is not None:
+        listed = order.get("patched")
+        patched = [n for n in listed if isinstance(n, str)] if isinstance(listed, list) else []
+        if order.get("error") or not patched:
+            notes.append(f"file_order not shuffled: {order.get('error') or 'nothing patched'}")
+        else:
+            isolation.append(
+                f"file_order: {', '.join(patched)} list in an order seeded from "
+                f"{plan.file_order_seed} (Python only: ls and find list as the OS does)"
+            )
+    if plan.cpu_count is not None:
+        if cpus.get("seen") != plan.cpu_count:
+            notes.append(f"cpu_count not shown: the test process saw {cpus.get('seen')!r}")
+        else:
+            padded = cpus.get("affinity_padded")
+            extra = f", {padded} of them past the machine's" if isinstance(padded, int) else ""
+            isolation.append(
+                f"cpu_count: Python sees {plan.cpu_count} CPUs (os.sched_getaffinity lists "
+                f"{plan.cpu_count}{extra}; the machine has {cpus.get('real')}); nproc and other "
+                "non-Python children see the real count"
+            )
+        if isinstance(cpus.get("error"), str):
+            notes.append(f"cpu_count: {cpus['error']}")
 
 
 def _network_effect(

@@ -86,7 +86,18 @@ def _apply(config: dict[str, Any]) -> None:
         state = gate._state
         seen["clock_shift_seconds"] = state.get("clock_shift_seconds")
         seen["clock"] = state.get("clock_error") or "shifted"
+    _vary_machine(gate, config, seen)
     _record(config, seen)
+
+
+def _vary_machine(gate: Any, config: dict[str, Any], seen: dict[str, Any]) -> None:
+    """Host B's listing order and CPU count, with the plugin's own functions (listing.py)."""
+    gate._vary_machine(config)
+    order, cpus = gate._state.get("file_order"), gate._state.get("cpu_count")
+    if isinstance(order, dict):
+        seen["file_order"] = order.get("error") or "shuffled"
+    if isinstance(cpus, dict):
+        seen["cpu_count"] = cpus.get("seen")
 
 
 def _chain() -> None:

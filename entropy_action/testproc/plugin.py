@@ -52,9 +52,17 @@ import zlib
 from typing import Any
 
 if __package__:  # imported as entropy_action.testproc.plugin (the public names, the gate)
-    from entropy_action.testproc import hookinventory, netblock, order, protocol, provenance
+    from entropy_action.testproc import (
+        hookinventory,
+        listing,
+        netblock,
+        order,
+        protocol,
+        provenance,
+    )
 else:  # copied into the test process as entropy_gate_plugin (hosts.testfiles)
     import entropy_gate_hookinventory as hookinventory  # type: ignore[import-not-found, no-redef]
+    import entropy_gate_listing as listing  # type: ignore[import-not-found, no-redef]
     import entropy_gate_netblock as netblock  # type: ignore[import-not-found, no-redef]
     import entropy_gate_order as order  # type: ignore[import-not-found, no-redef]
     import entropy_gate_protocol as protocol  # type: ignore[import-not-found, no-redef]
@@ -69,6 +77,7 @@ ROOT_PLACEHOLDER = "<root>"  # evidence.ids.ROOT_PLACEHOLDER: ids pair across ch
 
 _config: dict[str, Any] | None = None
 _state: dict[str, Any] = {}
+_HASH_SEED = os.environ.get(protocol.HASH_SEED_ENV)  # as the process started (hash_seed)
 _written = False
 _subtests: dict[str, int] = {}  # node id: reports of its subtests so far
 _channel: dict[str, Any] = {}  # "fd": the channel's write end; "config": pytest's config
@@ -154,6 +163,25 @@ def _activate(config: dict[str, Any]) -> None:
     shift = config.get("clock_shift_seconds")
     if shift:
         _shift_clock(float(shift))
+    _vary_machine(config)
+
+
+def _vary_machine(config: dict[str, Any]) -> None:
+    """Host B's listing order and CPU count (listing.py): report.json's "file_order" and
+    "cpu_count"; also what childsite applies in host B's Python children."""
+    seed, count = config.get("file_order_seed"), config.get("cpu_count")
+    if isinstance(seed, int) and not isinstance(seed, bool):
+        listed: dict[str, Any] = {"seed": seed, "patched": [], "error": None}
+        try:
+            listed["patched"] = listing.shuffle_listings(seed)
+        except Exception as exc:  # reported: the gate notes it
+            listed["error"] = f"{type(exc).__name__}: {exc}"
+        _state["file_order"] = listed
+    if isinstance(count, int) and not isinstance(count, bool) and count > 0:
+        try:
+            _state["cpu_count"] = listing.show_cpu_count(count)
+        except Exception as exc:  # reported too
+            _state["cpu_count"] = {"seen": None, "real": None, "patched": [], "error": str(exc)}
 
 
 # --- seeding, per test ------------------------------------------------------------------------
@@ -557,6 +585,7 @@ def _report(config: dict[str, Any]) -> dict[str, Any]:
         "gettempdir": gettempdir,
         "gettempdir_real": os.path.realpath(gettempdir),
         "hash_randomization": sys.flags.hash_randomization,
+        "hash_seed": _HASH_SEED,
         "tzname": list(time.tzname),
         "lc_ctype": _lc_ctype(),
         "cwd": _START_CWD,  # before any conftest could chdir

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 # --- the pins' variables ------------------------------------------------------------------
 
-HASH_SEED_ENV = "PYTHONHASHSEED"  # always "0"
+HASH_SEED_ENV = "PYTHONHASHSEED"  # always set: the pin, else host A 0 and host B its own
 CLOCK_UNIX_ENV = "ENTROPY_CLOCK_UNIX"
 RNG_SEED_ENV = "ENTROPY_RNG_SEED"
 CASSETTE_SHA256_ENV = "ENTROPY_CASSETTE_SHA256"
@@ -26,7 +26,7 @@ GATE_PREFIX = "ENTROPY_"
 # pin (a key of Pins.flat()) -> the variables the runner sets from it. `env.NAME` pins set
 # NAME itself, and are not listed.
 PIN_ENV: dict[str, tuple[str, ...]] = {
-    "hash_seed": (HASH_SEED_ENV,),  # not a pin: the runner always sets it
+    "hash_seed": (HASH_SEED_ENV,),  # the runner always sets it, pinned or not
     "tz": (TZ_ENV,),
     "lang": LANG_ENV,
     "clock_unix": (CLOCK_UNIX_ENV,),
@@ -77,6 +77,7 @@ NSINIT_MODULE = "entropy_gate_nsinit"  # run as a script: `python -I -S entropy_
 PROTOCOL_MODULE = "entropy_gate_protocol"
 NETBLOCK_MODULE = "entropy_gate_netblock"  # netblock.py: the plugin imports it
 VOCABULARY_MODULE = "entropy_gate_vocabulary"  # vocabulary.py: assertcount imports it
+LISTING_MODULE = "entropy_gate_listing"  # listing.py: host B's listing order and CPU count
 PROVENANCE_MODULE = "entropy_gate_provenance"  # provenance.py: the plugin registers it
 HOOKINVENTORY_MODULE = "entropy_gate_hookinventory"  # hookinventory.py: the plugin imports it
 ORDER_MODULE = "entropy_gate_order"  # order.py: host B's test order, the plugin registers it
@@ -96,6 +97,7 @@ COPIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("vocabulary.py", VOCABULARY_MODULE, (PLUGIN_FOLDER,)),  # what assertcount counts
     ("hookinventory.py", HOOKINVENTORY_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's
     ("nsinit.py", NSINIT_MODULE, (PLUGIN_FOLDER,)),
+    ("listing.py", LISTING_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's (host B)
     ("provenance.py", PROVENANCE_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's
     ("order.py", ORDER_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's test order
     ("childsite.py", CHILDSITE_MODULE, (CHILDSITE_FOLDER,)),

@@ -199,21 +199,28 @@ def test_host_b_reports_what_differed(host_b: tuple[dict[str, str], Any]) -> Non
     assert [line.split(" ")[0] for line in info.isolation] == [
         "environment",
         "tree",
+        "hash_seed",
         "live",
+        "file_order:",
+        "cpu_count:",
         "network:",
         "hostname",
         "child",
     ]
-    assert info.isolation[5] == (
+    assert info.isolation[8] == (
         "child Python processes: the clock shift through sitecustomize (none started)"
     )
     assert info.isolation[2] == (
+        "hash_seed unpinned: PYTHONHASHSEED=2767 (host A: 0), so sets and dicts of strings "
+        "iterate in another order"
+    )
+    assert info.isolation[3] == (
         "live wall clock shifted forward 1843 days 7 h 13 min by time-machine "
         "(ticking; monotonic clocks untouched)"
     )
-    assert info.isolation[3] == "network: a fresh network namespace, loopback only"
-    assert info.isolation[4].startswith(f"hostname {isolate.HOSTNAME_PREFIX}")
-    assert info.isolation[4].endswith("(UTS namespace)")
+    assert info.isolation[6] == "network: a fresh network namespace, loopback only"
+    assert info.isolation[7].startswith(f"hostname {isolate.HOSTNAME_PREFIX}")
+    assert info.isolation[7].endswith("(UTS namespace)")
     own = socket.gethostname().encode()
     assert info.fingerprint.hostname_sha256 != hashlib.sha256(own).hexdigest()
 
