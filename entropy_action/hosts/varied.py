@@ -106,6 +106,9 @@ def _network(seen: Seen) -> Outcome:
     if line:
         return True, line, None
     why = seen.note("network namespace not in effect", "no network/UTS namespace")
+    spaces = seen.plan.namespaces
+    if why is None and not spaces.usable:
+        why = f"no network namespace on this machine ({spaces.reason or 'no unshare'})"
     return False, "the machine's network", why or _unreported(seen)
 
 

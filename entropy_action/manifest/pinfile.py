@@ -18,6 +18,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -253,7 +254,16 @@ def _off_reason(text: str) -> str:
 # constraints.host_b_off / properties[i].host_b_off: dimension -> why the suite cannot run
 # under it. Turning one off at the head is a weakened constraint (manifest/pindiff.py).
 HostBOff = dict[
-    Annotated[str, AfterValidator(_switchable)], Annotated[str, AfterValidator(_off_reason)]
+    Annotated[
+        str,
+        AfterValidator(_switchable),
+        WithJsonSchema({"type": "string", "enum": list(variations.SWITCHABLE)}),
+    ],
+    Annotated[
+        str,
+        AfterValidator(_off_reason),
+        WithJsonSchema({"type": "string", "minLength": 1, "maxLength": MAX_OFF_REASON}),
+    ],
 ]
 
 

@@ -252,6 +252,7 @@ def test_the_json_is_the_verdict_model_and_reads_back_equal():
         "inputs_sha256",
         "coupled_to",
         "mutation",
+        "host_b_variations",
         "properties",
     ]
     assert json.loads(written)["properties"] is None  # the one-property form: no roll-up
