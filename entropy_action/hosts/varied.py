@@ -114,14 +114,17 @@ def _network(seen: Seen) -> Outcome:
 
 def _hostname(seen: Seen) -> Outcome:
     line = seen.line("hostname ")
-    if line:
-        return True, line, None
+    if line:  # the name is random per run: the verdict carries only how (isolation has it)
+        how = "UTS namespace" if line.endswith("(UTS namespace)") else "in-process"
+        return True, f"another host name ({how})", None
     return False, "the machine's host name", seen.note("hostname not changed") or _unreported(seen)
 
 
 def _path(seen: Seen) -> Outcome:
-    line = seen.line("tree copied to")
-    return (True, line, None) if line else (False, "host A's checkout", "the tree was not copied")
+    if seen.line("tree copied to") is None:
+        return False, "host A's checkout", "the tree was not copied"
+    # the copy's place is a fresh scratch folder per run: named in `isolation`, not here
+    return True, f"the tree copied to another absolute path ({seen.plan.files_copied} files)", None
 
 
 def _plan_value(how: str | None, why: str) -> Outcome:
@@ -138,8 +141,7 @@ def _umask(seen: Seen) -> Outcome:
 
 
 def _temp_root(seen: Seen) -> Outcome:
-    tmpdir = seen.plan.tmpdir
-    how = tmpdir and f"TMPDIR={tmpdir} (a fresh private directory)"
+    how = seen.plan.tmpdir and "TMPDIR is a fresh private directory (named in isolation)"
     return _plan_value(how, "the run's private temp_root stands in for host A's")
 
 
