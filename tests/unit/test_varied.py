@@ -146,7 +146,11 @@ def test_an_order_the_shuffle_left_alone_or_a_single_test_is_not_varied() -> Non
 
 def test_a_patch_error_in_the_test_process_says_why() -> None:
     hostb = plan()
-    broken = {"seed": hostb.file_order_seed, "patched": [], "error": "os.scandir is read-only"}
+    broken: dict[str, Any] = {
+        "seed": hostb.file_order_seed,
+        "patched": [],
+        "error": "os.scandir is read-only",
+    }
     found = listed(hostb, report(hostb, file_order=broken))
     assert found["file_order"].why_not == "not shuffled: os.scandir is read-only"
 
@@ -184,7 +188,7 @@ def test_children_that_the_variation_reached_are_counted() -> None:
 
 def test_long_report_text_is_cut() -> None:
     hostb = plan()
-    broken = {"seed": hostb.file_order_seed, "patched": [], "error": "x" * 5000}
+    broken: dict[str, Any] = {"seed": hostb.file_order_seed, "patched": [], "error": "x" * 5000}
     why = listed(hostb, report(hostb, file_order=broken))["file_order"].why_not
     assert why is not None
     assert len(why) == varied.MAX_TEXT
