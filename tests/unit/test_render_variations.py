@@ -7,8 +7,8 @@ import textwrap
 
 from entropy_action.core import variations
 from entropy_action.core.variations import Variation
-from entropy_action.render import markdown, summary
-from entropy_action.verdict import model
+from entropy_action.render import markdown, properties, summary
+from entropy_action.verdict import model, rollup
 from entropy_action.verdict.classify import Evidence, classify
 
 MODULE = "tests/test_sq.py"
@@ -105,3 +105,18 @@ def test_host_json_text_cannot_break_the_table_or_open_html() -> None:
     assert row.count(" | ") == 3  # the four cells, no pipe from the data
     assert "…" in row  # cut to MAX_VARIATION_CELL
     assert len(row) < 2 * markdown.MAX_VARIATION_CELL + 40
+
+
+def test_many_properties_with_long_variations_fit_the_check_runs_limit() -> None:
+    long = [
+        Variation(dimension=name, varied=False, how="h" * 2000, why_not="w" * 2000)
+        for name in variations.NAMES
+    ]
+    judged = [
+        rollup.Judged(f"p{index:03d}", f"tests/test_p{index:03d}.py", verdict_with(long))
+        for index in range(60)
+    ]
+    fitted = properties.fit(rollup.roll_up(judged), 65_535)
+    assert len(fitted.summary) <= 65_535
+    one = markdown.render(verdict_with(long))
+    assert len(one) < 20_000  # 15 rows, each cell cut: one property stays well within it
