@@ -149,3 +149,49 @@ def test_turning_a_variation_off_in_the_patch_is_a_weakened_constraint(tmp_path:
     assert verdict["pin_changes"]["weakened"] == ["constraints.host_b_off.cpu_count"]
     change = next(c for c in verdict["pin_diff"] if c["kind"] == "weakened")
     assert change["line"] == 9
+
+
+LISTED = """\
+version: 1
+pins:
+  tz: UTC
+constraints:
+  mutation: "off"
+properties:
+  - property_id: a
+    module: tests/test_a.py
+    host_b_off:
+      cpu_count: "the pool is sized by the runner"
+  - property_id: b
+    module: tests/test_b.py
+"""
+
+
+def test_a_propertys_own_switch_holds_for_it_alone(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    files = {"tests/test_a.py": MODULE, "tests/test_b.py": MODULE, "entropy.yaml": LISTED}
+    build_repo(repo, files)
+    _hosts(repo, "listed")
+    why = {
+        prop: next(
+            v["why_not"]
+            for v in _host_json(tmp_path, f"listed-b/properties/{prop}")["variations"]
+            if v["dimension"] == "cpu_count"
+        )
+        for prop in ("a", "b")
+    }
+    assert why["a"] == "turned off by the manifest: the pool is sized by the runner"
+    assert not why["b"].startswith("turned off")
+    code, verdict, _ = _judge(tmp_path, "listed")
+    assert (code, verdict["classification"]) == (0, "merge_candidate")
+    path = tmp_path / "listed-b" / "properties" / "b" / "host.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["variations"][-1]["why_not"] = (
+        "turned off by the manifest: the pool is sized by the runner"
+    )
+    data["variations"][-1]["varied"] = False
+    path.write_text(json.dumps(data), encoding="utf-8")
+    code, verdict, _ = _judge(tmp_path, "listed")
+    assert (code, verdict["classification"]) == (2, "invalid")
+    (b,) = [p for p in verdict["properties"] if p["property_id"] == "b"]
+    assert any("turned off cpu_count, the head" in r for r in b["verdict"]["reasons"])
