@@ -113,6 +113,8 @@ SWITCHABLE = tuple(d.name for d in DIMENSIONS if d.switchable)
 # What one attribution re-run of host B can leave out (RunSettings.revert); "python" is the
 # gate's (host B runs on host A's interpreter), "env" reverts TZ and LANG with it.
 REVERTIBLE = tuple(d.name for d in DIMENSIONS if d.revertible)
+# Variation.why_not of a dimension the manifest turned off: this, then its reason
+OFF_PREFIX = "turned off by the manifest: "
 
 
 class Variation(BaseModel):

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from entropy_action import scan
+from entropy_action import __version__, scan
 from entropy_action.core import git, layout
 from entropy_action.core.errors import GateError
 from entropy_action.core.findings import Finding
@@ -41,7 +41,7 @@ from entropy_action.manifest.pinfile import Constraints, LoadedManifest
 from entropy_action.scan import ScanResult
 from entropy_action.strength import base_on_head
 from entropy_action.strength.assess import Strength
-from entropy_action.verdict import hook_inventory, pairing, rollup
+from entropy_action.verdict import hook_inventory, pairing, rollup, variation_check
 from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import Verdict
 
@@ -91,6 +91,7 @@ def judge(dossier: Dossier) -> Verdict:
     static = scanned.findings if scanned else ()
     hooks = _hook_findings(dossier, (report_a, report_b), static)
     problems += _lost_inventories((report_a, report_b))
+    problems += _variation_problems(report_b, loaded)
     verdict = pairing.evaluate(
         report_a or dossier.host_a,
         report_b or dossier.host_b,
@@ -108,7 +109,20 @@ def judge(dossier: Dossier) -> Verdict:
         seams=scanned.seams if scanned else (),
     )
     verdict = _attributed(strong.annotate(verdict), report_b)
+    if report_b is not None:
+        verdict = verdict.model_copy(update={"host_b_variations": report_b.info.variations})
     return _with_inputs(verdict, dossier, report_a, report_b)
+
+
+def _variation_problems(report_b: HostReport | None, loaded: LoadedManifest | None) -> list[str]:
+    """Host B's variation set against the head manifest's switch (verdict.variation_check):
+    a report of this gate version that lists less than every dimension, or claims a switch
+    the head manifest does not set, cannot be judged."""
+    if report_b is None or report_b.info.host != "b" or not report_b.info.isolated:
+        return []  # no host B, or a host A in its slot: evaluate says why
+    off = loaded.manifest.constraints.host_b_off if loaded is not None else {}
+    current = report_b.info.gate_version == __version__
+    return variation_check.problems(report_b.info.variations, off, current=current)
 
 
 def _unmeasured(strong: Strength, constraints: Constraints | None) -> tuple[list[str], list[str]]:

@@ -25,8 +25,9 @@ from entropy_action.core.hostinfo import (
     outside_reason,
 )
 from entropy_action.core.layout import EVIDENCE_FILES, HOST_JSON, JUNIT_XML, PYTEST_LOG
+from entropy_action.core.variations import Variation
 from entropy_action.evidence import ids
-from entropy_action.hosts import channel, pinsseen
+from entropy_action.hosts import channel, pinsseen, varied
 from entropy_action.hosts.runsettings import Launch, RunSettings
 from entropy_action.testproc.protocol import CHILDREN_FILE, IMPORTS_FILE
 
@@ -201,11 +202,16 @@ def host_info(
         mismatch = []  # pytest did not get far enough to report: `outcome` says why
     isolation: list[str] = []
     notes = list(launch.notes)
+    dimensions: list[Variation] = []  # host A lists none
     if launch.hostb is not None:
         isolation, more = pinsseen.effects(launch.hostb, report, started[1])
         notes += more
         children = pinsseen.read_children(launch.scratch / CHILDREN_FILE)
         isolation += pinsseen.child_effects(launch.hostb, children, notes)
+        seen = varied.Seen(
+            launch.hostb, report, isolation, notes, manifest.pins, settings.revert, children
+        )
+        dimensions = varied.variations_of(seen)
     temp_root = report.get("gettempdir") if report else None
     imports = pinsseen.read_imports(launch.scratch / IMPORTS_FILE)
     return HostInfo(
@@ -239,6 +245,7 @@ def host_info(
         test_order_seed=_order_seed(report),
         test_order=_test_order(report) if _order_seed(report) is not None else None,
         commit=git.head_commit(settings.root),
+        variations=dimensions,
     )
 
 

@@ -202,6 +202,7 @@ def _launch(
             modules=settings.property_modules,
             revert=settings.revert,
             keep_env=settings.keep_env,
+            off=settings.loaded.manifest.constraints.host_b_off,
         )
         cwd, notes = hostb.tree, []
     else:

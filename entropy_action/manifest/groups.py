@@ -33,13 +33,16 @@ class Group:
 
 
 def session_key(view: LoadedManifest) -> str:
-    """What must be equal for two properties to share a session: the pins and run options
-    (constraints are the file's, shared by every property)."""
+    """What must be equal for two properties to share a session: the pins, run options and
+    the variations host B leaves out (host_b_off, which a property may set for itself; the
+    other constraints are the file's, shared by every property)."""
     manifest = view.manifest
     shared = {
         "pins": manifest.pins.model_dump(mode="json", exclude_none=True),
         "run": manifest.run.model_dump(mode="json"),
     }
+    if manifest.constraints.host_b_off:  # absent when empty: old keys stay as they were
+        shared["host_b_off"] = dict(manifest.constraints.host_b_off)
     return hashlib.sha256(json.dumps(shared, sort_keys=True).encode()).hexdigest()
 
 

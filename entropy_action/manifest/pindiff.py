@@ -119,6 +119,7 @@ def diff(
             )
     _diff_pins(base, head, add)
     _diff_constraints(base, head, add)
+    _diff_off(base, head, add)
     _diff_budget(base, head, add)
     if old_m.run.pytest_args != new_m.run.pytest_args:
         add(
@@ -237,6 +238,35 @@ def _diff_entries(
         if entry not in old:
             message = f"constraint tightened: {entry!r} added to {key}"
             add("added", f"constraints.{key}", None, entry, line, message, rejects=False)
+
+
+def _diff_off(base: LoadedManifest, head: LoadedManifest, add: _Add) -> None:
+    """constraints.host_b_off: a variation turned off at the head is a weakened constraint
+    (host B would silently vary less); one turned back on tightens it; a reworded reason is
+    no change."""
+    old, new = base.manifest.constraints.host_b_off, head.manifest.constraints.host_b_off
+    for name, reason in new.items():
+        if name not in old:
+            add(
+                "weakened",
+                f"constraints.host_b_off.{name}",
+                None,
+                reason,
+                head.line_of("constraints", "host_b_off", name),
+                f"constraint weakened: host B no longer varies {name} (host_b_off: "
+                f"{_show(reason)})",
+            )
+    for name, reason in old.items():
+        if name not in new:
+            add(
+                "added",
+                f"constraints.host_b_off.{name}",
+                reason,
+                None,
+                head.line_of("constraints", "host_b_off"),
+                f"constraint tightened: host B varies {name} again (removed from host_b_off)",
+                rejects=False,
+            )
 
 
 MUTATION_RANK = {"off": 0, "changed": 1, "all": 2}

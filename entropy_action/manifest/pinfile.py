@@ -10,11 +10,21 @@ import zoneinfo
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 from pydantic.json_schema import SkipJsonSchema
 
+from entropy_action.core import variations
 from entropy_action.core.errors import GateError
 from entropy_action.manifest import safe_yaml
 from entropy_action.manifest.run_options import RunOptions
@@ -213,6 +223,50 @@ DEFAULT_PROTECTED_PATHS = (
 )
 
 
+MAX_OFF_REASON = 500
+
+
+def _switchable(name: str) -> str:
+    """A key of host_b_off: a dimension the manifest may turn off (core.variations)."""
+    if name in variations.SWITCHABLE:
+        return name
+    dimension = variations.BY_NAME.get(name)
+    if dimension is not None and dimension.pin:
+        raise ValueError(
+            f"{name!r} cannot be turned off; pin it instead: pins.{dimension.pin} "
+            "(host B then uses host A's value)"
+        )
+    raise ValueError(
+        f"{name!r} is no dimension host B may leave out; one of: "
+        + ", ".join(variations.SWITCHABLE)
+    )
+
+
+def _off_reason(text: str) -> str:
+    """The reason of a host_b_off entry: why the suite cannot run under the variation."""
+    if not text.strip():
+        raise ValueError("give the reason the suite cannot run under it (a non-empty string)")
+    if len(text) > MAX_OFF_REASON:
+        raise ValueError(f"the reason is {len(text)} characters; at most {MAX_OFF_REASON}")
+    return text
+
+
+# constraints.host_b_off / properties[i].host_b_off: dimension -> why the suite cannot run
+# under it. Turning one off at the head is a weakened constraint (manifest/pindiff.py).
+HostBOff = dict[
+    Annotated[
+        str,
+        AfterValidator(_switchable),
+        WithJsonSchema({"type": "string", "enum": list(variations.SWITCHABLE)}),
+    ],
+    Annotated[
+        str,
+        AfterValidator(_off_reason),
+        WithJsonSchema({"type": "string", "minLength": 1, "maxLength": MAX_OFF_REASON}),
+    ],
+]
+
+
 class Constraints(BaseModel):
     """What the gate enforces beyond the pins. Weakening any of these is a pin mutation."""
 
@@ -246,6 +300,12 @@ class Constraints(BaseModel):
     max_mutants: int = Field(40, ge=1, le=10_000, description="At most this many mutants.")
     time_budget_seconds: int = Field(
         300, ge=1, le=86_400, description="The mutation step stops starting mutants after this."
+    )
+    host_b_off: HostBOff = Field(
+        default_factory=dict,
+        description="Variations of host B the suite cannot run under, each with the reason: "
+        "test_order, file_order, cpu_count. Host B keeps host A's behaviour there; turning one "
+        "off is a weakened constraint.",
     )
 
     @field_validator("forbid_skip_markers")
@@ -311,6 +371,11 @@ class Property(BaseModel):
     )
     run: RunOptions | SkipJsonSchema[None] = Field(
         None, description="Run options of this property only, laid over the top-level run."
+    )
+    host_b_off: HostBOff | SkipJsonSchema[None] = Field(
+        None,
+        description="Variations of host B this property cannot run under (with the reason), "
+        "laid over constraints.host_b_off.",
     )
 
     @field_validator("property_id")
@@ -538,12 +603,16 @@ def _view(
     run = listed.run
     if entry.run is not None:
         run = run.model_copy(update={k: getattr(entry.run, k) for k in entry.run.model_fields_set})
+    constraints = listed.constraints
+    if entry.host_b_off:
+        off = {**constraints.host_b_off, **entry.host_b_off}
+        constraints = constraints.model_copy(update={"host_b_off": off})
     data = {
         "version": listed.version,
         "property_id": entry.property_id,
         "module": entry.module,
         "pins": pins,
-        "constraints": listed.constraints,
+        "constraints": constraints,
         "run": run,
     }
     view_located = _located_view(located, index, data)
@@ -575,6 +644,9 @@ def _located_view(located: safe_yaml.Located, index: int, data: Any) -> _ViewLoc
     for path, line in located.lines.items():
         if path[:2] == own and len(path) > 2:
             lines[path[2:]] = line
+            if path[2] == "host_b_off":  # the entry's own switch, read as its constraint
+                key = ("constraints", *path[2:])
+                lines[key] = line
     plain.update(path[2:] for path in located.plain if path[:2] == own and len(path) > 2)
     return _ViewLocated(
         data=data,
@@ -688,7 +760,13 @@ def _entry_label(path: tuple[str | int, ...], located: safe_yaml.Located) -> str
 
 
 def without_union_tag(path: tuple[str | int, ...]) -> tuple[str | int, ...]:
-    """Drop pydantic's union branch ('int', 'dict[str,str]') from the location of a pin."""
+    """Drop pydantic's union branch ('int', 'dict[str,str]') from the location of a pin, and
+    its '[key]' mark from a refused key of host_b_off."""
+    if path[-1:] == ("[key]",):
+        path = path[:-1]
+    entry_off = path[:1] == ("properties",) and path[2:3] == ("host_b_off",)
+    if entry_off and len(path) > 3 and str(path[3]).startswith("dict["):
+        path = path[:3] + path[4:]  # the mapping branch of an entry's optional host_b_off
     if len(path) >= 3 and path[0] == "pins" and path[1] in Pins.model_fields:
         return path[:2] + path[3:]
     if len(path) >= 4 and path[0] == "properties" and path[3] in _MODEL_TAGS:

@@ -149,6 +149,7 @@ def sections(
         _warnings(verdict),
         _notices(verdict),
         _strength(verdict.mutation),
+        _variations(verdict),
         _list("Reasons", [r for r in verdict.reasons if r not in _causes(verdict)], prose),
         _errors(verdict.errors),
         _digest(verdict.inputs_sha256) if digest else [],
@@ -371,6 +372,43 @@ def _strength(score: MutationScore | None) -> list[str]:
     if score.strengthened and not score.weakened:
         lines += ["", f"**{sentence(phrases.STRONGER_AT_HEAD)}**"]
     return lines
+
+
+MAX_VARIATION_CELL = 300  # characters of host.json text in one cell of the variations table
+
+
+def _variations(verdict: Verdict) -> list[str]:
+    """Host B's variations: the one line, then every dimension in a collapsed table. The
+    words come from host B's host.json (untrusted): escaped, each cell cut."""
+    listed = verdict.host_b_variations
+    if not listed:
+        return []
+    varied = [text(v.dimension) for v in listed if v.varied]
+    held = [(text(v.dimension), text(phrases.cut_why(v.why_not))) for v in listed if not v.varied]
+    rows = [
+        f"| {text(v.dimension)} | {'yes' if v.varied else 'no'} | {_cell(v.how)} | "
+        f"{_cell(v.why_not or '')} |"
+        for v in listed
+    ]
+    return [
+        "### Host B's variations",
+        "",
+        sentence(phrases.host_b_variations(varied, held)),
+        "",
+        "<details>",
+        f"<summary>every dimension host B has ({len(listed)})</summary>",
+        "",
+        "| dimension | varied | how | why not |",
+        "|---|---|---|---|",
+        *rows,
+        "",
+        "</details>",
+    ]
+
+
+def _cell(value: str) -> str:
+    cut = value if len(value) <= MAX_VARIATION_CELL else value[: MAX_VARIATION_CELL - 1] + "…"
+    return text(cut)
 
 
 def _digest(digest: str | None) -> list[str]:

@@ -192,3 +192,22 @@ def properties_title(classification: str, properties: Sequence[PropertyVerdict])
     return (
         f"{classification} in {which} {', '.join(names)}{more} ({len(named)} of {total} {plural})"
     )
+
+
+MAX_HELD_WHY = 120  # characters of a held dimension's reason on the one line
+
+
+def host_b_variations(varied: Sequence[str], held: Sequence[tuple[str, str]]) -> str:
+    """One line over host B's variations: the dimensions it varied, then those it held with
+    why (the caller has made names and reasons safe for its medium, and cut the reasons)."""
+    shown = ", ".join(varied) if varied else "nothing"
+    line = f"host B varied: {shown}"
+    if held:
+        line += "; held: " + ", ".join(f"{name} ({why})" for name, why in held)
+    return line
+
+
+def cut_why(why: str | None) -> str:
+    """A held dimension's reason, cut for the one line."""
+    words = " ".join((why or "not varied").split())
+    return words if len(words) <= MAX_HELD_WHY else words[: MAX_HELD_WHY - 1] + "…"

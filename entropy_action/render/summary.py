@@ -44,6 +44,7 @@ def _sections(verdict: Verdict, *, digest: bool = True) -> list[list[str]]:
     return [
         _headline(verdict),
         _tests(verdict.tests, verdict.findings),
+        _variations(verdict),
         _pin_changes(verdict),
         _findings(verdict.findings, verdict.strict_baseline),
         _strength(verdict.mutation),
@@ -152,6 +153,16 @@ def _display_id(test: TestResult) -> str:
 def _first_line(message: str) -> str:
     line = message.strip().split("\n", 1)[0]
     return line if len(line) <= MAX_SHOWN_MESSAGE else line[: MAX_SHOWN_MESSAGE - 1] + "…"
+
+
+def _variations(verdict: Verdict) -> list[str]:
+    """Host B's variations on one line (host.json `variations`; none from an older gate)."""
+    listed = verdict.host_b_variations
+    if not listed:
+        return []
+    varied = [v.dimension for v in listed if v.varied]
+    held = [(v.dimension, phrases.cut_why(v.why_not)) for v in listed if not v.varied]
+    return [phrases.host_b_variations(varied, held)]
 
 
 def _pin_changes(verdict: Verdict) -> list[str]:

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, with_config
 
 from entropy_action.core.findings import Finding
 from entropy_action.core.score import MutationScore
+from entropy_action.core.variations import Variation
 from entropy_action.manifest.pindiff import PinChange
 
 Classification = Literal[
@@ -205,6 +206,11 @@ class Verdict(BaseModel):
     )
     mutation: MutationScore | None = Field(
         None, description="Mutation strength at the base and at the head (None: not measured)"
+    )
+    host_b_variations: list[Variation] = Field(
+        default_factory=list,
+        description="Host B's dimensions as its host.json lists them: each varied or not, how, "
+        "and why not (pinned, turned off by the manifest, not possible on that machine)",
     )
     properties: list[PropertyVerdict] | None = Field(
         None,

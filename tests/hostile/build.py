@@ -42,6 +42,19 @@ FAILING_JUNIT = VALID_JUNIT.replace('failures="0"', 'failures="1"').replace(
 )
 
 
+# core.variations.NAMES (this side imports the standard library only): host B's host.json
+# lists every one, as `entropy-gate run --host b` writes it
+DIMENSIONS = (
+    "clock", "env", "network", "hostname", "path", "tz", "umask", "temp_root", "lang",
+    "rng_seed", "hash_seed", "python", "test_order", "file_order", "cpu_count",
+)  # fmt: skip
+
+
+def variations() -> list[dict[str, Any]]:
+    """Host B's variations: each varied, with a word for how."""
+    return [{"dimension": name, "varied": True, "how": f"{name} varied"} for name in DIMENSIONS]
+
+
 def host_json(host: str, root: str, sha: str) -> dict[str, Any]:
     """host.json as `entropy-gate run` writes it, for the seed's manifest."""
     isolated = host == "b"
@@ -75,6 +88,7 @@ def host_json(host: str, root: str, sha: str) -> dict[str, Any]:
         "temp_root": "/tmp/entropy-invoice",
         "pytest_args": [],
         "python": "/usr/bin/python3",
+        "variations": variations() if isolated else [],
     }
 
 

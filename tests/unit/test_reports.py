@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from entropy_action.core import variations
 from entropy_action.core.errors import GateError
 from entropy_action.core.hostinfo import Fingerprint, HostInfo
 from entropy_action.core.layout import HOST_JSON, JUNIT_XML
@@ -57,6 +58,11 @@ def host_info(host: str, root: Path | str, **overrides: object) -> HostInfo:
         "root": str(root),
         "temp_root": "/tmp/entropy-shapes",
         "python": sys.executable,
+        # host B lists every dimension of core.variations, as `run --host b` writes them
+        "variations": [
+            {"dimension": name, "varied": True, "how": f"{name} differs"}
+            for name in (variations.NAMES if isolated else ())
+        ],
     }
     fields.update(overrides)
     return HostInfo.model_validate(fields)

@@ -253,6 +253,7 @@ def test_the_json_is_the_verdict_model_and_reads_back_equal():
         "coupled_to",
         "order_dependence",
         "mutation",
+        "host_b_variations",
         "properties",
     ]
     assert json.loads(written)["properties"] is None  # the one-property form: no roll-up
