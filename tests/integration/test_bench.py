@@ -27,8 +27,14 @@ MEASURES = [
     "bench_scan.py",
     "bench_startup.py",
 ]
-# the cost of one feature against the same run without it (issues 12 and 13)
-FEATURES = ["bench_assertions.py", "bench_audit.py", "bench_probe.py", "bench_strength.py"]
+# the cost of one feature against the same run without it (issues 12, 13 and 22)
+FEATURES = [
+    "bench_assertions.py",
+    "bench_audit.py",
+    "bench_probe.py",
+    "bench_strength.py",
+    "bench_variations.py",
+]
 # the workflow under act against a plain pytest workflow (issue 19): needs the e2e kit
 WORKFLOWS = ["bench_workflow.py"]
 
