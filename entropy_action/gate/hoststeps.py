@@ -85,6 +85,7 @@ def attribution_step(
         return None
     scrubbed = attribution.scrubbed_names(environ, pinned)
     orders = _orders(report.info)
+    dims = _varied(report.info, dims)
     if not orders.b:  # host B ran its tests in host A's order: no order trials
         dims = [d for d in dims if d != "test_order"]
     if settings.progress is not None:
@@ -113,6 +114,17 @@ def attribution_step(
     )
     stepfiles.write(settings.out, layout.ATTRIBUTION_JSON, found)
     return found
+
+
+def _varied(info: HostInfo, dims: Sequence[str]) -> list[str]:
+    """The perturbations host B's report says took effect (host.json `variations`): one
+    pinned, turned off by the manifest or not possible on this machine held host A's value,
+    so a re-run leaving it out would only repeat host B's run. A report without the list (an
+    older gate's) keeps them all."""
+    if not info.variations:
+        return list(dims)
+    varied = {v.dimension for v in info.variations if v.varied}
+    return [d for d in dims if d in varied]
 
 
 def _orders(info: HostInfo) -> attribution.Orders:

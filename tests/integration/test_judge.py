@@ -205,6 +205,41 @@ def test_host_bs_job_attributes_its_failures_and_the_verdict_replays_them(
     assert verdict["coupled_to"] == ["clock"]
 
 
+def test_host_bs_attribution_leaves_out_what_host_b_held_at_host_as_value(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """A pinned hash seed and a manifest's host_b_off held host A's value on host B
+    (host.json variations): re-running without them would only repeat host B's run, so the
+    attribution step tries the rest, and the verdict still finds the clock."""
+    held = (
+        MANIFEST.format(temp_root=tmp_path / "pins-tmp")
+        .replace("  tz: UTC\n", "  tz: UTC\n  hash_seed: 0\n")
+        .replace("  max_mutants: 8\n", '  max_mutants: 8\n  host_b_off:\n    cpu_count: "sized"\n')
+    )
+    repo.write("entropy.yaml", held)
+    repo.write("fees.py", FEES)
+    repo.write("conftest.py", "")
+    repo.write("tests/test_fees.py", BASE)
+    base = repo.commit("base")
+    repo.write(
+        "fees.py",
+        "import time\n\n\n"
+        + FEES.replace("if days_late > 30:", "if time.time() > 1893456000 or days_late > 30:"),
+    )
+    a, b = _host_jobs(repo, base)
+    info = json.loads((b / layout.HOST_JSON).read_text(encoding="utf-8"))
+    varied = {v["dimension"]: v["varied"] for v in info["variations"]}
+    assert (varied["hash_seed"], varied["cpu_count"], varied["clock"]) == (False, False, True)
+    recorded = json.loads((b / layout.ATTRIBUTION_JSON).read_text(encoding="utf-8"))
+    assert {"hash_seed", "cpu_count", "python"}.isdisjoint(recorded["dimensions"])
+    assert {"clock", "env", "file_order"} <= set(recorded["dimensions"])
+    reverted = [set(t["revert"]) for t in recorded["trials"]]
+    assert {"hash_seed"} not in reverted and {"cpu_count"} not in reverted
+    code, verdict = _verdict(repo, base, a, b)
+    assert (code, verdict["classification"]) == (1, "env_coupled"), _reasons(verdict)
+    assert verdict["coupled_to"] == ["clock"]
+
+
 ORDERED = (
     BASE
     + """
