@@ -11,6 +11,7 @@ from pathlib import Path
 from entropy_action.core import git
 from entropy_action.core.errors import GateError
 from entropy_action.gate import local
+from entropy_action.render import phrases
 from entropy_action.verdict.model import Verdict
 
 DATA = Path(__file__).parent / "demo_data"
@@ -99,13 +100,14 @@ EXITS = frozenset(
 
 
 def _source(row: Row) -> str:
-    """Under the row: the first live read the audit found, the exit the patch took, and what
-    the failure follows."""
+    """Under the row: the first live read the audit found, the exit the patch took, what
+    the failure follows, and the pair of an order-dependent failure."""
     live = [f for f in row.verdict.findings if f.kind == "live_entropy"]
     exits = [f for f in row.verdict.findings if f.kind in EXITS and f.level == "error"]
     lines = [f"{'':<{WIDTH}}↳ {finding.render()}" for finding in (*live[:1], *exits[:1])]
     if row.verdict.coupled_to:
         lines.append(f"{'':<{WIDTH}}↳ coupled to: {', '.join(row.verdict.coupled_to)}")
+    lines += [f"{'':<{WIDTH}}↳ {phrases.order_pair(pair)}" for pair in row.verdict.order_dependence]
     return "".join(line + "\n" for line in lines)
 
 

@@ -80,6 +80,11 @@ def test_the_demo_prints_every_row_matching(capsys: pytest.CaptureFixture[str]) 
         "              ↳ invoice_lib.py:14: reads `datetime.now()` while the property pins the "
         "clock: take a Clock\n"
         "              ↳ coupled to: clock\n"
+        "order-cache   env_coupled           env_coupled           ok\n"
+        "              ↳ coupled to: test_order\n"
+        "              ↳ order: tests/properties/test_invoice_total.py::TestCache::"
+        "test_cached_total passes only after tests/properties/test_invoice_total.py::TestCache::"
+        "test_fill_cache (state-setter)\n"
         "leaked-env    env_coupled_reverse   env_coupled_reverse   ok\n"
         "              ↳ invoice_lib.py:15: reads `os.environ['INVOICE_LEGACY_FEES']`, which no "
         "pin fixes: pin it (pins.env) or pass the value in\n"
@@ -103,14 +108,15 @@ def test_the_demo_prints_every_row_matching(capsys: pytest.CaptureFixture[str]) 
         "gate's own pin: under the gate it sees the pin, anywhere else its fallback runs, so "
         "the property tests the gate's value, not what production does (take a Clock or a "
         "parameter; the properties pass the pinned one)\n"
-        "11 of 11 rows match\n"
+        "12 of 12 rows match\n"
     )
 
 
 def test_an_unknown_demo_patch_is_named(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--patch", "nope"]) == 2
     assert capsys.readouterr().err.endswith(
-        "demo: no patch named 'nope' (one of: honest-fix, off-by-one, live-clock, leaked-env, "
+        "demo: no patch named 'nope' (one of: honest-fix, off-by-one, live-clock, order-cache, "
+        "leaked-env, "
         "reseed, frozen-clock, skip-defect, tautology, copied-unit, hook-swallow, pin-read)\n"
     )
 
