@@ -65,14 +65,15 @@ def attribute(
     (test_order: the order trials of `order_dependence` gave them).
 
     `scrubbed` are the caller's variables host B's scrub removed (the bisection's candidates).
-    A test that passed alone is order-dependent: it is left out of the other dimensions'
-    conclusion (alone, it would seem to follow each of them).
+    An order-dependent test (it passed alone, or in host A's order) is left out of the other
+    dimensions' trials and conclusion: alone, a polluter's victim would seem to follow each of
+    them, and a state-setter's would fail in every one (its setter does not run there).
     """
     want = disagreeing(verdict)
     if verdict.classification not in COUPLED or not want:
         return []
     order = _explore(rerun, want, dimensions, orders)
-    want = {t: o for t, o in want.items() if t not in order.alone}
+    want = {t: o for t, o in want.items() if t not in order.victims}
 
     def flips(trial: Trial) -> bool:
         got = rerun(trial)
@@ -244,8 +245,8 @@ def record(
         made.append((trial, got))
         return got
 
-    alone = _explore(run, want, dims, orders).alone
-    want = {t: o for t, o in want.items() if t not in alone}
+    victims = _explore(run, want, dims, orders).victims
+    want = {t: o for t, o in want.items() if t not in victims}
     env_flipped: dict[str, str] = {}
     for dimension in _others(dims) if want else ():
         got = run(Trial(revert=frozenset({dimension})))

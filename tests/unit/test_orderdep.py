@@ -78,6 +78,35 @@ def test_a_state_setter_is_found_over_host_as_order():
     assert any(f"passes only after {OTHERS[4]}" in r for r in verdict.reasons)
 
 
+def test_an_order_dependent_victim_gets_no_trial_per_dimension():
+    """Its failure is explained by the order trials: a selected re-run reverting the clock
+    or the environment cannot explain it (a state-setter's victim fails in each, its setter
+    does not run there), so host B does not make them; a victim the order does not explain
+    still gets them."""
+    for setter, order_a, order_b in (
+        (True, [*OTHERS, VICTIM], [VICTIM, *OTHERS]),
+        (False, [VICTIM, *OTHERS], [*OTHERS, VICTIM]),
+    ):
+        host = Host(order_a, order_b, OTHERS[4], setter=setter)
+        made = attribution.record(host, {VICTIM: "passed"}, ["A", "B"], DIMS, orders(host))
+        assert [t.revert for t, _ in made if t.revert - {"test_order"}] == []  # no dimension
+        assert [t.keep_env for t, _ in made if t.keep_env] == []  # nor the env's bisection
+        replayed = attribution.replay(made)
+        assert attribution.attribute(coupled(), replayed, [], DIMS, orders(host)) == ["test_order"]
+
+    class Clocked(Host):  # fails on host B in any order: the clock, not the order
+        def __call__(self, trial: attribution.Trial) -> Mapping[str, str]:
+            self.trials.append(trial)
+            return {VICTIM: "passed" if "clock" in trial.revert else "failed"}
+
+    host = Clocked([*OTHERS, VICTIM], [VICTIM, *OTHERS], "", setter=False)
+    made = attribution.record(host, {VICTIM: "passed"}, [], DIMS, orders(host))
+    assert {"clock"} in [set(t.revert) for t, _ in made]
+    assert attribution.attribute(coupled(), attribution.replay(made), [], DIMS, orders(host)) == [
+        "clock"
+    ]
+
+
 def test_two_polluters_needed_is_said_never_guessed():
     class Both(Host):
         def __call__(self, trial: attribution.Trial) -> Mapping[str, str]:
