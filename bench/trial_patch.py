@@ -1,6 +1,8 @@
 """One adoption-trial patch (docs/adoption-trials.md, issue 20), applied to a checkout:
     python bench/trial_patch.py KIND MODULE PRODUCTION_FILE
-KIND: docs, refactor, added, prod, skip (honest and a skip), hookswallow, pinread (attacks)."""
+KIND: docs, refactor, added, prod, skip (honest and a skip), hookswallow, pinread (attacks),
+ordercache, hashorder (tests that pass only in file order or under PYTHONHASHSEED=0: issue 22's
+host B must make them env_coupled on a real suite)."""
 
 import ast
 import sys
@@ -91,5 +93,37 @@ elif kind == "prod":
     text = production.read_text(encoding="utf-8")
     text += HELPER
     production.write_text(text, encoding="utf-8")
+elif kind == "ordercache":  # a test that reads what the test before it cached
+    text = module.read_text(encoding="utf-8")
+    text += """
+
+_TRIAL_CACHE = {}
+
+
+class TestTrialCache:
+    def test_trial_fill(self):
+        _TRIAL_CACHE["size"] = len("cached")
+        assert _TRIAL_CACHE["size"] == 6
+
+    def test_trial_read(self):
+        assert _TRIAL_CACHE["size"] == 6
+"""
+    module.write_text(text, encoding="utf-8")
+elif kind == "hashorder":  # a set's order, written down as PYTHONHASHSEED=0 showed it
+    import os
+    import subprocess
+
+    code = "print(list({f'code-{i}' for i in range(16)}))"
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    seen = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    text = module.read_text(encoding="utf-8")
+    text += f"""
+
+def test_trial_codes_in_order():
+    assert list({{f"code-{{i}}" for i in range(16)}}) == {seen}
+"""
+    module.write_text(text, encoding="utf-8")
 else:
     raise SystemExit(f"unknown kind {kind}")
