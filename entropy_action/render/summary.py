@@ -65,6 +65,7 @@ def _render_many(verdict: Verdict, properties: list[PropertyVerdict]) -> str:
     width = max(len(p.property_id) for p in ordered)
     modules = max((len(p.module) for p in ordered if p.module is not None), default=0)
     lines += [f"  {_property_line(p, width, modules)}" for p in ordered]
+    lines += _many_variations(ordered)
     for prop in ordered:
         if prop.verdict.classification == "merge_candidate":
             continue
@@ -72,6 +73,17 @@ def _render_many(verdict: Verdict, properties: list[PropertyVerdict]) -> str:
         body = _join(_sections(prop.verdict, digest=False)).rstrip("\n").split("\n")
         lines += [f"  {line}" if line else "" for line in body]
     return _join([lines, [""] if verdict.inputs_sha256 else [], _digest(verdict.inputs_sha256)])
+
+
+def _many_variations(ordered: list[PropertyVerdict]) -> list[str]:
+    """Host B's variations under the list: one line when every property's host B varied and
+    held the same, else one per property that has them (a passing property has no section)."""
+    each = [(p.property_id, line) for p in ordered for line in _variations(p.verdict)]
+    if not each:
+        return []
+    if len({line for _, line in each}) == 1 and len(each) == len(ordered):
+        return [f"  {each[0][1]}"]
+    return [f"  {name}: {line}" for name, line in each]
 
 
 def _property_line(prop: PropertyVerdict, width: int, modules: int) -> str:

@@ -107,6 +107,29 @@ def test_host_json_text_cannot_break_the_table_or_open_html() -> None:
     assert len(row) < 2 * markdown.MAX_VARIATION_CELL + 40
 
 
+def test_many_properties_show_host_bs_variations_once_or_per_property() -> None:
+    """A passing property has no section of its own: the line goes under the list, once when
+    every host B varied and held the same, else one per property."""
+    same = [rollup.Judged(name, f"tests/test_{name}.py", verdict_with(listed())) for name in "ab"]
+    text = summary.render_text(rollup.roll_up(same))
+    assert text.split("\n")[3:7] == [
+        "  merge_candidate     a  tests/test_a.py  host A pass, host B pass, 1 test",
+        "  merge_candidate     b  tests/test_b.py  host A pass, host B pass, 1 test",
+        f"  {LINE}",
+        "",
+    ]
+    other = [*listed()[:-1], Variation(dimension="cpu_count", varied=True, how="3 CPUs")]
+    differ = [same[0], rollup.Judged("b", "tests/test_b.py", verdict_with(other))]
+    lines = summary.render_text(rollup.roll_up(differ)).split("\n")
+    assert lines[5] == f"  a: {LINE}"
+    assert lines[6].startswith("  b: host B varied: clock, ")
+    assert lines[6].endswith("file_order, cpu_count; held: tz (pinned: pins.tz = UTC), python "
+                             "(no other interpreter was given for host B)")  # fmt: skip
+    older = [same[0], rollup.Judged("b", "tests/test_b.py", verdict_with([]))]
+    lines = summary.render_text(rollup.roll_up(older)).split("\n")
+    assert lines[5:7] == [f"  a: {LINE}", ""]  # b's host B (an older gate's) listed nothing
+
+
 def test_many_properties_with_long_variations_fit_the_check_runs_limit() -> None:
     long = [
         Variation(dimension=name, varied=False, how="h" * 2000, why_not="w" * 2000)
