@@ -208,36 +208,41 @@ def _file_order(seen: Seen) -> Outcome:
     planned = seen.plan.file_order_seed
     if planned is None:
         return False, "the listing order of the file system", "no shuffle was planned"
+    held = f"as the OS lists (planned seed {planned})"
     report = seen.section("file_order")
-    patched = (report or {}).get("patched")
-    if report is None or report.get("seed") != planned or not _names(patched):
-        return False, f"as the OS lists (planned seed {planned})", _bad(report, "seed", planned)
-    error = report.get("error")
-    if isinstance(error, str) or not patched:
-        return (
-            False,
-            f"as the OS lists (planned seed {planned})",
-            f"not shuffled: {error or 'nothing patched'}",
-        )
+    failed = _unpatched(report, "seed", planned, held, "not shuffled")
+    if failed is not None or report is None:
+        return failed or (False, held, _unreported(seen))
+    patched = report["patched"]
     how = f"directory listings shuffled with seed {planned} ({', '.join(map(str, patched))})"
     return True, how + _children(seen, "file_order", "shuffled"), None
+
+
+def _unpatched(
+    report: dict[str, Any] | None, field: str, planned: int, held: str, verb: str
+) -> Outcome | None:
+    """Why a patched dimension's report (file_order, cpu_count) does not confirm the plan:
+    missing or malformed, another value than planned, an error, nothing patched; None: it
+    does."""
+    patched = (report or {}).get("patched")
+    if report is None or report.get(field) != planned or not _names(patched):
+        return False, held, _bad(report, field, planned)
+    error = report.get("error")
+    if isinstance(error, str) or not patched:
+        return False, held, f"{verb}: {error or 'nothing patched'}"
+    return None
 
 
 def _cpu_count(seen: Seen) -> Outcome:
     planned = seen.plan.cpu_count
     if planned is None:
         return False, "the machine's CPU count", "no other count was planned"
+    held = f"the machine's (planned {planned})"
     report = seen.section("cpu_count")
-    patched = (report or {}).get("patched")
-    if report is None or report.get("seen") != planned or not _names(patched):
-        return False, f"the machine's (planned {planned})", _bad(report, "seen", planned)
-    error = report.get("error")
-    if isinstance(error, str) or not patched:
-        return (
-            False,
-            f"the machine's (planned {planned})",
-            f"not changed: {error or 'nothing patched'}",
-        )
+    failed = _unpatched(report, "seen", planned, held, "not changed")
+    if failed is not None or report is None:
+        return failed or (False, held, _unreported(seen))
+    patched = report["patched"]
     real = report.get("real")
     machine = f"; the machine has {real}" if isinstance(real, int) else ""
     how = f"the tests see {planned} CPUs ({', '.join(map(str, patched))}{machine})"
