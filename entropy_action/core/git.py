@@ -151,10 +151,17 @@ def diff_zero_context(root: Path, commit: str, relative: str) -> bytes:
     return _git([*args, "--no-textconv", "--no-renames", commit, "--", relative], root).stdout
 
 
+# Folders of files derived from the tree by the tools that run in it (bytecode, pytest's and
+# mypy's caches): never part of the tree a host copies or the verdict digests, ignored or not.
+CACHE_DIRS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache"})
+
+
 def tracked_and_untracked(root: Path) -> list[str]:
-    """Files of the work tree that git tracks or would track (not ignored)."""
+    """Files of the work tree that git tracks or would track (not ignored), without caches
+    (CACHE_DIRS): a run that writes bytecode into the checkout does not change the tree."""
     out = _git(["ls-files", "--cached", "--others", "--exclude-standard", "-z"], root).stdout
-    return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+    names = [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+    return [name for name in names if CACHE_DIRS.isdisjoint(name.split("/")[:-1])]
 
 
 def tracked(root: Path) -> list[str]:

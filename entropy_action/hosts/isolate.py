@@ -80,7 +80,7 @@ UNPINNED_RNG_SEED = 1843  # host B's: another value, so a test coupled to its se
 HOST_A_HASH_SEED = 0  # host A's PYTHONHASHSEED when hash_seed is unpinned
 UNPINNED_HASH_SEED = 2767  # host B's: another value, so set and dict-of-str order differs
 UNPINNED_CPU_COUNT = (3, 5)  # odd counts a laptop or a runner rarely has; never host A's
-SKIP_DIRS = frozenset({".git", ".venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".tox"})
+SKIP_DIRS = frozenset({".git", ".venv", ".tox", *git.CACHE_DIRS})
 LIBFAKETIME = (
     "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
     "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
@@ -263,7 +263,10 @@ def copy_tree(root: Path, dest: Path, exclude: tuple[Path, ...] = ()) -> int:
         elif source.is_dir():  # a submodule
             shutil.copytree(source, target, symlinks=True, ignore=shutil.ignore_patterns(".git"))
         elif source.is_file():
-            shutil.copy2(source, target)
+            try:
+                shutil.copy2(source, target)
+            except FileNotFoundError:  # deleted while copying (another run's clean-up)
+                continue
         else:
             continue  # deleted in the work tree
         count += 1

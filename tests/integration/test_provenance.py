@@ -105,6 +105,7 @@ def _gate(
     repo.commit("the patch")
     out = tmp_path / "verdict.json"
     result = repo.cli("gate", "--base-ref", base, "--json", str(out))
+    assert out.exists(), f"exit {result.code}: {result.err}"
     verdict = json.loads(out.read_text(encoding="utf-8"))
     assert result.code == (0 if verdict["merge"] else 1), result.err
     return verdict

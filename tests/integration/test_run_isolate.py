@@ -330,6 +330,26 @@ def test_the_tree_copy_holds_what_git_would_track(tmp_path: Path) -> None:
     assert (dest / "link.py").is_symlink()
 
 
+def test_caches_git_does_not_ignore_are_neither_copied_nor_digested(tmp_path: Path) -> None:
+    """A run that writes bytecode into the checkout (pytest's rewrite of a test module, a
+    reverted-path attribution re-run) changes neither host B's copy nor the verdict's
+    head_tree: two gates on one tree digest it the same (found as a flaky test_evidence_cache
+    when no .gitignore hid __pycache__)."""
+    from entropy_action.evidence import inputs  # noqa: PLC0415
+
+    root = make_repo(tmp_path / "repo", {"tests/test_a.py": "def test_a():\n    pass\n"})
+    before = inputs.tree_digest(root)
+    for name in ("tests/__pycache__/test_a.cpython-311-pytest-9.2.0.pyc", ".pytest_cache/v",
+                 ".mypy_cache/x.json", "pkg/__pycache__/m.pyc"):  # fmt: skip
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(b"derived")
+    assert inputs.tree_digest(root) == before
+    assert isolate.copy_tree(root, tmp_path / "copy") == 1
+    assert _files(tmp_path / "copy") == ["tests/test_a.py"]
+    (root / "tests" / "helper.py").write_text("X = 1\n")  # a real file still counts
+    assert inputs.tree_digest(root) != before
+
+
 def test_outside_git_the_tree_copy_leaves_caches_out(tmp_path: Path) -> None:
     root = tmp_path / "plain"
     for name in ("a.py", "sub/b.py", ".venv/bin/python", "sub/__pycache__/b.pyc", ".git/HEAD"):
