@@ -54,7 +54,7 @@ REVERTIBLE = (
     "file_order",
     "cpu_count",
 )
-_NEVER_PASSED = frozenset({"PYTEST_ADDOPTS", "PYTEST_PLUGINS", *protocol.GATE_ENV})
+_NEVER_PASSED = frozenset({*protocol.PYTEST_CONFIG_ENV, *protocol.GATE_ENV})
 
 # What survives the scrub besides the pins: what finds programs and what interpreters need to
 # start (a shared libpython, Windows' system variables). VIRTUAL_ENV only when the interpreter

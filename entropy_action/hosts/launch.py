@@ -75,6 +75,7 @@ from entropy_action.testproc.protocol import (
     PLUGIN_ENV,
     PLUGIN_MODULE,
     PROVENANCE_FILE,
+    PYTEST_CONFIG_ENV,
     REPORT_FILE,
     TEMP_ENV,
     TZ_ENV,
@@ -85,7 +86,7 @@ MARKER_ONLY = (
 )
 # Caller variables that would change which tests run on host A only: run options belong in
 # run.pytest_args, where they are pinned and checked.
-DROPPED_ON_A = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
+DROPPED_ON_A = PYTEST_CONFIG_ENV  # host B never gets them either (isolate.py)
 NSINIT_FAILED = 125
 # A session over several properties' modules: a collection error in one module must not stop
 # the others' tests, which run as they would alone (hosts.split gives it to its property).

@@ -50,6 +50,11 @@ GATE_ENV = frozenset(
     {PLUGIN_ENV, CHILD_ENV, AUDIT_ENV, GATE_HOST_ENV, LOCK_ENV, MARKER_ENV, PROBE_ENV}
 )
 
+# pytest's own configuration from the caller's shell: never passed to a test process, on either
+# host, since it could select tests or plugins on one host only (host B's scrub would drop it
+# and host A keep it: a plugin loaded on one host only, a difference no pin names)
+PYTEST_CONFIG_ENV = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+
 # --- the process's own variables the gate sets (a test may change these) ------------------
 
 PATH_ENV = "PYTHONPATH"  # the plugin's folder first (host B: the childsite's folder last)

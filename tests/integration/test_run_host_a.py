@@ -500,6 +500,36 @@ def test_pytest_addopts_from_the_callers_shell_is_ignored_with_a_note(
     assert host_json(repo.path / "out")["notes"] == [note]
 
 
+# A plugin this interpreter has installed (pytest-xdist, the test extra's): autoloaded on both
+# hosts unless the caller's shell turns autoloading off.
+AUTOLOADED = "xdist"
+
+
+def test_autoload_turned_off_in_the_callers_shell_is_ignored_so_both_hosts_load_the_same_plugins(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Host B's scrub drops PYTEST_DISABLE_PLUGIN_AUTOLOAD; host A kept it, so a plugin the
+    project relies on was missing on host A only (a difference no pin names). Now neither
+    host gets it, and host A says so."""
+    repo.write("entropy.yaml", manifest_yaml(None))
+    repo.write(
+        MODULE,
+        f"def test_plugin_loaded(pytestconfig):\n"
+        f"    assert pytestconfig.pluginmanager.hasplugin({AUTOLOADED!r})\n",
+    )
+    repo.commit()
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    for host in ("a", "b"):
+        result = repo.cli("run", "--host", host, "--out", f"out-{host}")
+        assert result.code == 0, result.err
+        assert outcomes(repo.path / f"out-{host}" / JUNIT_XML) == {"test_plugin_loaded": "passed"}
+    note = (
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD from the caller's environment ignored: "
+        "run options belong in run.pytest_args"
+    )
+    assert host_json(repo.path / "out-a")["notes"] == [note]
+
+
 def test_a_pinned_locale_this_machine_lacks_is_a_pin_that_did_not_take(repo: Repo) -> None:
     repo.write("entropy.yaml", manifest_yaml(None).replace("C.UTF-8", "zz_ZZ.UTF-8"))
     repo.write(MODULE, "def test_ok():\n    pass\n")
