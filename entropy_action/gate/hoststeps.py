@@ -132,4 +132,5 @@ def _orders(info: HostInfo) -> attribution.Orders:
     seen = info.test_order
     if info.test_order_seed is None or seen is None:
         return attribution.Orders()
-    return attribution.Orders(tuple(seen.collected), tuple(seen.ran), info.rng_seed)
+    seeds = (info.rng_seed, attribution.hash_seed_of(info))
+    return attribution.Orders(tuple(seen.collected), tuple(seen.ran), *seeds)

@@ -281,7 +281,8 @@ def _attributed(verdict: Verdict, report_b: HostReport | None) -> Verdict:
         (attribution.Trial(frozenset(t.revert), tuple(t.keep_env), tuple(t.order)), t.outcomes)
         for t in found.trials
     ]
-    orders = attribution.Orders(tuple(found.order_a), tuple(found.order_b), report_b.info.rng_seed)
+    seeds = (report_b.info.rng_seed, attribution.hash_seed_of(report_b.info))
+    orders = attribution.Orders(tuple(found.order_a), tuple(found.order_b), *seeds)
     replayed = attribution.replay(trials)
     coupled = attribution.attribute(verdict, replayed, found.scrubbed, found.dimensions, orders)
     order = attribution.order_dependence(verdict, replayed, found.dimensions, orders)

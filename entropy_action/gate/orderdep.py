@@ -63,6 +63,7 @@ def explore(
     order_a: Sequence[str],
     order_b: Sequence[str],
     rng_seed: int | None = None,
+    hash_seed: int | None = None,
 ) -> Found:
     """The control trial, the trial in host A's order, and each victim's pair (see above)."""
     found = Found()
@@ -81,7 +82,9 @@ def explore(
         other = _bisect(before, _probe(rerun, victim, want[victim], polluted)) if before else None
         kind = "polluter" if polluted else "state_setter"
         found.pairs.append(OrderPair(victim=victim, other=other, kind=kind, replay=None))
-    found.pairs = [p.model_copy(update={"replay": replay(p, rng_seed)}) for p in found.pairs]
+    found.pairs = [
+        p.model_copy(update={"replay": replay(p, rng_seed, hash_seed)}) for p in found.pairs
+    ]
     return found
 
 
@@ -120,12 +123,15 @@ def _bisect(names: list[str], probe: Callable[[list[str]], bool]) -> str | None:
     return names[0] if names and probe(names) else None
 
 
-def replay(pair: OrderPair, rng_seed: int | None) -> str | None:
-    """A command that runs the pair in that order (pytest runs node ids in argument order)."""
+def replay(pair: OrderPair, rng_seed: int | None, hash_seed: int | None = None) -> str | None:
+    """A command that runs the pair in that order (pytest runs node ids in argument order),
+    under host B's hash seed where it is known (the trials ran under it: a pair that also
+    depends on set order would not replay under the shell's own)."""
     if pair.other is None:
         return None
+    env = f"PYTHONHASHSEED={hash_seed} " if hash_seed is not None else ""
     seed = f" --entropy-gate-seed={rng_seed}" if rng_seed is not None else ""
-    return f"{REPLAY}{seed} {shlex.quote(pair.other)} {shlex.quote(pair.victim)}"
+    return f"{env}{REPLAY}{seed} {shlex.quote(pair.other)} {shlex.quote(pair.victim)}"
 
 
 def explain(pairs: Sequence[OrderPair], capped: int) -> list[str]:

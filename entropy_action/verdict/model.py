@@ -230,7 +230,9 @@ class OrderPair(BaseModel):
         "it, it passes); None: no single test found (two or more needed)"
     )
     kind: Literal["polluter", "state_setter"]
-    replay: str | None = Field(None, description="A command that runs the pair in that order")
+    replay: str | None = Field(
+        None, description="A command that runs the pair in that order, under host B's hash seed"
+    )
 
 
 class PropertyVerdict(BaseModel):
