@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support import hostpython
 from tests.support.github_api import GitHubAPI, serving
 from tests.support.helpers import SEED_MANIFEST, SEED_PROPERTY, Repo, Result
 
@@ -19,6 +21,39 @@ __all__ = ["SEED_MANIFEST", "SEED_PROPERTY", "Repo", "Result"]
 
 TESTS = Path(__file__).parent
 TIERS = ("unit", "integration", "e2e", "hostile")  # the marker of each is its name (not unit)
+
+
+FULL_PYTHON = hostpython.TEST_VENV_PYTHON  # the test venv's own interpreter
+HOST_PYTHON = pytest.StashKey[str]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Host runs start the overlay interpreter (tests/support/hostpython.py). The xdist
+    controller builds it (before its workers start) and runs no test itself; a worker, or a
+    run without workers, makes it this process's `sys.executable`."""
+    if not hostpython.wanted():
+        config.stash[HOST_PYTHON] = f"{FULL_PYTHON} ({hostpython.FULL_ENV} set, or no venv)"
+        return
+    worker = hasattr(config, "workerinput")
+    got = hostpython.built() if worker else hostpython.ensure()
+    if isinstance(got, str):
+        config.stash[HOST_PYTHON] = f"{FULL_PYTHON} ({got})"
+        return
+    config.stash[HOST_PYTHON] = f"{got} (the test venv less hypothesis's pytest plugin)"
+    distributed = not worker and (getattr(config.option, "numprocesses", None) or 0) > 0
+    if not distributed:
+        sys.executable = str(got)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"host runs: {config.stash.get(HOST_PYTHON, FULL_PYTHON)}"
+
+
+@pytest.fixture
+def full_python(monkeypatch: pytest.MonkeyPatch) -> str:
+    """This test's host runs start the test venv itself, hypothesis's pytest plugin and all."""
+    monkeypatch.setattr(sys, "executable", FULL_PYTHON)
+    return FULL_PYTHON
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

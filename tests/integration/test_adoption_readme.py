@@ -16,11 +16,12 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import FULL_PYTHON  # the test venv (its bin/ has the console script)
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -113,7 +114,7 @@ def scratch_env(tmp_path: Path) -> dict[str, str]:
         for k, v in os.environ.items()
         if not k.startswith(("PYTEST_", "ENTROPY_", "COV_", "GIT_", "VIRTUAL_ENV"))
     }
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["PATH"] = f"{Path(FULL_PYTHON).parent}{os.pathsep}{env.get('PATH', '')}"
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")  # the base evidence cache: fresh
     env["HOME"] = str(tmp_path / "home")
     env["GIT_CONFIG_NOSYSTEM"] = "1"
@@ -171,7 +172,7 @@ def test_the_adoption_steps_as_written_give_a_merge_candidate_on_a_docs_patch(
     readme = README.read_text(encoding="utf-8")
     install, init, review, workflow, commit, docs_patch = adoption_steps(readme)
     assert install.text == f"{INSTALL}\n"  # substituted: this checkout's gate is on PATH
-    gate = Path(sys.executable).parent / "entropy-gate"
+    gate = Path(FULL_PYTHON).parent / "entropy-gate"
     assert gate.exists(), f"{gate}: this checkout's entropy-gate is not installed"
 
     drafted = sh(init.text, repo, env)

@@ -437,9 +437,12 @@ def test_a_hook_unchanged_from_the_base_is_not_new(tmp_path: Path, base_run: boo
     assert spec == ["pytest_runtest_setup"]
 
 
-def test_installed_third_party_plugins_are_the_environments(tmp_path: Path) -> None:
+def test_installed_third_party_plugins_are_the_environments(
+    tmp_path: Path, full_python: str
+) -> None:
     """pytest-xdist and hypothesis's plugin (installed in this venv, with runtest and
-    collection hooks) are listed, never judged."""
+    collection hooks) are listed, never judged (the test venv itself, hypothesis's plugin
+    registered: tests/support/hostpython.py)."""
     verdict = gate(tmp_path, {"invoice_lib.py": HONEST})
     assert verdict.classification == "merge_candidate", verdict.reasons
     installed = {h["plugin"] for h in hooks_of(tmp_path)["hooks"] if h["place"] == "site-packages"}

@@ -17,6 +17,7 @@ import entropy_action.seams
 from entropy_action.render.phrases import REPLAY
 from entropy_action.testproc import plugin as testproc_plugin
 from entropy_action.testproc import seams as testproc_seams
+from tests.conftest import FULL_PYTHON  # the test venv (its bin/ has the console script)
 
 pytest_plugins = ["pytester"]
 
@@ -78,7 +79,7 @@ def test_python_dash_m_entropy_action_is_the_cli() -> None:
 
 
 def test_the_console_script_is_installed() -> None:
-    script = Path(sys.executable).with_name("entropy-gate")
+    script = Path(FULL_PYTHON).with_name("entropy-gate")
     done = subprocess.run(
         [str(script), "--help"],
         capture_output=True,

@@ -27,6 +27,8 @@ from typing import Any
 
 import pytest
 
+from tests.support import hostpython
+
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "entropy_action" / "gate" / "demo_data"
 TOKEN = "e2e-token-5c1d"
@@ -65,7 +67,7 @@ def missing_prerequisites() -> list[str]:
 
 
 def act_binary() -> str | None:
-    beside = Path(sys.executable).parent / "act"
+    beside = Path(hostpython.TEST_VENV_PYTHON).parent / "act"  # the test venv's bin/
     return str(beside) if beside.exists() else shutil.which("act")
 
 
