@@ -43,3 +43,15 @@ def test_the_host_run_interpreter_hides_only_hypothesiss_pytest_plugin() -> None
 def test_a_test_that_takes_full_python_runs_the_test_venv_itself(full_python: str) -> None:
     assert sys.executable == full_python == FULL_PYTHON
     assert any(p.startswith("pytest11:hypothesispytest=") for p in _seen(sys.executable)["points"])
+
+
+def test_a_process_the_overlay_started_still_finds_the_test_venv() -> None:
+    """A bench script or a CLI subprocess runs under the overlay; the console scripts and act
+    it looks for are in the test venv's bin/."""
+    code = "from tests.support import hostpython; print(hostpython.TEST_VENV_PYTHON)"
+    root = Path(__file__).parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == FULL_PYTHON
+    assert (Path(FULL_PYTHON).parent / "entropy-gate").exists()

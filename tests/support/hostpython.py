@@ -24,7 +24,6 @@ import sys
 import sysconfig
 from pathlib import Path
 
-TEST_VENV_PYTHON = sys.executable  # on import (conftest's, before it is replaced): the test venv's
 FULL_ENV = "ENTROPY_GATE_TEST_FULL_PYTHON"
 FOLDER = ".entropy-gate-host"
 HIDDEN_GROUP = "[pytest11]"
@@ -43,6 +42,16 @@ def _key(site: Path) -> str:
 
 def python_of(folder: Path) -> Path:
     return folder / "bin" / "python"
+
+
+def _test_venv_python() -> str:
+    """The test venv's interpreter, also from a process the overlay started (a bench script, a
+    CLI subprocess): the overlay lives inside the venv it overlays."""
+    prefix = Path(sys.prefix)
+    return str(python_of(prefix.parent)) if prefix.name == FOLDER else sys.executable
+
+
+TEST_VENV_PYTHON = _test_venv_python()  # whose bin/ holds the console scripts and act
 
 
 def wanted() -> bool:
