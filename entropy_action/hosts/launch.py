@@ -395,14 +395,14 @@ def _unshare_argv(
     """unshare, then nsinit (lo up, hostname, private temp root), which runs pytest: as PID 1
     of a PID namespace where there is one (it reaps and kills what pytest leaves), else by
     exec."""
-    bind = claim is not None and claim.private is not None
-    spec = {
-        "loopback": network,
-        "hostname": hostb.hostname if hostb and network else None,
-        "bind": [str(claim.private), str(claim.target)] if claim and bind else None,
-        "result": str(scratch / NSINIT_RESULT) if spaces.pid else None,
-    }
-    nsinit = [python, "-I", "-S", str(plugin_dir / NSINIT_FILE), json.dumps(spec), "--"]
+    options = ["--loopback"] if network else []
+    if hostb and network:
+        options += ["--hostname", hostb.hostname]
+    if claim is not None and claim.private is not None:
+        options += ["--bind", str(claim.private), str(claim.target)]
+    if spaces.pid:
+        options += ["--result", str(scratch / NSINIT_RESULT)]
+    nsinit = [python, "-I", "-S", str(plugin_dir / NSINIT_FILE), *options, "--"]
     return [*spaces.prefix(network=network), *nsinit, *pytest]
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from entropy_action.core.hostinfo import Fingerprint
 from entropy_action.hosts import isolate
 from entropy_action.manifest.pinfile import Pins
-from entropy_action.testproc import protocol
+from entropy_action.testproc import listing, protocol
 
 REPORT_LIMIT = 4 * 1024 * 1024
 RUNNER_VARS = ("RUNNER_NAME", "RUNNER_OS", "RUNNER_ARCH", "ImageOS", "ImageVersion")
@@ -140,7 +140,7 @@ def fingerprint(
         python_implementation=str(
             seen.get("python_implementation") or platform.python_implementation()
         ),
-        platform=str(seen.get("platform") or platform.platform()),
+        platform=str(seen.get("platform") or listing.platform_name()),
         hostname_sha256=str(seen.get("hostname_sha256") or hashlib.sha256(hostname).hexdigest()),
         runner={k: environ[k] for k in RUNNER_VARS if environ.get(k)},
         locale=str(report.get("lc_ctype") if report else "unknown"),

@@ -455,11 +455,24 @@ def _interpreter_places() -> list[str]:
     return places
 
 
+_roots: list[list[str]] = []  # the run's own config's environment roots, once worked out
+
+
 def _environment_roots(config: dict[str, Any]) -> list[str]:
     """Folders whose files are an environment's, not code under test, even inside the
     checkout: the gate's list (`environments`: a `.venv`, what git ignores as a whole) and
     what this interpreter resolves to. A folder that holds the tree or a checkout itself (an
-    interpreter under /usr with the checkout in /usr/src) exempts nothing."""
+    interpreter under /usr with the checkout in /usr/src) exempts nothing. Worked out once
+    for the run's own config (four parts of the plugin ask)."""
+    if config is _config and _roots:
+        return list(_roots[0])
+    roots = _find_environment_roots(config)
+    if config is _config:
+        _roots.append(roots)
+    return list(roots)
+
+
+def _find_environment_roots(config: dict[str, Any]) -> list[str]:
     if not config.get("tree"):
         return []
     given = config.get("environments")
@@ -489,7 +502,7 @@ def imported_from(
         file = getattr(module, "__file__", None)
         if not isinstance(file, str) or name == "__main__":
             continue
-        path = os.path.realpath(file)
+        path = provenance.realpath(file)
         if any(_inside(path, root) for root in exempt):
             continue  # an environment's file (pytest in a .venv of the checkout)
         if _inside(path, tree):
@@ -555,7 +568,7 @@ def _fingerprint() -> dict[str, Any]:
     return {
         "python_version": platform.python_version(),
         "python_implementation": platform.python_implementation(),
-        "platform": platform.platform(),
+        "platform": listing.platform_name(),
         "hostname": hostname,
         "hostname_sha256": hashlib.sha256(hostname.encode("utf-8", "replace")).hexdigest(),
         "uid": os.getuid() if hasattr(os, "getuid") else None,
