@@ -319,6 +319,7 @@ def _plugin_config(
     channel_fd: int,
 ) -> Path:
     in_process = hostb is not None and not unshare and "network" not in settings.revert
+    root = settings.root.absolute()
     config = {
         CHANNEL_FD_FIELD: channel_fd,
         "host": settings.host,
@@ -332,7 +333,7 @@ def _plugin_config(
         "hypothesis_dir": str(scratch / HYPOTHESIS_DIR),
         "tree": str(hostb.tree if hostb else settings.root.absolute()),
         "original": str(settings.root.absolute()) if hostb else None,
-        "checkout": str(settings.checkout.absolute()) if settings.checkout else None,
+        "checkouts": [str(path) for path in environments.checkouts(root, settings.checkout)],
         "environments": _environments(settings),
         "imports_report": str(scratch / IMPORTS_FILE),
         "module": settings.loaded.manifest.module,

@@ -102,6 +102,7 @@ def run(
                 progress=host.progress,
                 python=host.python,
                 count_assertions=False,  # only the outcomes are compared here
+                checkout=the_plan.root,  # the copy's code, not the checkout's (editable install)
             )
         )
     return out / OUT

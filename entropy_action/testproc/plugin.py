@@ -428,11 +428,15 @@ class _CopyFirst:
 
 
 def _originals(config: dict[str, Any]) -> list[str]:
-    """The trees whose code this run must not import: host B's original checkout, and the
-    head checkout of a run of the base ref's module (which an editable install points at)."""
+    """The trees whose code this run must not import: host B's original checkout, the head
+    checkout of a run of the base ref's module, and the repository's other work trees (an
+    editable install may point at any of them: hosts.environments.checkouts)."""
     if not config.get("tree"):
         return []
-    return [str(config[key]) for key in ("original", "checkout") if config.get(key)]
+    checkouts = config.get("checkouts")
+    listed = [p for p in checkouts if isinstance(p, str)] if isinstance(checkouts, list) else []
+    own = [str(config["original"])] if config.get("original") else []
+    return list(dict.fromkeys([*own, *listed]))
 
 
 def _copy_first(original: str, tree: str, exempt: list[str]) -> None:

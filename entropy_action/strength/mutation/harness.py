@@ -279,7 +279,7 @@ def _plugin_config(
         "rng_seed": launch.rng_seed(pinned_seed, None),
         "hypothesis_dir": str(scratch / protocol.HYPOTHESIS_DIR),
         "tree": str(tree.absolute()),
-        "checkout": str(root.absolute()),
+        "checkouts": [str(path) for path in environments.checkouts(tree, root)],
         "environments": [str(path) for path in environments.environments(root)],
         "imports_report": str(scratch / protocol.IMPORTS_FILE),
         "seed_ids": seed_ids,

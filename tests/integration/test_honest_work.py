@@ -1,0 +1,157 @@
+"""Honest work that the gate rejected for a wrong reason (issue 32's classes), each rebuilt as a
+scratch repository shaped like the real commit it came from, gated end to end: the verdict is
+a merge candidate, and the rule each class tripped still catches what it was built for (the
+rules' own tests stay as they are; the last test of each class here is its trick).
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from entropy_action.hosts import environments
+from tests.support.helpers import Repo
+
+CLOCK = 1768003200
+
+
+def manifest(module: str, temp_root: Path, constraints: str = "") -> str:
+    return textwrap.dedent(
+        f"""\
+        version: 1
+        property_id: honest
+        module: {module}
+        pins:
+          clock_unix: {CLOCK}
+          rng_seed: 9173
+          tz: UTC
+          lang: C.UTF-8
+          temp_root: {temp_root}
+        """
+    ) + (
+        f"constraints:\n{textwrap.indent(textwrap.dedent(constraints), '  ')}"
+        if constraints
+        else ""
+    )
+
+
+def gate(repo: Repo, base: str, *extra: str) -> dict[str, Any]:
+    out = repo.path.parent / "verdict.json"
+    result = repo.cli("gate", "--base-ref", base, "--json", str(out), "--no-cache", *extra)
+    verdict: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    verdict["_exit"] = result.code
+    verdict["_out"] = result.out
+    return verdict
+
+
+def kinds(verdict: dict[str, Any]) -> list[str]:
+    """The kinds of the findings that count against the patch."""
+    return sorted(
+        f["kind"] for f in verdict["findings"] if f["level"] == "error" and f["introduced"]
+    )
+
+
+# --- class 1: files the install generates inside the package, which git ignores --------------
+# isodate (github.com/gweis/isodate, 4408b60 "release 0.7.2" and later): pyproject.toml has
+# `[tool.setuptools_scm] write_to = "src/isodate/version.py"`, .gitignore lists that file, and
+# isodate/__init__.py starts with `from isodate.version import version as __version__`.
+
+ISODATE = {
+    name: textwrap.dedent(text)
+    for name, text in {
+        ".gitignore": "isodate/version.py\n",
+        "isodate/__init__.py": """\
+        from isodate.version import version as __version__
+        from isodate.duration import Duration
+
+        __all__ = ["Duration", "__version__"]
+        """,
+        "isodate/duration.py": """\
+        class Duration:
+            def __init__(self, days=0):
+                self.days = days
+
+            def __add__(self, other):
+                return Duration(self.days + other.days)
+
+            def __eq__(self, other):
+                return self.days == other.days
+        """,
+        "tests/test_duration.py": """\
+        import isodate
+
+
+        def test_add():
+            assert isodate.Duration(1) + isodate.Duration(2) == isodate.Duration(3)
+
+
+        def test_version_is_set():
+            assert isodate.__version__
+        """,
+    }.items()
+}
+
+
+def test_a_version_file_the_install_writes_and_git_ignores_reaches_every_copy(
+    repo: Repo, tmp_path: Path
+) -> None:
+    for name, text in ISODATE.items():
+        repo.write(name, text)
+    repo.write("entropy.yaml", manifest("tests/test_duration.py", tmp_path / "pins"))
+    base = repo.commit("isodate's shape")
+    repo.write("isodate/version.py", "version = '0.7.3.dev1'\n")  # what pip install -e wrote
+    assert repo.git("status", "--porcelain") == ""  # ignored, as upstream
+    repo.write(  # an honest change of the code and of the property (strength runs too)
+        "isodate/duration.py",
+        ISODATE["isodate/duration.py"].replace(
+            "return Duration(self.days + other.days)", "return type(self)(self.days + other.days)"
+        ),
+    )
+    repo.write(
+        "tests/test_duration.py",
+        ISODATE["tests/test_duration.py"]
+        + "\n\ndef test_add_zero():\n"
+        + "    assert isodate.Duration(1) + isodate.Duration() == isodate.Duration(1)\n",
+    )
+    repo.commit("duration: keep the subclass")
+    verdict = gate(repo, base)
+    assert verdict["classification"] == "merge_candidate", verdict["reasons"]
+    outcomes = {t["id"].rsplit("::", 1)[1]: (t["host_a"], t["host_b"]) for t in verdict["tests"]}
+    assert outcomes == dict.fromkeys(
+        ("test_add", "test_add_zero", "test_version_is_set"), ("passed", "passed")
+    )
+    assert verdict["mutation"] is not None  # the strength copies imported the package too
+
+
+def test_what_counts_as_generated_inside_the_packages(repo: Repo) -> None:
+    """Ignored files inside a package are the install's (a version file, an extension built
+    in place); ignored folders, caches and anything outside the packages are not."""
+    repo.write(".gitignore", "*.so\n_version.py\n.coverage\nbuild/\n__pycache__/\nscratch/\n")
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/sub/__init__.py", "")
+    repo.write("tools/run.py", "")  # no package: a folder without __init__.py
+    repo.commit("layout")
+    for name in (
+        "pkg/_version.py",
+        "pkg/sub/_speedups.cpython-311-x86_64-linux-gnu.so",
+        "pkg/__pycache__/__init__.cpython-311.pyc",
+        "pkg/scratch/out.txt",
+        "tools/_version.py",
+        ".coverage",
+        "build/lib/pkg/__init__.py",
+    ):
+        repo.write(name, "x")
+    assert environments.generated(repo.path) == [
+        "pkg/_version.py",
+        "pkg/sub/_speedups.cpython-311-x86_64-linux-gnu.so",
+    ]
+    other = repo.path.parent / "other"
+    repo.git("worktree", "add", "-q", "--detach", str(other))
+    (other / "pkg" / "_version.py").write_text("its own")
+    assert environments.copy_generated(repo.path, other) == 1  # the extension; not its own
+    assert (other / "pkg" / "_version.py").read_text() == "its own"
+    assert (other / "pkg/sub/_speedups.cpython-311-x86_64-linux-gnu.so").read_text() == "x"
+    assert environments.checkouts(other) == [repo.path.resolve()]
+    assert environments.checkouts(other, repo.path) == [repo.path]
