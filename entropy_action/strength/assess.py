@@ -144,7 +144,9 @@ def _mutation(
             constraints.mutation, constraints.max_mutants, constraints.time_budget_seconds
         ),
         cache=cache_dir(host.environ),
-        excused=_excused(check, plan),
+        patched=unmeasured.patched(
+            check.root, check.base_commit, plan.base_module, plan.head_module
+        ),
     )
     scratch = harness.scratch_dir(check.head)
     head = check.head
@@ -174,15 +176,6 @@ def _mutation(
         score,
         measured.unmeasured,
     )
-
-
-def _excused(check: PinCheck, plan: base_on_head.Plan) -> frozenset[str]:
-    """The base's tests the head's versions of which call a re-signed function differently
-    ("*": a helper of the module does): a failure of theirs on the head's code may be the
-    signature, not the property (unmeasured.py)."""
-    assert check.base_commit is not None
-    patched = unmeasured.patched(check.root, check.base_commit, plan.base_module, plan.head_module)
-    return frozenset(test or "*" for test, _ in patched.recalled)
 
 
 def judge(

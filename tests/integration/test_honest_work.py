@@ -155,3 +155,71 @@ def test_what_counts_as_generated_inside_the_packages(repo: Repo) -> None:
     assert (other / "pkg/sub/_speedups.cpython-311-x86_64-linux-gnu.so").read_text() == "x"
     assert environments.checkouts(other) == [repo.path.resolve()]
     assert environments.checkouts(other, repo.path) == [repo.path]
+
+
+# --- class 2: a base test that already fails at the base, counted against the head ---------
+# parsedatetime's shape (github.com/bear/parsedatetime: tests compare parses with the live
+# clock, and some fail at some hours of the day; pyupgrade-style commits turn every
+# `class X(object)` into `class X`). The failing test fails with the base's and with the
+# head's version of the module: neither detects anything there, so it kills no mutant.
+
+CALENDAR = {
+    "when.py": """\
+        import datetime
+
+
+        class Calendar(object):
+            def hours_until(self, hour, now):
+                if hour >= now.hour:
+                    return hour - now.hour
+                return hour + 24 - now.hour
+
+            def is_morning(self, now):
+                return now.hour < 12
+        """,
+    "tests/test_when.py": """\
+        import datetime
+        import unittest
+
+        from when import Calendar
+
+        NOON = datetime.datetime(2026, 1, 10, 12, 0)
+
+
+        class Helper(object):
+            calendar = Calendar()
+
+
+        class TestWhen(unittest.TestCase):
+            def test_later_today(self):
+                self.assertEqual(Helper.calendar.hours_until(15, NOON), 3)
+
+            def test_tomorrow(self):
+                self.assertEqual(Helper.calendar.hours_until(9, NOON), 21)
+
+            def test_afternoon(self):
+                self.assertFalse(Helper.calendar.is_morning(NOON))
+
+            def test_the_live_morning(self):
+                # reads the live clock: at the base it already fails at this hour of the day
+                now = datetime.datetime.now().replace(hour=3)
+                self.assertEqual(Helper.calendar.hours_until(5, now), 3)
+        """,
+}
+
+
+def test_a_base_test_failing_at_the_base_too_kills_no_mutant(repo: Repo, tmp_path: Path) -> None:
+    for name, text in CALENDAR.items():
+        repo.write(name, text)
+    repo.write("entropy.yaml", manifest("tests/test_when.py", tmp_path / "pins"))
+    base = repo.commit("the calendar and its property")
+    for name, text in CALENDAR.items():
+        repo.write(name, text.replace("(object):", ":"))
+    repo.commit("drop the explicit object base (pyupgrade)")
+    verdict = gate(repo, base)
+    assert "weakened_property" not in kinds(verdict)
+    assert kinds(verdict) == []
+    assert verdict["classification"] == "real_defect"  # it fails on both hosts, as at the base
+    failing = [t for t in verdict["tests"] if t["host_a"] == "failed"]
+    assert [t["id"].rsplit("::", 1)[1] for t in failing] == ["test_the_live_morning"]
+    assert failing[0]["failed_at_base"] is True

@@ -35,6 +35,7 @@ from entropy_action.testproc import protocol
 from entropy_action.testproc.protocol import PROBE_ENV, PROBE_MODULE
 
 MAX_REPORT = 8 << 20
+MAX_MESSAGE = 300  # characters of a failure's first line (the probe cuts there too)
 GRACE = 5.0  # seconds a session may take past its budget to stop and write what it has
 DROPPED = frozenset({*launch.DROPPED_ON_A, *protocol.GATE_ENV})  # the gate's own, set here
 
@@ -50,6 +51,7 @@ class Outcome:
     durations: dict[str, float] = field(default_factory=dict)  # seconds per node id
     confirmed: bool = False  # the child also ran the spec's `confirm` tests
     whole: bool = False  # the run held the `whole` modules whole (they were small enough)
+    messages: dict[str, str] = field(default_factory=dict)  # node id -> its failure's first line
 
 
 @dataclass(frozen=True)
@@ -351,4 +353,12 @@ def _read(report: Path, timed_out: bool) -> Outcome:
                 if isinstance(item, list) and len(item) == 2 and isinstance(item[1], int)
             ]
     whole = isinstance(data, dict) and data.get("whole") is True
-    return Outcome(outcomes, reached, timed_out, durations=durations, whole=whole)
+    messages_raw = data.get("messages") if isinstance(data, dict) else None
+    messages = {
+        str(k): v[:MAX_MESSAGE]
+        for k, v in (messages_raw.items() if isinstance(messages_raw, dict) else ())
+        if isinstance(v, str) and k in outcomes
+    }
+    return Outcome(
+        outcomes, reached, timed_out, durations=durations, whole=whole, messages=messages
+    )
