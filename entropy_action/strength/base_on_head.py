@@ -144,6 +144,13 @@ def judge(
         failure = evidence.decide(label, case.message or "", outcomes.get(case.id), patched)
         if failure.kind == "no_evidence":
             continue
+        if failure.kind == "excused" and failure.double:
+            notes[name] = (
+                f"the base's {label} fails on the head's code ({shown}): the patch changed "
+                f"only the parameters of the test double {failure.name}() for what production "
+                f"now passes it, and left {label} as it was — not counted"
+            )
+            continue
         if failure.kind == "excused":
             notes[name] = (
                 f"the base's {label} fails on the head's code ({shown}): the patch changed "

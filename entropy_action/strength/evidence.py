@@ -36,6 +36,7 @@ class Decision:
     kind: Kind
     name: str | None = None  # excused, unmeasured: the function or name the failure is about
     why: str = ""  # no_evidence: in words
+    double: bool = False  # excused: the function is a test double the patch re-signed
 
 
 def decide(test: str, message: str, head_outcome: str | None, patched: Patched) -> Decision:
@@ -51,4 +52,4 @@ def decide(test: str, message: str, head_outcome: str | None, patched: Patched) 
     failure = unmeasured.classify(test, message, patched)
     if failure.kind == "counted":
         return Decision("counted")
-    return Decision(failure.kind, failure.name)
+    return Decision(failure.kind, failure.name, double=failure.double)

@@ -223,3 +223,87 @@ def test_a_base_test_failing_at_the_base_too_kills_no_mutant(repo: Repo, tmp_pat
     failing = [t for t in verdict["tests"] if t["host_a"] == "failed"]
     assert [t["id"].rsplit("::", 1)[1] for t in failing] == ["test_the_live_morning"]
     assert failing[0]["failed_at_base"] is True
+
+
+# --- class 4: a test double updated because production now passes an argument -------------
+# The shape of python-ulid's and structlog's fakes of the clock (a `datetime` subclass whose
+# `now` the tests pin): production starts calling `datetime.now(tz)`, the double gains
+# `tz=None` and nothing else of the tests changes. The base's test cannot call the head's
+# production with its old double (TypeError), which says nothing about the property.
+
+STAMP = {
+    "stamp.py": """\
+        import datetime
+
+
+        def stamp(clock=datetime.datetime):
+            return clock.now().strftime("%Y-%m-%d %H:%M")
+        """,
+    "tests/test_stamp.py": """\
+        import datetime
+
+        from stamp import stamp
+
+
+        class MockDate(datetime.datetime):
+            @classmethod
+            def now(cls):
+                return cls(2026, 1, 10, 12, 30)
+
+
+        def test_stamp_is_minutes():
+            assert stamp(MockDate) == "2026-01-10 12:30"
+
+
+        def test_stamp_has_the_day():
+            assert stamp(MockDate).startswith("2026-01-10")
+        """,
+}
+
+
+def _stamp_repo(repo: Repo, tmp_path: Path) -> str:
+    for name, text in STAMP.items():
+        repo.write(name, text)
+    repo.write("entropy.yaml", manifest("tests/test_stamp.py", tmp_path / "pins"))
+    return repo.commit("stamps")
+
+
+def test_a_test_double_resigned_for_what_production_now_passes_is_a_note(
+    repo: Repo, tmp_path: Path
+) -> None:
+    base = _stamp_repo(repo, tmp_path)
+    repo.write(
+        "stamp.py", STAMP["stamp.py"].replace("clock.now()", "clock.now(datetime.timezone.utc)")
+    )
+    repo.write(
+        "tests/test_stamp.py",
+        STAMP["tests/test_stamp.py"].replace("def now(cls):", "def now(cls, tz=None):"),
+    )
+    repo.commit("stamp in UTC")
+    verdict = gate(repo, base)
+    assert kinds(verdict) == []
+    assert verdict["classification"] == "merge_candidate", verdict["reasons"]
+    assert any("test double" in r and "now()" in r for r in verdict["reasons"]), verdict["reasons"]
+
+
+def test_a_double_resigned_along_with_a_changed_test_still_counts(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """The trick beside it: the patch re-signs the double and rewrites the test's expected
+    value to the defect's (stamp() drops the minutes). The base's test fails on the head's
+    code, and not because of the double alone."""
+    base = _stamp_repo(repo, tmp_path)
+    repo.write(
+        "stamp.py",
+        STAMP["stamp.py"].replace(
+            'clock.now().strftime("%Y-%m-%d %H:%M")', 'clock.now(None).strftime("%Y-%m-%d %H:00")'
+        ),
+    )
+    test = STAMP["tests/test_stamp.py"].replace("def now(cls):", "def now(cls, tz=None):")
+    repo.write(
+        "tests/test_stamp.py", test.replace('== "2026-01-10 12:30"', '== "2026-01-10 12:00"')
+    )
+    repo.commit("stamp: whole hours")
+    verdict = gate(repo, base)
+    assert "test_changed_to_pass" in kinds(verdict)
+    assert verdict["classification"] == "entropy_silenced"

@@ -411,13 +411,11 @@ def _evidence(
         if decision.kind == "counted":
             counted.append(nodeid)
             continue
-        why = (
-            decision.why
-            or {
-                "excused": f"its call of {decision.name}() cannot reach the re-signed function",
-                "unmeasured": f"it uses {decision.name}, which the patch renamed or removed",
-            }[decision.kind]
-        )
+        double = "test double " if decision.double else ""
+        why = decision.why or {
+            "excused": f"its call of the {double}{decision.name}() the patch re-signed fails",
+            "unmeasured": f"it uses {decision.name}, which the patch renamed or removed",
+        }.get(decision.kind, decision.kind)
         notes.append(
             f"mutation: the base's {test_name(nodeid)} fails on the head's code unmutated "
             f"and is not counted as a killer: {why}"
