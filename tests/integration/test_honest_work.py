@@ -307,3 +307,94 @@ def test_a_double_resigned_along_with_a_changed_test_still_counts(
     verdict = gate(repo, base)
     assert "test_changed_to_pass" in kinds(verdict)
     assert verdict["classification"] == "entropy_silenced"
+
+
+# --- class 6: a rename called through its module ---------------------------------------------
+# The shape of python-semver's and isodate's module-level API used through the module in
+# tests (`import semver; semver.parse(...)`): the patch renames `parse` to `parse_input` and
+# the tests follow, calling it through the module.
+
+PARSER = {
+    "dates/__init__.py": "",
+    "dates/parser.py": """\
+        def parse(text):
+            year, month, day = (int(part) for part in text.split("-"))
+            return (year, month, day)
+
+
+        def parse_year(text):
+            return parse(text)[0]
+        """,
+    "tests/test_parser.py": """\
+        from dates import parser
+
+
+        def test_parse():
+            assert parser.parse("2026-01-10") == (2026, 1, 10)
+
+
+        def test_parse_keeps_leading_zeros_out():
+            assert parser.parse("2026-01-02")[2] == 2
+
+
+        def test_year():
+            assert parser.parse_year("1999-12-31") == 1999
+        """,
+}
+
+
+def _renamed(repo: Repo, tmp_path: Path, constraints: str = "", body: str = "") -> str:
+    for name, text in PARSER.items():
+        repo.write(name, text)
+    repo.write("entropy.yaml", manifest("tests/test_parser.py", tmp_path / "pins", constraints))
+    base = repo.commit("a parser")
+    production = PARSER["dates/parser.py"].replace("def parse(", "def parse_input(")
+    production = production.replace("return parse(text)", "return parse_input(text)")
+    repo.write(
+        "dates/parser.py",
+        production.replace("return (year, month, day)", body) if body else production,
+    )
+    repo.write(
+        "tests/test_parser.py",
+        PARSER["tests/test_parser.py"].replace("parser.parse(", "parser.parse_input("),
+    )
+    repo.commit("parser: parse -> parse_input")
+    return base
+
+
+def test_a_rename_called_through_its_module_is_measured_through_the_rename(
+    repo: Repo, tmp_path: Path
+) -> None:
+    base = _renamed(repo, tmp_path)
+    verdict = gate(repo, base)
+    assert verdict["classification"] == "merge_candidate", verdict["reasons"]
+    assert (
+        "strength: the base's module was measured with the patch's renames: "
+        "dates.parser.parse → parse_input (dates/parser.py)"
+    ) in verdict["reasons"]
+    # measured through the rename, the base's module is the head's: the same mutants
+    assert (
+        "mutation: the patch changed no test function: both modules run the same tests and "
+        "detect the same mutants"
+    ) in verdict["reasons"]
+
+
+def test_with_mutation_off_the_rename_merges_too(repo: Repo, tmp_path: Path) -> None:
+    base = _renamed(repo, tmp_path, constraints='mutation: "off"\n')
+    verdict = gate(repo, base)
+    assert verdict["classification"] == "merge_candidate", verdict["reasons"]
+
+
+def test_a_rename_through_the_module_that_hides_a_defect_still_fails_the_bases_tests(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """The trick a rename used to hide: the renamed function drops the day, and the head's
+    tests expect what it now returns. Measured through the rename, the base's test fails."""
+    base = _renamed(repo, tmp_path, body="return (year, month, 1)")
+    test = PARSER["tests/test_parser.py"].replace("parser.parse(", "parser.parse_input(")
+    test = test.replace("== (2026, 1, 10)", "== (2026, 1, 1)").replace("[2] == 2", "[2] == 1")
+    repo.write("tests/test_parser.py", test)
+    repo.commit("tests follow")
+    verdict = gate(repo, base)
+    assert "test_changed_to_pass" in kinds(verdict)
+    assert verdict["classification"] == "entropy_silenced"
