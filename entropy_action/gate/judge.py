@@ -87,6 +87,7 @@ def judge(dossier: Dossier) -> Verdict:
     lost, unmeasured_notes = _unmeasured(strong, constraints)
     scanned = dossier.scanned
     notes = [*dossier.notes, *(f"silencing scan incomplete: {e}" for e in _errors(scanned))]
+    notes += scanned.explained if scanned else ()
     base_cases = None if dossier.base_a is None else pairing.base_cases(dossier.base_a)
     static = scanned.findings if scanned else ()
     hooks = _hook_findings(dossier, (report_a, report_b), static)

@@ -45,6 +45,9 @@ class ScanResult:
     errors: tuple[str, ...] = ()  # "path:line: cannot parse: ..." — the scan is incomplete
     notes: tuple[str, ...] = ()
     seams: tuple[Seam, ...] = ()  # base production functions the head injects a value into
+    explained: tuple[
+        str, ...
+    ] = ()  # said among the verdict's reasons (protected files let through)
 
 
 def scan(check: PinCheck) -> ScanResult:
@@ -78,7 +81,9 @@ def scan(check: PinCheck) -> ScanResult:
     findings += made.findings
     findings.sort(key=lambda f: (f.path, f.line, f.kind))
     notes = head.notes + config.notes + made.notes
-    return ScanResult(tuple(findings), head.tests, base.tests, errors, notes, made.seams)
+    return ScanResult(
+        tuple(findings), head.tests, base.tests, errors, notes, made.seams, config.explained
+    )
 
 
 def runtime_rule(

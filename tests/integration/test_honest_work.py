@@ -398,3 +398,109 @@ def test_a_rename_through_the_module_that_hides_a_defect_still_fails_the_bases_t
     verdict = gate(repo, base)
     assert "test_changed_to_pass" in kinds(verdict)
     assert verdict["classification"] == "entropy_silenced"
+
+
+# --- class 8: honest edits of CI ---------------------------------------------------------------
+# pyjwt (github.com/jpadilla/pyjwt, a4e1a3d "Add typing_extensions dependency for Python <
+# 3.11"): the fix also edits .github/workflows/main.yml (a job testing bare installs, and an
+# explicit `permissions: contents: read`). No workflow there calls entropy-gate, and the edited
+# one cannot post a check run: its edit cannot change the check.
+
+CI_WORKFLOW = """\
+name: CI
+on: [push, pull_request]
+permissions:
+  contents: read
+jobs:
+  tests:
+    name: "Python ${{ matrix.python-version }}"
+    runs-on: ubuntu-latest
+    strategy:
+      matrix:
+        python-version: ["3.12", "3.13"]
+    steps:
+      - uses: actions/checkout@v6
+      - run: python -m pytest
+"""
+CALLER = """\
+name: entropy-gate
+on: pull_request
+permissions: {}
+jobs:
+  entropy-gate:
+    uses: entropy-gate/entropy-gate/.github/workflows/entropy-gate.yml@v1
+    permissions: {contents: read, checks: write}
+"""
+
+
+def _ci_repo(repo: Repo, tmp_path: Path, *, caller: bool = False, constraints: str = "") -> str:
+    for name, text in STAMP.items():
+        repo.write(name, text)
+    repo.write(".github/workflows/ci.yml", CI_WORKFLOW)
+    if caller:
+        repo.write(".github/workflows/entropy-gate.yml", CALLER)
+    repo.write("entropy.yaml", manifest("tests/test_stamp.py", tmp_path / "pins", constraints))
+    return repo.commit("stamps, CI")
+
+
+def _edit_ci(repo: Repo, workflow: str) -> None:
+    repo.write(".github/workflows/ci.yml", workflow)
+    repo.write("stamp.py", STAMP["stamp.py"].replace('"%Y-%m-%d %H:%M"', "'%Y-%m-%d %H:%M'"))
+    repo.commit("CI: one more Python; stamp: quotes")
+
+
+def test_a_ci_edit_that_cannot_change_the_check_is_a_note(repo: Repo, tmp_path: Path) -> None:
+    base = _ci_repo(repo, tmp_path, caller=True)
+    _edit_ci(repo, CI_WORKFLOW.replace('"3.13"]', '"3.13", "3.14"]'))
+    verdict = gate(repo, base)
+    assert verdict["classification"] == "merge_candidate", verdict["reasons"]
+    assert any(
+        r.startswith(
+            ".github/workflows/ci.yml: workflow edit(s) that cannot change the gate's check"
+        )
+        for r in verdict["reasons"]
+    ), verdict["reasons"]
+
+
+def test_ci_edits_that_can_change_the_check_say_why(repo: Repo, tmp_path: Path) -> None:
+    base = _ci_repo(repo, tmp_path, caller=True)
+    spoof = (
+        CI_WORKFLOW + "  entropy-gate:\n    runs-on: ubuntu-latest\n    steps: [{run: 'true'}]\n"
+    )
+    _edit_ci(repo, spoof.replace("permissions:\n  contents: read\n", ""))
+    repo.write(".github/workflows/entropy-gate.yml", CALLER.replace("@v1", "@v2"))
+    repo.commit("and the caller")
+    verdict = gate(repo, base)
+    assert verdict["classification"] == "pin_mutation"
+    messages = {
+        f["path"]: f["message"] for f in verdict["findings"] if f["kind"] == "gate_config_changed"
+    }
+    assert (
+        "(it names entropy-gate (a call of it, or a job posting a check of its name))"
+        in messages[".github/workflows/ci.yml"]
+    )
+    assert (
+        "(at the base it calls entropy-gate: the caller decides how the gate runs)"
+        in messages[".github/workflows/entropy-gate.yml"]
+    )
+
+
+def test_a_ci_edit_that_drops_permissions_can_post_a_check(repo: Repo, tmp_path: Path) -> None:
+    base = _ci_repo(repo, tmp_path)
+    _edit_ci(repo, CI_WORKFLOW.replace("permissions:\n  contents: read\n", ""))
+    verdict = gate(repo, base)
+    assert verdict["classification"] == "pin_mutation"
+    assert "declares no `permissions:`" in verdict["findings"][0]["message"]
+
+
+def test_a_list_the_manifest_spells_out_protects_every_file_under_it(
+    repo: Repo, tmp_path: Path
+) -> None:
+    listed = 'protected_paths: [".github/workflows/", ".github/CODEOWNERS"]\n'
+    base = _ci_repo(repo, tmp_path, constraints=listed)
+    _edit_ci(repo, CI_WORKFLOW.replace('"3.13"]', '"3.13", "3.14"]'))
+    verdict = gate(repo, base)
+    assert verdict["classification"] == "pin_mutation"
+    assert [f["path"] for f in verdict["findings"] if f["kind"] == "gate_config_changed"] == [
+        ".github/workflows/ci.yml"
+    ]
