@@ -73,6 +73,8 @@ SEED_OPTION = "--entropy-gate-seed"
 HYPOTHESIS_DIR_ENV = protocol.HYPOTHESIS_DIR_ENV
 SUBTESTS_PROPERTY = "entropy_subtests"  # junit.SUBTESTS
 ORDER_SEED_PROPERTY = "entropy_test_order_seed"  # host B's shuffle seed, per test
+CASE_PROPERTY = "entropy_case"  # evidence.junitcases.CASE_PROPERTY: a case by its place
+MAX_CASE = 1000
 ROOT_PLACEHOLDER = "<root>"  # evidence.ids.ROOT_PLACEHOLDER: ids pair across checkouts
 
 _config: dict[str, Any] | None = None
@@ -355,6 +357,9 @@ def pytest_configure(config: Any) -> None:
 def pytest_runtest_setup(item: Any) -> None:
     if order.seed() is not None:  # host B's shuffle (order.py); the test's own seed stays
         item.user_properties.append((ORDER_SEED_PROPERTY, order.seed()))
+    case = _case_key(item)
+    if case is not None:
+        item.user_properties.append((CASE_PROPERTY, case))
     if _Seeding.rng_seed is None:
         return
     seed = test_seed(_Seeding.rng_seed, _seed_id(item.nodeid))
@@ -364,6 +369,18 @@ def pytest_runtest_setup(item: Any) -> None:
     _seed_hypothesis(item.config, _Seeding.rng_seed)
     item.user_properties.append(("entropy_seed", seed))
     item.user_properties.append(("entropy_rng_seed", _Seeding.rng_seed))
+
+
+def _case_key(item: Any) -> str | None:
+    """A parametrized case by its place, not its id: `path::test[arg:0,other:2]` (the index of
+    each argument's value in its parametrize list). An id built from a value read at
+    collection (`time.time()` in the list: python-ulid's tests) differs between two runs;
+    the place does not, so the hosts' reports pair on it (verdict.pairing)."""
+    indices = getattr(getattr(item, "callspec", None), "indices", None)
+    if not isinstance(indices, dict) or not indices:
+        return None
+    places = ",".join(f"{name}:{index}" for name, index in sorted(indices.items()))
+    return f"{str(item.nodeid).split('[', 1)[0]}[{places}]"[:MAX_CASE]
 
 
 def pytest_runtest_logreport(report: Any) -> None:

@@ -504,3 +504,55 @@ def test_a_list_the_manifest_spells_out_protects_every_file_under_it(
     assert [f["path"] for f in verdict["findings"] if f["kind"] == "gate_config_changed"] == [
         ".github/workflows/ci.yml"
     ]
+
+
+# --- found on the precision set: a parametrize id that holds a value read at collection -------
+# python-ulid (github.com/mdomke/python-ulid, tests/test_ulid.py): `@pytest.mark.parametrize(
+# ..., [(ULID.from_datetime, time.time()), ...])` — the float is in the test's id, so host A's
+# id and host B's (its clock years ahead) differ, and so do the head's and the base's: every
+# pull request was real_defect ("1 not run that host B ran").
+
+ULIDS = {
+    "ulids.py": """\
+        def from_timestamp(value):
+            if not isinstance(value, (int, float)):
+                raise TypeError("a number")
+            return int(value * 1000)
+        """,
+    "tests/test_ulids.py": """\
+        import time
+
+        import pytest
+
+        from ulids import from_timestamp
+
+
+        @pytest.mark.parametrize(("make", "value"), [(from_timestamp, "x"), (from_timestamp, str(time.time()))])
+        def test_invalid_input(make, value):
+            with pytest.raises(TypeError):
+                make(value)
+
+
+        def test_millis():
+            assert from_timestamp(1.5) == 1500
+        """,
+}
+
+
+def test_a_case_whose_id_holds_a_live_value_pairs_by_its_place(repo: Repo, tmp_path: Path) -> None:
+    for name, text in ULIDS.items():
+        repo.write(name, text)
+    repo.write("entropy.yaml", manifest("tests/test_ulids.py", tmp_path / "pins"))
+    base = repo.commit("ulids")
+    repo.write("ulids.py", ULIDS["ulids.py"].replace('"a number"', '"expected a number"'))
+    repo.commit("a clearer message")
+    verdict = gate(repo, base)
+    assert verdict["classification"] == "merge_candidate", verdict["reasons"]
+    live = [t for t in verdict["tests"] if len(t["raw_ids"]) == 2]
+    assert len(live) == 1
+    assert (live[0]["host_a"], live[0]["host_b"], live[0]["base_a"]) == (
+        "passed",
+        "passed",
+        "passed",
+    )
+    assert live[0]["id"].startswith("tests/test_ulids.py::test_invalid_input[from_timestamp-17")
