@@ -527,7 +527,9 @@ ULIDS = {
         from ulids import from_timestamp
 
 
-        @pytest.mark.parametrize(("make", "value"), [(from_timestamp, "x"), (from_timestamp, str(time.time()))])
+        @pytest.mark.parametrize(
+            ("make", "value"), [(from_timestamp, "x"), (from_timestamp, str(time.time()))]
+        )
         def test_invalid_input(make, value):
             with pytest.raises(TypeError):
                 make(value)
@@ -556,3 +558,77 @@ def test_a_case_whose_id_holds_a_live_value_pairs_by_its_place(repo: Repo, tmp_p
         "passed",
     )
     assert live[0]["id"].startswith("tests/test_ulids.py::test_invalid_input[from_timestamp-17")
+
+
+# --- class 5: the seam fix the gate itself recommends --------------------------------------
+# The gate says `live_read_removed` ("inject it: a Clock, a random.Random, a parameter") to
+# `def days_until(due, now=None): now = now or datetime.now(timezone.utc)`; the honest fix
+# makes `now` required and the test passes the pinned instant — the shape of tenacity's and
+# structlog's `now`/`time` parameters, whose tests pass a fixed instant.
+
+DUE = {
+    "due.py": """\
+        from datetime import datetime, timezone
+
+
+        def days_until(due, now=None):
+            now = now or datetime.now(timezone.utc)
+            return (due - now).days
+        """,
+    "tests/test_due.py": """\
+        import os
+        from datetime import datetime, timedelta, timezone
+
+        from due import days_until
+
+        PINNED = datetime.fromtimestamp(int(os.environ["ENTROPY_CLOCK_UNIX"]), timezone.utc)
+        DUE = PINNED + timedelta(days=400)
+
+
+        def test_the_invoice_is_not_due_yet():
+            assert days_until(DUE) > 0
+        """,
+}
+
+
+def _due_repo(repo: Repo, tmp_path: Path) -> str:
+    for name, text in DUE.items():
+        repo.write(name, text)
+    repo.write("entropy.yaml", manifest("tests/test_due.py", tmp_path / "pins"))
+    return repo.commit("days until due")
+
+
+def test_an_existing_parameter_made_required_is_a_seam(repo: Repo, tmp_path: Path) -> None:
+    base = _due_repo(repo, tmp_path)
+    production = DUE["due.py"].replace(
+        "now=None):\n            now = now or datetime.now(timezone.utc)\n", "now):\n"
+    )
+    assert production != DUE["due.py"]
+    repo.write("due.py", production)
+    repo.write(
+        "tests/test_due.py",
+        DUE["tests/test_due.py"].replace("days_until(DUE)", "days_until(DUE, PINNED)"),
+    )
+    repo.commit("days_until takes now")
+    verdict = gate(repo, base)
+    assert "live_read_removed" not in kinds(verdict), verdict["reasons"]
+    assert verdict["classification"] == "merge_candidate", verdict["reasons"]
+
+
+def test_a_live_read_replaced_behind_a_default_that_stays_is_still_found(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """The exit beside it: `now` keeps its default, its live fallback becomes a constant
+    instant, and the test still calls days_until(DUE): nothing is injected."""
+    base = _due_repo(repo, tmp_path)
+    repo.write(
+        "due.py",
+        DUE["due.py"].replace(
+            "now = now or datetime.now(timezone.utc)",
+            "now = now or datetime(2026, 1, 10, tzinfo=timezone.utc)",
+        ),
+    )
+    repo.commit("days_until: no clock")
+    verdict = gate(repo, base)
+    assert "live_read_constant" in kinds(verdict), verdict["reasons"]
+    assert verdict["classification"] == "entropy_silenced"
