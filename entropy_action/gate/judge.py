@@ -89,7 +89,8 @@ def judge(dossier: Dossier) -> Verdict:
     notes = [*dossier.notes, *(f"silencing scan incomplete: {e}" for e in _errors(scanned))]
     notes += scanned.explained if scanned else ()
     base_cases = None if dossier.base_a is None else pairing.base_cases(dossier.base_a)
-    static = scanned.findings if scanned else ()
+    static, moved = _moved(scanned, strong)
+    notes += moved
     hooks = _hook_findings(dossier, (report_a, report_b), static)
     problems += _lost_inventories((report_a, report_b))
     problems += _variation_problems(report_b, loaded)
@@ -113,6 +114,22 @@ def judge(dossier: Dossier) -> Verdict:
     if report_b is not None:
         verdict = verdict.model_copy(update={"host_b_variations": report_b.info.variations})
     return _with_inputs(verdict, dossier, report_a, report_b)
+
+
+def _moved(scanned: ScanResult | None, strong: Strength) -> tuple[tuple[Finding, ...], list[str]]:
+    """The scan's findings less the `test_removed` of base tests the strength step found
+    moved (the head still runs their cases: strength.evidence.moved), and a note on each."""
+    if scanned is None:
+        return (), []
+    moved = set(strong.moved) & scanned.removed
+    kept = tuple(f for f in scanned.findings if not (f.kind == "test_removed" and f.test in moved))
+    notes = [
+        f"strength: the base's {name} is gone at the head and its cases still run there (it "
+        "passes on the head's code, and the head's module kills every mutant it killed): "
+        "moved or merged, not removed"
+        for name in sorted(moved)
+    ]
+    return kept, notes
 
 
 def _variation_problems(report_b: HostReport | None, loaded: LoadedManifest | None) -> list[str]:
@@ -251,7 +268,11 @@ def _strength(dossier: Dossier, report_a: HostReport | None) -> tuple[Strength, 
         ]
     return (
         Strength(
-            tuple(found.findings), tuple(found.notes), found.mutation, tuple(found.unmeasured)
+            tuple(found.findings),
+            tuple(found.notes),
+            found.mutation,
+            tuple(found.unmeasured),
+            tuple(found.moved),
         ),
         [],
     )

@@ -30,7 +30,7 @@ from entropy_action.scan.runtime import (
     not_executed,
 )
 from entropy_action.scan.source import CommitTree, WorkTree
-from entropy_action.scan.weakening import compare
+from entropy_action.scan.weakening import compare, removed
 from entropy_action.verdict.model import TestResult
 from entropy_action.verdict.removed import Seam
 
@@ -45,9 +45,8 @@ class ScanResult:
     errors: tuple[str, ...] = ()  # "path:line: cannot parse: ..." — the scan is incomplete
     notes: tuple[str, ...] = ()
     seams: tuple[Seam, ...] = ()  # base production functions the head injects a value into
-    explained: tuple[
-        str, ...
-    ] = ()  # said among the verdict's reasons (protected files let through)
+    explained: tuple[str, ...] = ()  # said among the verdict's reasons (protected files)
+    removed: frozenset[str] = frozenset()  # base properties gone at the head, not renamed
 
 
 def scan(check: PinCheck) -> ScanResult:
@@ -70,6 +69,7 @@ def scan(check: PinCheck) -> ScanResult:
     base = analyze(CommitTree(check.root, check.base_commit), base_module, rules)
     findings = match(head.hits, base.hits, {base_module: head_manifest.module})
     findings += compare(base.counted, head.counted) if head.module_parsed else []
+    gone = removed(base.counted, head.counted) if head.module_parsed else frozenset()
     moved = provenance.moved(head_manifest.module, base.imports, head.imports)
     was = {i.dotted: i for i in base.imports}
     shadows = {i.path for i in head.imports if i.support and not was.get(i.dotted, i).support}
@@ -81,8 +81,9 @@ def scan(check: PinCheck) -> ScanResult:
     findings += made.findings
     findings.sort(key=lambda f: (f.path, f.line, f.kind))
     notes = head.notes + config.notes + made.notes
+    found = tuple(findings)
     return ScanResult(
-        tuple(findings), head.tests, base.tests, errors, notes, made.seams, config.explained
+        found, head.tests, base.tests, errors, notes, made.seams, config.explained, gone
     )
 
 

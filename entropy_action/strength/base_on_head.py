@@ -177,6 +177,15 @@ def judge(
     return Judged(tuple(found.values()), tuple(notes.values()), tuple(dict.fromkeys(lost)))
 
 
+def passing(base_on_head: Iterable[TestCase]) -> frozenset[str]:
+    """The base's tests (`Class::test`) every case of which passed on the head's code."""
+    outcomes: dict[str, set[str]] = {}
+    for case in junitcases.merge(base_on_head).values():
+        name = bare_id(case.id).partition("::")[2]
+        outcomes.setdefault(name, set()).add(case.outcome)
+    return frozenset(name for name, seen in outcomes.items() if name and seen == {"passed"})
+
+
 def collection_error(error: str) -> str:
     """A collection error of the base's module on the head's code, as one line."""
     lines = [line.strip() for line in error.splitlines() if line.strip()]

@@ -11,8 +11,12 @@ patch then changed the test to pass. Not evidence (pure):
   patch renamed or removed — the base's test cannot run on the head's code at all;
 - `no_evidence`: the head's version fails there too (neither module detects anything at that
   spot: a property that already failed at the base, say, on the live clock), or the head has
-  no test of that name (its removal is the scan's `test_removed`, or it moved: see
-  `moved`).
+  no test of that name (its removal is the scan's `test_removed`).
+
+And the other way round, `moved`: a base test the head has no test of that name for is no
+evidence of a removal where the head still runs its cases (it passes on the head's code, and
+every mutant it killed is killed by the head's module): merged into a parametrized test, or
+moved out of a class.
 
 Later checks that widen what counts (the property's whole test side, a test-detection rule)
 decide here too.
@@ -20,11 +24,15 @@ decide here too.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from entropy_action.strength import unmeasured
 from entropy_action.strength.unmeasured import Patched
+
+if TYPE_CHECKING:
+    from entropy_action.strength.mutation.measure import Result
 
 Kind = Literal["counted", "excused", "unmeasured", "no_evidence"]
 GREEN = frozenset({"passed", "skipped"})
@@ -53,3 +61,25 @@ def decide(test: str, message: str, head_outcome: str | None, patched: Patched) 
     if failure.kind == "counted":
         return Decision("counted")
     return Decision(failure.kind, failure.name, double=failure.double)
+
+
+def moved(
+    removed: frozenset[str], passed_on_head: frozenset[str], lost_by: frozenset[str] | None
+) -> frozenset[str]:
+    """The base's tests the head has no test of that name for (`removed`, as the scan tells
+    it: a word-for-word rename is still its own finding) whose cases the head still runs:
+    each passed on the head's code with the base's module, and killed no mutant the head's
+    module lets survive. Unknown without a mutation run (`lost_by` None): then none."""
+    if lost_by is None:
+        return frozenset()
+    return frozenset(name for name in removed if name in passed_on_head and name not in lost_by)
+
+
+def lost_by(results: Sequence[Result]) -> frozenset[str]:
+    """The base's tests that kill a mutant the head's module lets survive."""
+    return frozenset(
+        name
+        for result in results
+        if not result.timed_out and result.base_killers and not result.head_killers
+        for name in result.base_killers
+    )

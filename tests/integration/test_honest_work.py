@@ -632,3 +632,97 @@ def test_a_live_read_replaced_behind_a_default_that_stays_is_still_found(
     verdict = gate(repo, base)
     assert "live_read_constant" in kinds(verdict), verdict["reasons"]
     assert verdict["classification"] == "entropy_silenced"
+
+
+# --- class 7: repeated tests turned into one parametrized test -------------------------------
+# freezegun (github.com/spulec/freezegun, dfd5d9e "Merge pull request #542"): the base's
+# test_manual_increment and test_manual_increment_seconds become one test_manual_increment
+# that checks both ways of ticking; and the shape the issue saw on a unittest suite: cases
+# of a TestCase's methods moved into one module-level @pytest.mark.parametrize test
+# (parametrize does not work on TestCase methods, so it must leave the class).
+
+TICKS = {
+    "ticker.py": """\
+        class Ticker:
+            def __init__(self, start):
+                self.now = start
+                self.minutes = 0
+
+            def tick(self, seconds=1):
+                if seconds < 0:
+                    raise ValueError("backwards")
+                if seconds >= 60:
+                    self.minutes += seconds // 60
+                    seconds %= 60
+                self.now += seconds
+                return self.now
+        """,
+    "tests/test_ticker.py": """\
+        import unittest
+
+        from ticker import Ticker
+
+
+        class TestTicker(unittest.TestCase):
+            def test_one_second(self):
+                self.assertEqual(Ticker(10).tick(), 11)
+
+            def test_ten_seconds(self):
+                self.assertEqual(Ticker(10).tick(10), 20)
+
+            def test_a_minute_and_a_second(self):
+                ticker = Ticker(10)
+                self.assertEqual((ticker.tick(61), ticker.minutes), (11, 1))
+
+            def test_backwards_is_refused(self):
+                with self.assertRaises(ValueError):
+                    Ticker(10).tick(-1)
+        """,
+}
+MERGED = """\
+    import pytest
+
+    from ticker import Ticker
+
+
+    @pytest.mark.parametrize(("args", "now", "minutes"), [((), 11, 0), ((10,), 20, 0), ((61,), 11, 1)])
+    def test_ticks(args, now, minutes):
+        ticker = Ticker(10)
+        assert (ticker.tick(*args), ticker.minutes) == (now, minutes)
+
+
+    def test_backwards_is_refused():
+        with pytest.raises(ValueError):
+            Ticker(10).tick(-1)
+    """
+
+
+def _ticker(repo: Repo, tmp_path: Path) -> str:
+    for name, text in TICKS.items():
+        repo.write(name, text)
+    repo.write("entropy.yaml", manifest("tests/test_ticker.py", tmp_path / "pins"))
+    return repo.commit("a ticker")
+
+
+def test_tests_merged_into_one_parametrized_test_are_not_removed(
+    repo: Repo, tmp_path: Path
+) -> None:
+    base = _ticker(repo, tmp_path)
+    repo.write("tests/test_ticker.py", MERGED)
+    repo.commit("tests: one parametrized test for the ticks")
+    verdict = gate(repo, base)
+    assert "test_removed" not in kinds(verdict), verdict["reasons"]
+    assert verdict["classification"] == "merge_candidate", verdict["reasons"]
+    moved = [r for r in verdict["reasons"] if "moved or merged, not removed" in r]
+    assert len(moved) == 4, verdict["reasons"]
+
+
+def test_a_merge_that_drops_a_case_is_still_a_removal(repo: Repo, tmp_path: Path) -> None:
+    """The trick beside it: the merged test leaves out the minute's case, and the mutants of
+    the minutes' branch the base's test killed survive the head's module."""
+    base = _ticker(repo, tmp_path)
+    repo.write("tests/test_ticker.py", MERGED.replace(", ((61,), 11, 1)]", "]"))
+    repo.commit("tests: one parametrized test")
+    verdict = gate(repo, base)
+    assert "test_removed" in kinds(verdict), verdict["reasons"]
+    assert verdict["classification"] == "entropy_silenced"
