@@ -685,7 +685,10 @@ MERGED = """\
     from ticker import Ticker
 
 
-    @pytest.mark.parametrize(("args", "now", "minutes"), [((), 11, 0), ((10,), 20, 0), ((61,), 11, 1)])
+    CASES = [((), 11, 0), ((10,), 20, 0), ((61,), 11, 1)]
+
+
+    @pytest.mark.parametrize(("args", "now", "minutes"), CASES)
     def test_ticks(args, now, minutes):
         ticker = Ticker(10)
         assert (ticker.tick(*args), ticker.minutes) == (now, minutes)
