@@ -90,6 +90,7 @@ def judge(dossier: Dossier) -> Verdict:
     notes += scanned.explained if scanned else ()
     base_cases = None if dossier.base_a is None else pairing.base_cases(dossier.base_a)
     static, moved = _moved(scanned, strong)
+    static = _quiet_guards(static, scanned, (report_a, report_b), dossier.base_a)
     notes += moved
     hooks = _hook_findings(dossier, (report_a, report_b), static)
     problems += _lost_inventories((report_a, report_b))
@@ -130,6 +131,26 @@ def _moved(scanned: ScanResult | None, strong: Strength) -> tuple[tuple[Finding,
         for name in sorted(moved)
     ]
     return kept, notes
+
+
+def _quiet_guards(
+    static: tuple[Finding, ...],
+    scanned: ScanResult | None,
+    head: tuple[HostReport | None, HostReport | None],
+    base_a: Path | HostReport | None,
+) -> tuple[Finding, ...]:
+    """The import guards that never fired, as notices (scan.runtime.never_fired): read from
+    both hosts' reports and the base's run on host A, where there is one."""
+    if scanned is None or not scanned.guards or head[0] is None or head[1] is None:
+        return static
+    hosts = [scan.outcomes_by_test((c.id, c.outcome) for c in r.tests) for r in head if r]
+    base_report = _read("a", base_a) if isinstance(base_a, Path) else base_a
+    base = None
+    if base_report is not None:
+        ran = scan.outcomes_by_test((c.id, c.outcome) for c in base_report.tests)
+        base = (ran, {t.name for t in scanned.base_tests})
+    guards = [(g.path, g.line, g.tests) for g in scanned.guards]
+    return scan.never_fired(static, guards, scanned.tests, hosts, base)
 
 
 def _variation_problems(report_b: HostReport | None, loaded: LoadedManifest | None) -> list[str]:

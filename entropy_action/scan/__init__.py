@@ -27,14 +27,25 @@ from entropy_action.scan.runtime import (
     DefinedTest,
     cases_not_executed,
     executed_names,
+    never_fired,
     not_executed,
+    outcomes_by_test,
 )
+from entropy_action.scan.skipcalls import Guard
 from entropy_action.scan.source import CommitTree, WorkTree
 from entropy_action.scan.weakening import compare, removed
 from entropy_action.verdict.model import TestResult
 from entropy_action.verdict.removed import Seam
 
-__all__ = ["DefinedTest", "ScanResult", "not_executed", "runtime_rule", "scan"]
+__all__ = [
+    "DefinedTest",
+    "ScanResult",
+    "never_fired",
+    "not_executed",
+    "outcomes_by_test",
+    "runtime_rule",
+    "scan",
+]
 
 
 @dataclass(frozen=True)
@@ -47,6 +58,7 @@ class ScanResult:
     seams: tuple[Seam, ...] = ()  # base production functions the head injects a value into
     explained: tuple[str, ...] = ()  # said among the verdict's reasons (protected files)
     removed: frozenset[str] = frozenset()  # base properties gone at the head, not renamed
+    guards: tuple[Guard, ...] = ()  # the head's skips that only a failed import reaches
 
 
 def scan(check: PinCheck) -> ScanResult:
@@ -83,7 +95,15 @@ def scan(check: PinCheck) -> ScanResult:
     notes = head.notes + config.notes + made.notes
     found = tuple(findings)
     return ScanResult(
-        found, head.tests, base.tests, errors, notes, made.seams, config.explained, gone
+        found,
+        head.tests,
+        base.tests,
+        errors,
+        notes,
+        made.seams,
+        config.explained,
+        gone,
+        head.guards,
     )
 
 

@@ -39,6 +39,7 @@ class Analysis:
     notes: tuple[str, ...]
     imports: tuple[provenance.Import, ...] = ()  # where the property module's imports lead
     bindings: tuple[provenance.Binding, ...] = ()  # ... and its names
+    guards: tuple[skipcalls.Guard, ...] = ()  # skips only a failed import reaches
 
 
 def analyze(tree: Tree, module_path: str, rules: Rules) -> Analysis:
@@ -81,7 +82,10 @@ def analyze(tree: Tree, module_path: str, rules: Rules) -> Analysis:
     imports = provenance.imports(scope, module) if module is not None else ()
     names = provenance.bindings(scope, module) if module is not None else ()
     parsed = module is not None
-    return Analysis(tuple(hits), tests, counted, found, parsed, errors, notes, imports, names)
+    guards = tuple(skipcalls.import_guards(ctx))
+    return Analysis(
+        tuple(hits), tests, counted, found, parsed, errors, notes, imports, names, guards
+    )
 
 
 def _collect(ctx: Context, module: ModuleIndex) -> list[PropertyTest]:

@@ -235,6 +235,16 @@ def guards(roots: tuple[ast.AST, ...], target: ast.AST) -> tuple[ast.AST, ...]:
     return ()
 
 
+def ancestors(roots: tuple[ast.AST, ...], target: ast.AST) -> list[ast.AST]:
+    """The nodes on the way from one of `roots` down to `target` (outermost first; [] when
+    `target` is under none of them)."""
+    for root in roots:
+        path = _path(root, target, 0)
+        if path is not None:
+            return [node for node, _ in path]
+    return []
+
+
 def _path(node: ast.AST, target: ast.AST, depth: int) -> list[tuple[ast.AST, str]] | None:
     """The (ancestor, field) pairs from `node` down to `target`, or None when not under it."""
     if node is target:

@@ -186,7 +186,7 @@ def _mutation(
         score,
         measured.unmeasured,
     )
-    return found, evidence.lost_by(measured.results) if score is not None else None
+    return found, measure.lost_by(measured.results) if score is not None else None
 
 
 def judge(

@@ -24,15 +24,11 @@ decide here too.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from entropy_action.strength import unmeasured
 from entropy_action.strength.unmeasured import Patched
-
-if TYPE_CHECKING:
-    from entropy_action.strength.mutation.measure import Result
 
 Kind = Literal["counted", "excused", "unmeasured", "no_evidence"]
 GREEN = frozenset({"passed", "skipped"})
@@ -73,13 +69,3 @@ def moved(
     if lost_by is None:
         return frozenset()
     return frozenset(name for name in removed if name in passed_on_head and name not in lost_by)
-
-
-def lost_by(results: Sequence[Result]) -> frozenset[str]:
-    """The base's tests that kill a mutant the head's module lets survive."""
-    return frozenset(
-        name
-        for result in results
-        if not result.timed_out and result.base_killers and not result.head_killers
-        for name in result.base_killers
-    )

@@ -729,3 +729,89 @@ def test_a_merge_that_drops_a_case_is_still_a_removal(repo: Repo, tmp_path: Path
     verdict = gate(repo, base)
     assert "test_removed" in kinds(verdict), verdict["reasons"]
     assert verdict["classification"] == "entropy_silenced"
+
+
+# --- class 3: skip guards that never fire ---------------------------------------------------
+# The shape of parsedatetime's and isodate's optional time-zone support in unittest suites
+# (`try: import pytz except ImportError: self.skipTest("pytz unavailable")`): an honest commit
+# adds tests that need an optional dependency, which is installed, so every test runs.
+
+ZONES = {
+    "zones.py": """\
+        def offset_hours(name):
+            return {"UTC": 0, "CET": 1}[name]
+        """,
+    "tests/test_zones.py": """\
+        import unittest
+
+        from zones import offset_hours
+
+
+        class TestZones(unittest.TestCase):
+            def test_utc(self):
+                self.assertEqual(offset_hours("UTC"), 0)
+        """,
+}
+GUARDED = """
+    def test_cet(self):
+        try:
+            import {module}
+        except ImportError:
+            self.skipTest("{module} unavailable")
+        self.assertEqual(offset_hours("CET"), {module}.loads("1"))
+
+    def test_cet_is_not_utc(self):
+        try:
+            import {module}
+        except ImportError:
+            self.skipTest("{module} unavailable")
+        self.assertNotEqual(offset_hours("CET"), {module}.loads("0"))
+"""
+
+
+def _zones(repo: Repo, tmp_path: Path, added: str) -> dict[str, Any]:
+    for name, text in ZONES.items():
+        repo.write(name, text)
+    repo.write("entropy.yaml", manifest("tests/test_zones.py", tmp_path / "pins"))
+    base = repo.commit("zones")
+    repo.write(
+        "tests/test_zones.py",
+        textwrap.dedent(ZONES["tests/test_zones.py"])
+        + textwrap.indent(textwrap.dedent(added), "    "),
+    )
+    repo.commit("tests for CET")
+    return gate(repo, base)
+
+
+def test_an_import_guard_that_never_fired_is_a_notice(repo: Repo, tmp_path: Path) -> None:
+    verdict = _zones(repo, tmp_path, GUARDED.format(module="json"))
+    assert kinds(verdict) == [], verdict["reasons"]
+    assert verdict["classification"] == "merge_candidate"
+    quiet = [f for f in verdict["findings"] if f["kind"] == "skip_call"]
+    assert [f["level"] for f in quiet] == ["warning", "warning"]
+    assert all(
+        "it never fired: every test it guards ran on both hosts" in f["message"] for f in quiet
+    )
+
+
+def test_an_import_guard_that_fires_still_silences(repo: Repo, tmp_path: Path) -> None:
+    verdict = _zones(repo, tmp_path, GUARDED.format(module="not_installed_anywhere"))
+    assert "skip_call" in kinds(verdict)
+    assert verdict["classification"] == "entropy_silenced"
+
+
+def test_a_guard_on_an_entropy_source_stays_a_finding_though_the_pins_keep_it_quiet(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """`skipTest` unless TZ is UTC: under the pins it never fires, and on a laptop in Paris
+    it silences the property — the seed's `skip if TZ != UTC`."""
+    added = """
+        def test_cet(self):
+            import os
+            if os.environ.get("TZ") != "UTC":
+                self.skipTest("needs UTC")
+            self.assertEqual(offset_hours("CET"), 1)
+    """
+    verdict = _zones(repo, tmp_path, added)
+    assert "skip_call" in kinds(verdict)
+    assert verdict["classification"] == "entropy_silenced"

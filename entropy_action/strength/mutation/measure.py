@@ -557,6 +557,16 @@ def _seen_failing(tests: Sequence[str], outcome: Outcome) -> tuple[str, ...]:
     )
 
 
+def lost_by(results: Sequence[Result]) -> frozenset[str]:
+    """The base's tests that kill a mutant the head's module lets survive."""
+    return frozenset(
+        name
+        for result in results
+        if not result.timed_out and result.base_killers and not result.head_killers
+        for name in result.base_killers
+    )
+
+
 def killed_counts(results: Sequence[Result]) -> tuple[int, int, int]:
     """(mutants counted, killed by the base's module, killed by the head's module)."""
     counted = [r for r in results if not r.timed_out]
