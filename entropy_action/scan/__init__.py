@@ -22,7 +22,7 @@ from entropy_action.manifest.baseline import PinCheck
 from entropy_action.scan import production, protected, provenance
 from entropy_action.scan.assertions import assertions_skipped
 from entropy_action.scan.engine import analyze, match
-from entropy_action.scan.model import Rules
+from entropy_action.scan.model import Guard, Rules
 from entropy_action.scan.runtime import (
     DefinedTest,
     cases_not_executed,
@@ -31,7 +31,6 @@ from entropy_action.scan.runtime import (
     not_executed,
     outcomes_by_test,
 )
-from entropy_action.scan.skipcalls import Guard
 from entropy_action.scan.source import CommitTree, WorkTree
 from entropy_action.scan.weakening import compare, removed
 from entropy_action.verdict.model import TestResult

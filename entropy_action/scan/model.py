@@ -64,6 +64,16 @@ class Hit:
         return (f.kind, rename.get(f.path, f.path), self.subject, self.key)
 
 
+@dataclass(frozen=True)
+class Guard:
+    """A skip that fires only when a dependency or an interpreter feature is missing (an
+    import fails, `hasattr(time, "time_ns")` is false), and the property tests it can skip."""
+
+    path: str
+    line: int
+    tests: tuple[str, ...] | None  # None: every property of the module
+
+
 def hit(
     kind: FindingKind,
     path: str,

@@ -202,9 +202,11 @@ def _case_finding(
     )
 
 
+GUARDED_KINDS = frozenset({"skip_call", "skip_marker"})
 NEVER_FIRED = (
-    " — it never fired: every test it guards ran on both hosts{base}, so the import it guards "
-    "worked (a notice; a guard on an entropy source stays a finding)"
+    " — it never fired: every test it guards ran on both hosts{base}, so what it guards (an "
+    "import, an interpreter feature) was there (a notice; a guard on an entropy source stays a "
+    "finding)"
 )
 
 
@@ -215,8 +217,9 @@ def never_fired(
     hosts: Sequence[Mapping[str, set[str]]],
     base: tuple[Mapping[str, set[str]], Collection[str]] | None = None,
 ) -> tuple[Finding, ...]:
-    """The findings, with each introduced `skip_call` of an import guard (`guards`: path,
-    line, the tests it guards or None for every one) turned into a notice (level warning)
+    """The findings, with each introduced `skip_call` or `skip_marker` of a guard on an
+    import or an interpreter feature (`guards`: path, line, the tests it guards or None for
+    every one) turned into a notice (level warning)
     where every case of every test it guards executed on each host (`hosts`: bare id ->
     outcomes) and, with a base run (`base`: its outcomes, and the names the base defined),
     at the base for each of them the base had."""
@@ -224,7 +227,7 @@ def never_fired(
     out: list[Finding] = []
     for finding in findings:
         guarded = where.get((finding.path, finding.line), ...)
-        if finding.kind != "skip_call" or not finding.introduced or guarded is ...:
+        if finding.kind not in GUARDED_KINDS or not finding.introduced or guarded is ...:
             out.append(finding)
             continue
         names = guarded if guarded is not None else tuple(t.name for t in defined)

@@ -815,3 +815,59 @@ def test_a_guard_on_an_entropy_source_stays_a_finding_though_the_pins_keep_it_qu
     verdict = _zones(repo, tmp_path, added)
     assert "skip_call" in kinds(verdict)
     assert verdict["classification"] == "entropy_silenced"
+
+
+# found on the precision set: freezegun's 45d9293 adds test_time_ns_with_microseconds under
+# the module's own `@pytest.mark.skipif(not HAS_TIME_NS, ...)`, HAS_TIME_NS being
+# `hasattr(time, 'time_ns')`: a guard on an interpreter feature, which never fired.
+
+FEATURE = """
+    HAS_TIME_NS = hasattr(time, "time_ns")
+    try:
+        import json as optional_json
+    except ImportError:
+        optional_json = None
+
+
+    @pytest.mark.skipif(not HAS_TIME_NS, reason="time.time_ns is present only on 3.7 and above")
+    def test_cet_in_nanoseconds():
+        assert offset_hours("CET") * 3600 * 10**9 == 3600 * 10**9
+
+
+    @pytest.mark.skipif(optional_json is None or sys.version_info < (3, 8), reason="no json")
+    def test_cet_from_json():
+        assert offset_hours("CET") == optional_json.loads("1")
+    """
+
+
+def _features(repo: Repo, tmp_path: Path, marker_line: str = "") -> dict[str, Any]:
+    head = "import sys\nimport time\n\nimport pytest\n\n" + textwrap.dedent(
+        ZONES["tests/test_zones.py"]
+    )
+    for name, text in ZONES.items():
+        repo.write(name, text)
+    repo.write("tests/test_zones.py", head)
+    repo.write("entropy.yaml", manifest("tests/test_zones.py", tmp_path / "pins"))
+    base = repo.commit("zones")
+    added = textwrap.dedent(FEATURE)
+    if marker_line:
+        added = added.replace("@pytest.mark.skipif(not HAS_TIME_NS,", marker_line + "  #", 1)
+    repo.write("tests/test_zones.py", head + added)
+    repo.commit("tests in nanoseconds")
+    return gate(repo, base)
+
+
+def test_a_feature_guard_that_never_fired_is_a_notice(repo: Repo, tmp_path: Path) -> None:
+    verdict = _features(repo, tmp_path)
+    assert kinds(verdict) == [], verdict["reasons"]
+    assert verdict["classification"] == "merge_candidate"
+    quiet = [f for f in verdict["findings"] if f["kind"] == "skip_marker"]
+    assert [f["level"] for f in quiet] == ["warning", "warning"]
+
+
+def test_a_skipif_on_the_environment_beside_them_still_counts(repo: Repo, tmp_path: Path) -> None:
+    verdict = _features(
+        repo, tmp_path, '@pytest.mark.skipif(time.tzname[0] != "UTC", reason="UTC only")'
+    )
+    assert kinds(verdict) == ["skip_marker"], verdict["reasons"]
+    assert verdict["classification"] == "entropy_silenced"
