@@ -73,6 +73,7 @@ SEED_OPTION = "--entropy-gate-seed"
 HYPOTHESIS_DIR_ENV = protocol.HYPOTHESIS_DIR_ENV
 SUBTESTS_PROPERTY = "entropy_subtests"  # junit.SUBTESTS
 ORDER_SEED_PROPERTY = "entropy_test_order_seed"  # host B's shuffle seed, per test
+URANDOM_SALT = 0x5EED_0B17  # the mutation runs' os.urandom stream is not random's own
 CASE_PROPERTY = "entropy_case"  # evidence.junitcases.CASE_PROPERTY: a case by its place
 MAX_CASE = 1000
 ROOT_PLACEHOLDER = "<root>"  # evidence.ids.ROOT_PLACEHOLDER: ids pair across checkouts
@@ -204,6 +205,23 @@ class _Seeding:
     current: int | None = None
     drawn = 0  # default_rng() calls without a seed in the current test
     numpy_patched = False
+    urandom: random.Random | None = None  # the mutation runs' os.urandom, per test
+
+
+def _seed_urandom(seed: int) -> None:
+    """In the mutation step's runs only (plugin.json `urandom_from_seed`): `os.urandom` draws
+    from the test's seed, so the base's and the head's versions of a test compare on the same
+    bytes (python-ulid's ids come from os.urandom: a decoding mutant was killed or not by
+    chance, and read as a weakening). Host runs keep the real source."""
+    if _Seeding.urandom is None:
+        os.urandom = _seeded_urandom
+    _Seeding.urandom = random.Random(seed ^ URANDOM_SALT)  # noqa: S311 - a measurement's bytes
+
+
+def _seeded_urandom(size: int) -> bytes:
+    stream = _Seeding.urandom
+    assert stream is not None
+    return stream.randbytes(size)
 
 
 def normalized_nodeid(nodeid: str, root: str) -> str:
@@ -365,6 +383,8 @@ def pytest_runtest_setup(item: Any) -> None:
     seed = test_seed(_Seeding.rng_seed, _seed_id(item.nodeid))
     _Seeding.current, _Seeding.drawn = seed, 0
     random.seed(seed)
+    if (_config or {}).get("urandom_from_seed") is True:
+        _seed_urandom(seed)
     _seed_numpy(seed)
     _seed_hypothesis(item.config, _Seeding.rng_seed)
     item.user_properties.append(("entropy_seed", seed))

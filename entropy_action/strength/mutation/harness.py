@@ -285,6 +285,7 @@ def _plugin_config(
         "environments": [str(path) for path in environments.environments(root)],
         "imports_report": str(scratch / protocol.IMPORTS_FILE),
         "seed_ids": seed_ids,
+        "urandom_from_seed": True,  # both modules' tests draw the same bytes (plugin.py)
     }
     path = scratch / protocol.PLUGIN_CONFIG_FILE
     path.write_text(json.dumps(config), encoding="utf-8")
