@@ -57,6 +57,7 @@ from entropy_action.testproc.protocol import (
     AUDIT_ENV,
     AUDIT_JSON,
     AUDIT_MODULE,
+    BLOCKED_PLUGINS,
     BOOT_MODULE,
     CHANNEL_FD_FIELD,
     CHILD_ENV,
@@ -377,7 +378,7 @@ def _pytest_argv(settings: RunSettings, python: str, out: Path) -> list[str]:
         python, "-m", "pytest", *(settings.select or settings.property_modules),
         *manifest.run.pytest_args, *(SHARED_SESSION_ARGS if len(settings.modules) > 1 else []),
         "-p", BOOT_MODULE, "-p", PLUGIN_MODULE, *(["-p", AUDIT_MODULE] if settings.audit else []),
-        "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
+        "-p", "no:cacheprovider", *BLOCKED_PLUGINS, "-o", "junit_family=xunit1",
         *(counting if settings.count_assertions else []),
         "--rootdir=.", f"--junitxml={out / JUNIT_XML}",
     ]  # fmt: skip

@@ -871,3 +871,47 @@ def test_a_skipif_on_the_environment_beside_them_still_counts(repo: Repo, tmp_pa
     )
     assert kinds(verdict) == ["skip_marker"], verdict["reasons"]
     assert verdict["classification"] == "entropy_silenced"
+
+
+# found on the precision set: structlog's test dependencies hold pytest-randomly, which
+# shuffles every session's tests and reseeds `random` from a seed of its own — an unpinned
+# order and seed on host A itself: order-dependent tests at the base failed there by chance.
+# A plugin named `randomly` (here a stand-in that reverses the order, loaded as pytest-randomly
+# is, by name) is blocked in every run the gate starts: the gate owns order and seeds.
+
+RANDOMLY = {
+    "randomly.py": """\
+        def pytest_collection_modifyitems(items):
+            items.reverse()
+        """,
+    "conftest.py": 'pytest_plugins = ["randomly"]\n',
+    "state.py": "SEEN = []\n",
+    "tests/test_order.py": """\
+        import state
+
+
+        def test_first_fills_the_cache():
+            state.SEEN.append(1)
+            assert state.SEEN
+
+
+        def test_second_reads_it():
+            assert state.SEEN == [1]
+        """,
+}
+
+
+def test_a_plugin_named_randomly_does_not_reorder_host_as_tests(repo: Repo, tmp_path: Path) -> None:
+    for name, text in RANDOMLY.items():
+        repo.write(name, text)
+    repo.write("entropy.yaml", manifest("tests/test_order.py", tmp_path / "pins"))
+    base = repo.commit("an order-dependent pair, and a shuffling plugin")
+    repo.write("state.py", "SEEN: list[int] = []\n")
+    repo.commit("state: annotate")
+    verdict = gate(repo, base, "--no-base-run")
+    assert verdict["host_a"] == "pass", verdict["reasons"]
+    outcomes = [(t["id"].rsplit("::", 1)[1], t["host_a"]) for t in verdict["tests"]]
+    assert outcomes == [
+        ("test_first_fills_the_cache", "passed"),
+        ("test_second_reads_it", "passed"),
+    ]

@@ -264,6 +264,7 @@ def workspace(
     options = (
         *manifest.run.pytest_args,
         *("-p", protocol.PLUGIN_MODULE, "-p", PROBE_MODULE, "-p", "no:cacheprovider"),
+        *protocol.BLOCKED_PLUGINS,
         *("--rootdir=.", "-q", "-o", "console_output_style=classic"),
     )
     interpreter = launch.resolve_python(python)
