@@ -4,7 +4,8 @@ A skip that fires only when an import fails — `pytest.importorskip(...)`, a sk
 `except ImportError:` (or ModuleNotFoundError) around a `try:` that imports — and a
 `skipif`/`skipIf`/`skipUnless` whose condition asks only about the interpreter or an optional
 dependency (`hasattr(time, "time_ns")`, `sys.version_info < (3, 11)`, a name such an `except`
-sets, `find_spec(...) is None`, and module-level names bound to those) guard the tests
+sets — in the test module or in a repository module it imports, `dev.rich is None` —,
+`find_spec(...) is None`, and module-level names bound to those) guard the tests
 against a missing dependency. They are reported as every skip is (rules 1 and 2); where the
 run-time evidence shows every test a guard covers ran on both hosts (and at the base, where
 the base had it), it never fired, and the judge makes its finding a notice (gate/judge.py,
@@ -152,6 +153,8 @@ def _feature_compare(
         return False
     if isinstance(left, ast.Name):
         return left.id in optional
+    if isinstance(left, ast.Attribute):
+        return _optional_in_module(ctx, left, module)
     return isinstance(left, ast.Call) and ctx.dotted(left.func, module) in (
         "importlib.util.find_spec",
         "importlib.find_loader",
@@ -168,6 +171,14 @@ def _has_attribute(ctx: Context, call: ast.Call, module: ModuleIndex) -> bool:
         and target.id in module.imports
         and names.const_str(name) is not None
     )
+
+
+def _optional_in_module(ctx: Context, expr: ast.Attribute, module: ModuleIndex) -> bool:
+    """`M.name`, where M is a repository module whose top-level `try: import … except
+    ImportError:` binds `name` (structlog's `dev.rich is None`)."""
+    ref = ctx.scope.resolve(expr.value, module)
+    owner = ctx.scope.module(ref.path) if ref is not None and ref.path and not ref.name else None
+    return owner is not None and expr.attr in _optional_names(owner)
 
 
 def _optional_names(module: ModuleIndex) -> set[str]:

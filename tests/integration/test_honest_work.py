@@ -915,3 +915,66 @@ def test_a_plugin_named_randomly_does_not_reorder_host_as_tests(repo: Repo, tmp_
         ("test_first_fills_the_cache", "passed"),
         ("test_second_reads_it", "passed"),
     ]
+
+
+GUARDS_MODULE = """\
+    import os
+    import sys
+    import time
+    import unittest
+
+    import pytest
+
+    from pkg import dev
+
+    try:
+        import json as local_json
+    except ImportError:
+        local_json = None
+    HAS_NS = hasattr(time, "time_ns")
+
+
+    @pytest.mark.skipif(dev.rich is None, reason="Needs Rich.")  # structlog's
+    def test_rich():
+        assert dev
+
+
+    @pytest.mark.skipif(not HAS_NS or sys.version_info < (3, 8), reason="old")
+    def test_ns():
+        assert HAS_NS
+
+
+    @unittest.skipUnless(local_json, "no json")
+    def test_json():
+        assert local_json
+
+
+    @pytest.mark.skipif(os.environ.get("CI") == "true", reason="not on CI")
+    def test_env():
+        assert True
+
+
+    @pytest.mark.skipif(sys.platform == "win32", reason="posix")
+    def test_platform():
+        assert True
+
+
+    @pytest.mark.skipif("dev.rich is None", reason="a string pytest evaluates")
+    def test_string():
+        assert True
+    """
+
+
+def test_which_skip_conditions_are_guards_on_a_dependency(repo: Repo, tmp_path: Path) -> None:
+    from entropy_action import scan  # noqa: PLC0415
+    from entropy_action.manifest import baseline  # noqa: PLC0415
+
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/dev.py", "try:\n    import rich\nexcept ImportError:\n    rich = None\n")
+    repo.write("tests/test_guards.py", "def test_none():\n    assert True\n")
+    repo.write("entropy.yaml", manifest("tests/test_guards.py", tmp_path / "pins"))
+    base = repo.commit("base")
+    repo.write("tests/test_guards.py", GUARDS_MODULE)
+    check = baseline.check(repo.path / "entropy.yaml", base, None)
+    guarded = sorted(test for g in scan.scan(check).guards for test in g.tests or ("*",))
+    assert guarded == ["test_json", "test_ns", "test_rich"]
