@@ -1,15 +1,15 @@
 """The precision set (docs/backtests.md): real libraries' merged commits, each replayed with
 `entropy-gate backtest` as the pull request it was, against the classification recorded for
-it in bench/backtests.tsv (library, module, commit, expected, subject).
+it in bench/precision.tsv (library, module, commit, expected, subject).
 
-    python bench/bench_backtests.py LIBRARY CLONE VENV [--list FILE] [--out DIR] [--commit SHA]
+    python bench/precision.py LIBRARY CLONE VENV [--list FILE] [--out DIR] [--commit SHA]
 
 CLONE is a clone of the library's public repository, history included (`git clone URL`);
 VENV a virtual environment with the library installed from CLONE as its own instructions say
 (`pip install -e CLONE` with its test extra or test requirements; docs/backtests.md lists what
 each needed) and this gate installed in it (`pip install -e PATH_TO_ENTROPY_GATE`). The script
-fetches nothing and builds nothing: it runs VENV's `entropy-gate backtest OLD..NEW --module
-MODULE` in CLONE once per listed commit (its first parent as OLD), writes each JSON to
+fetches nothing and builds nothing: it runs VENV's `python -m entropy_action backtest OLD..NEW
+--module MODULE` in CLONE once per listed commit (its first parent as OLD), writes each JSON to
 OUT/LIBRARY-SHA12.json, and prints commit, expected, got, seconds and the deciding finding,
 then the summary: commits, matches, false rejections (expected merge_candidate, got anything
 else), missed rejections, median seconds. Exit 0 when every commit got what is recorded.
@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-LIST = Path(__file__).with_name("backtests.tsv")
+LIST = Path(__file__).with_name("precision.tsv")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("library", help="the library's name as bench/backtests.tsv spells it")
+    parser.add_argument("library", help="the library's name as bench/precision.tsv spells it")
     parser.add_argument("clone", type=Path, help="a clone of its repository, with history")
     parser.add_argument("venv", type=Path, help="its venv: the library and this gate installed")
     parser.add_argument("--list", type=Path, default=LIST, help=f"default: {LIST.name}")
@@ -75,7 +75,9 @@ def _replay(row: dict[str, str], args: argparse.Namespace) -> Result:
     target = args.out.absolute() / f"{args.library}-{sha[:12]}.json"
     venv = args.venv.absolute()
     argv = [
-        str(venv / "bin" / "entropy-gate"),
+        str(venv / "bin" / "python"),
+        "-m",
+        "entropy_action",
         "backtest",
         f"{sha}~1..{sha}",
         "--module",
