@@ -978,3 +978,48 @@ def test_which_skip_conditions_are_guards_on_a_dependency(repo: Repo, tmp_path: 
     check = baseline.check(repo.path / "entropy.yaml", base, None)
     guarded = sorted(test for g in scan.scan(check).guards for test in g.tests or ("*",))
     assert guarded == ["test_json", "test_ns", "test_rich"]
+
+
+# found on the precision set: toolz's 55c60e9 (for Python 3.11) turns
+# `assert mk_rsample(object) == mk_rsample(object)` — a determinism check the scan calls a
+# self comparison, standing at the base — into `mk_rsample(hash(object)) == ...`.
+
+SAMPLES = """\
+    import random
+
+
+    def sample(seed):
+        return random.Random(seed).random()
+
+
+    def test_same_seed_same_sample():
+        draw = lambda seed: sample(seed)  # noqa: E731
+        seed = 7
+        assert draw({arg}) == draw({arg})
+        assert draw(1) != draw(2)
+    """
+
+
+def test_editing_a_self_comparison_that_stood_at_the_base_is_no_new_finding(
+    repo: Repo, tmp_path: Path
+) -> None:
+    from entropy_action import scan  # noqa: PLC0415
+    from entropy_action.manifest import baseline  # noqa: PLC0415
+
+    repo.write("tests/test_samples.py", SAMPLES.format(arg="seed"))
+    repo.write("entropy.yaml", manifest("tests/test_samples.py", tmp_path / "pins"))
+    base = repo.commit("base")
+    repo.write("tests/test_samples.py", SAMPLES.format(arg="hash(seed)"))
+    check = baseline.check(repo.path / "entropy.yaml", base, None)
+    found = [
+        (f.kind, f.introduced) for f in scan.scan(check).findings if f.kind == "self_comparison"
+    ]
+    assert found == [("self_comparison", False)]
+    second = SAMPLES.format(arg="hash(seed)").replace(
+        "assert draw(1) != draw(2)", "assert draw(seed) == draw(seed)"
+    )
+    repo.write("tests/test_samples.py", second)
+    found = [
+        (f.kind, f.introduced) for f in scan.scan(check).findings if f.kind == "self_comparison"
+    ]
+    assert sorted(found) == [("self_comparison", False), ("self_comparison", True)]
