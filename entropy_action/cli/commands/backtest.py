@@ -7,23 +7,13 @@ import sys
 from pathlib import Path
 
 from entropy_action.cli import options
-from entropy_action.core.errors import ExitCode, GateError
+from entropy_action.core.errors import ExitCode
 
 NAME = "backtest"
 HELP = (
     "replay the repository's own history as pull requests: each first-parent commit judged "
     "by the whole gate against its parent, in temporary worktrees; a table, a summary, --json"
 )
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} commits: give at least 1")
-    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     which.add_argument(
         "--last",
-        type=_positive,
+        type=options.at_least_one("commits"),
         metavar="N",
         help="the last N first-parent commits of the current branch (HEAD)",
     )
@@ -82,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         python=args.python,
         timeout=args.timeout,
         namespaces=options.namespaces_allowed(args.environ),
-        cache_dir=_cache_dir() if args.cache else None,
+        cache_dir=options.user_cache() if args.cache else None,
         progress=_progress,
         gate_progress=args.verbose,
         keep=args.keep.absolute() if args.keep is not None else None,
@@ -98,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
             "module": settings.module,
             "range": args.range or f"--last {args.last}",
         }
-        _write(args.json, shown.document(rows, about))
+        options.write_json(args.json, shown.document(rows, about))
     if any(row.internal for row in rows):
         return int(ExitCode.INTERNAL)
     merged = all(row.classification == "merge_candidate" for row in rows)
@@ -114,18 +104,5 @@ def _module(root: Path, module: str | None) -> str | None:
     return git.repo_path(root, Path(module))
 
 
-def _cache_dir() -> Path:
-    import platformdirs  # noqa: PLC0415 (only a gate needs it)
-
-    return Path(platformdirs.user_cache_dir("entropy-gate", appauthor=False))
-
-
 def _progress(line: str) -> None:
     print(f"backtest: {line}", file=sys.stderr, flush=True)
-
-
-def _write(path: Path, text: str) -> None:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise GateError(f"--json {path}: cannot write: {exc.strerror}") from None

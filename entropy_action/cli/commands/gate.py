@@ -8,7 +8,6 @@ import tempfile
 from pathlib import Path
 
 from entropy_action.cli import options
-from entropy_action.core.errors import GateError
 
 NAME = "gate"
 HELP = (
@@ -78,7 +77,7 @@ def _gate(args: argparse.Namespace, out: Path) -> int:
         base_run=args.base_run,
         namespaces=options.namespaces_allowed(args.environ),
         progress=_progress,
-        cache_dir=_cache_dir() if args.cache else None,
+        cache_dir=options.user_cache() if args.cache else None,
         timeout=args.timeout,
         properties=tuple(args.properties),
     )
@@ -87,22 +86,9 @@ def _gate(args: argparse.Namespace, out: Path) -> int:
         print(note, file=sys.stderr)
     print(summary.render_text(result.verdict), end="")
     if args.json is not None:
-        _write(args.json, summary.render_json(result.verdict))
+        options.write_json(args.json, summary.render_json(result.verdict))
     return exit_code(result.verdict)
-
-
-def _cache_dir() -> Path:
-    import platformdirs  # noqa: PLC0415 (only the gate needs it)
-
-    return Path(platformdirs.user_cache_dir("entropy-gate", appauthor=False))
 
 
 def _progress(line: str) -> None:
     print(f"entropy-gate: {line}", file=sys.stderr, flush=True)
-
-
-def _write(path: Path, text: str) -> None:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise GateError(f"--json {path}: cannot write: {exc.strerror}") from None
