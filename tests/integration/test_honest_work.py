@@ -158,10 +158,11 @@ def test_what_counts_as_generated_inside_the_packages(repo: Repo) -> None:
 
 
 # --- class 2: a base test that already fails at the base, counted against the head ---------
-# parsedatetime's shape (github.com/bear/parsedatetime: tests compare parses with the live
-# clock, and some fail at some hours of the day; pyupgrade-style commits turn every
-# `class X(object)` into `class X`). The failing test fails with the base's and with the
-# head's version of the module: neither detects anything there, so it kills no mutant.
+# The case issue 32 saw, in parsedatetime's shape (github.com/bear/parsedatetime: its tests
+# compare parses with the live clock — TestComplexDateTimes' `datetime.now() <
+# datetime(self.yr, 6, 30, 12)` — so some fail at some hours; pyupgrade-style commits turn
+# every `class X(object)` into `class X`). The failing test fails with the base's and with
+# the head's version of the module: neither detects anything there, so it kills no mutant.
 
 CALENDAR = {
     "when.py": """\
@@ -226,8 +227,9 @@ def test_a_base_test_failing_at_the_base_too_kills_no_mutant(repo: Repo, tmp_pat
 
 
 # --- class 4: a test double updated because production now passes an argument -------------
-# The shape of python-ulid's and structlog's fakes of the clock (a `datetime` subclass whose
-# `now` the tests pin): production starts calling `datetime.now(tz)`, the double gains
+# The case issue 32 saw (a `MockDate(datetime)` whose `now(cls)` the tests pin; the same
+# double with `now(cls, tz=None)` is common in public suites, e.g. hattan/ccbot's
+# tests/mock_datetime.py): production starts calling `datetime.now(tz)`, the double gains
 # `tz=None` and nothing else of the tests changes. The base's test cannot call the head's
 # production with its old double (TypeError), which says nothing about the property.
 
@@ -310,9 +312,9 @@ def test_a_double_resigned_along_with_a_changed_test_still_counts(
 
 
 # --- class 6: a rename called through its module ---------------------------------------------
-# The shape of python-semver's and isodate's module-level API used through the module in
-# tests (`import semver; semver.parse(...)`): the patch renames `parse` to `parse_input` and
-# the tests follow, calling it through the module.
+# The case issue 32 saw: `parser.parse` renamed `parser.parse_input`, the tests calling it
+# through the module (python-semver's tests call its module-level API that way too,
+# `semver.parse(...)`).
 
 PARSER = {
     "dates/__init__.py": "",
@@ -563,8 +565,8 @@ def test_a_case_whose_id_holds_a_live_value_pairs_by_its_place(repo: Repo, tmp_p
 # --- class 5: the seam fix the gate itself recommends --------------------------------------
 # The gate says `live_read_removed` ("inject it: a Clock, a random.Random, a parameter") to
 # `def days_until(due, now=None): now = now or datetime.now(timezone.utc)`; the honest fix
-# makes `now` required and the test passes the pinned instant — the shape of tenacity's and
-# structlog's `now`/`time` parameters, whose tests pass a fixed instant.
+# makes `now` required and the test passes the pinned instant (the case issue 32 saw,
+# rebuilt as it describes it).
 
 DUE = {
     "due.py": """\
@@ -732,9 +734,9 @@ def test_a_merge_that_drops_a_case_is_still_a_removal(repo: Repo, tmp_path: Path
 
 
 # --- class 3: skip guards that never fire ---------------------------------------------------
-# The shape of parsedatetime's and isodate's optional time-zone support in unittest suites
-# (`try: import pytz except ImportError: self.skipTest("pytz unavailable")`): an honest commit
-# adds tests that need an optional dependency, which is installed, so every test runs.
+# The case issue 32 saw (`try: import pytz except ImportError: self.skipTest("pytz
+# unavailable")` in an honest commit, pytz installed): tests that need an optional
+# dependency, which is installed, so every test runs.
 
 ZONES = {
     "zones.py": """\
