@@ -20,6 +20,10 @@ from typing import Any
 import pytest
 import yaml
 
+from entropy_action import __version__
+from tests.conftest import FULL_PYTHON
+from tests.support.e2e_kit import project_copy
+
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = ROOT / ".github/workflows/release.yml"
 SCRIPT = ROOT / "scripts/release.py"
@@ -413,3 +417,25 @@ def load_release() -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def test_the_build_step_installs_its_hashed_tools_and_builds_without_isolation(
+    tmp_path: Path,
+) -> None:
+    """The build job's `build` step as written, on a copy of this checkout, with a fresh
+    venv's `python` first on PATH (setup-python's place): every tool it installs matches a hash
+    in requirements/release.txt, and setuptools from there builds the sdist and the wheel."""
+    checkout = project_copy(tmp_path / "checkout")
+    made = subprocess.run(
+        [FULL_PYTHON, "-m", "venv", str(tmp_path / "venv")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert made.returncode == 0, made.stderr
+    built = run_step("build", "build (hashed", checkout, {}, str(tmp_path / "venv/bin"))
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    assert sorted(p.name for p in (checkout / "dist").iterdir()) == [
+        f"entropy_gate-{__version__}-py3-none-any.whl",
+        f"entropy_gate-{__version__}.tar.gz",
+    ]
