@@ -183,3 +183,35 @@ def test_git_commit_runs_it_as_a_hook_and_refuses_the_marker(repo: Repo) -> None
     assert (refused_all.returncode, refused_all.stderr) == (1, refused.stderr)
     repo.write(PROPERTY, CLEAN.replace("amounts)", "amounts)  # the sum"))
     assert commit("-a").returncode == 0
+
+
+def test_the_index_tree_reads_regular_files_only_and_at_stage_zero(repo: Repo) -> None:
+    """What `IndexTree` lists: regular and executable files as staged; not a symbolic link,
+    a submodule, or a path with an unresolved conflict (no stage-0 entry)."""
+    from entropy_action.scan.source import IndexTree  # noqa: PLC0415
+
+    repo.write("a.py", "A = 1\n")
+    repo.write("tools/run.sh", "#!/bin/sh\n")
+    (repo.path / "tools/run.sh").chmod(0o755)
+    (repo.path / "link.py").symlink_to("a.py")
+    repo.git("add", "-A")
+    blob = repo.git("hash-object", "-w", "a.py")  # a blob for the conflict's three stages
+    head = repo.commit("base")
+    entries = [f"160000 {head} 0\tvendor/sub"]
+    entries += [f"100644 {blob} {stage}\tconflicted.py" for stage in (1, 2, 3)]
+    subprocess.run(
+        ["git", "update-index", "--index-info"],
+        cwd=repo.path,
+        input="\n".join(entries) + "\n",
+        text=True,
+        check=True,
+    )
+    repo.write("a.py", "A = 2\n")  # the work tree differs; the index does not
+    tree = IndexTree(repo.path)
+    assert sorted(tree.files) == ["a.py", "tools/run.sh"]
+    assert tree.read("a.py") == b"A = 1\n"
+    assert (tree.read("link.py"), tree.read("conflicted.py"), tree.read("vendor/sub")) == (
+        None,
+    ) * 3
+    assert tree.is_dir("tools")
+    assert not tree.is_dir("vendor")
