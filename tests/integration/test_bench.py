@@ -22,6 +22,7 @@ SCRIPTS = sorted(p.name for p in BENCH.glob("bench_*.py"))
 MEASURES = [
     "bench_compare.py",
     "bench_gate.py",
+    "bench_precommit.py",
     "bench_properties.py",
     "bench_run.py",
     "bench_scan.py",
