@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         )
     )
     print(summary.render_text(verdict), end="")
-    write_verdict(args.json, summary.render_json(verdict))
+    write_verdict(args.json, verdict)
     return exit_code(verdict)
 
 
@@ -275,10 +275,13 @@ def _without_base(
     return list(loaded.views), notes, loaded.many
 
 
-def write_verdict(path: Path, text: str) -> None:
-    """Write the verdict JSON, creating its folder."""
+def write_verdict(path: Path, verdict: Verdict) -> None:
+    """Write the verdict JSON (summary.render_json's bytes, in pieces), creating its folder."""
+    from entropy_action.render import verdictjson  # noqa: PLC0415 (--help imports no model)
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        with path.open("wb") as handle:
+            handle.writelines(verdictjson.chunks(verdict))
     except OSError as exc:
         raise GateError(f"{path}: cannot write the verdict JSON: {exc.strerror}") from None

@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         )
     )
     print(summary.render_text(verdict), end="")
-    compare_command.write_verdict(args.json, summary.render_json(verdict))
+    compare_command.write_verdict(args.json, verdict)
     publish_to_workflow(verdict, args.json, args.environ)
     return exit_code(verdict)
 
