@@ -84,22 +84,23 @@ class Inputs:
 
 
 def run(args: argparse.Namespace) -> int:
+    from entropy_action.evidence.junitcases import no_gc  # noqa: PLC0415 (--help imports no model)
     from entropy_action.render import summary  # noqa: PLC0415 (--help imports no model)
     from entropy_action.verdict.classify import exit_code  # noqa: PLC0415 (--help imports no model)
 
-    verdict = judge_reports(
-        Inputs(
-            host_a=args.host_a,
-            host_b=args.host_b,
-            manifest=args.manifest,
-            base_ref=args.base_ref,
-            base_a=args.base_host_a,
-            base_b=args.base_host_b,
-            properties=tuple(args.properties),
-        )
+    inputs = Inputs(
+        host_a=args.host_a,
+        host_b=args.host_b,
+        manifest=args.manifest,
+        base_ref=args.base_ref,
+        base_a=args.base_host_a,
+        base_b=args.base_host_b,
+        properties=tuple(args.properties),
     )
-    print(summary.render_text(verdict), end="")
-    write_verdict(args.json, verdict)
+    with no_gc():  # the reports' values live to the end: see no_gc
+        verdict = judge_reports(inputs)
+        print(summary.render_text(verdict), end="")
+        write_verdict(args.json, verdict)
     return exit_code(verdict)
 
 
@@ -126,9 +127,7 @@ def _gather(
 ) -> tuple[list[judge.PropertyDossier], tuple[PinChange, ...], bool]:
     """Each property's pin check and scan (from git objects and the tree, read as data)
     around its report folders; without a base ref, the manifest alone."""
-    from entropy_action import scan  # noqa: PLC0415 (--help imports no model)
     from entropy_action.gate import judge  # noqa: PLC0415 (--help imports no model)
-    from entropy_action.manifest import baseline  # noqa: PLC0415 (--help imports no model)
 
     if inputs.base_ref is None:
         views, notes, many = _without_base(inputs.manifest)
@@ -153,6 +152,9 @@ def _gather(
             (),
             many,
         )
+    from entropy_action import scan  # noqa: PLC0415 (only with a base ref: see judge.py)
+    from entropy_action.manifest import baseline  # noqa: PLC0415 (--help imports no model)
+
     repo = baseline.check_all(inputs.manifest or Path(MANIFEST_NAME), inputs.base_ref, None)
     repo = repo.only(inputs.properties)
     for note in repo.notes:
