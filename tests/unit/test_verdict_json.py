@@ -88,5 +88,6 @@ def test_a_rolled_up_verdict_streams_every_propertys_tests(
         rollup.Judged("second", None, _one(_many(5), findings=(SKIP,))),
     ]
     verdict = rollup.roll_up(judged)
-    assert verdict.properties is not None and len(verdict.tests) == 11
+    assert verdict.properties is not None
+    assert len(verdict.tests) == 11
     assert _written(verdict) == summary.render_json(verdict).encode("utf-8")
