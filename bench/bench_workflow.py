@@ -149,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-workflow-") as tmp:
         root = Path(tmp)
         world = _world(root)
+        _literal_max_parallel(world.project)  # host A and host B side by side, as on GitHub
         gate_runs: list[dict[str, float]] = []
         plain_runs: list[dict[str, float]] = []
         counter = iter(range(1_000))
@@ -296,7 +297,7 @@ def _properties(repeat: int) -> int:
 def _literal_max_parallel(project: Path) -> None:
     """In the copy act serves (never this checkout): `max-parallel: 8` for the input, as
     GitHub evaluates it (act logs "Failed to parse 'max-parallel' option" and runs the legs
-    one after another)."""
+    one after another: host B then waited for host A, which no runner on GitHub does)."""
     workflow = project / ".github" / "workflows" / "entropy-gate.yml"
     text = workflow.read_text(encoding="utf-8")
     expression = "max-parallel: ${{ inputs.max-parallel }}"
