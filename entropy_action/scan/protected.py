@@ -8,7 +8,8 @@ is a `gate_config_changed` finding — except, under the default list, a workflo
 cannot change the check: the base's version does not call entropy-gate and the head's can
 neither call it nor post a check run or status (scan/workflows.py; a note). A list the
 manifest spells out protects every file under it. Both sides are read as the pin check reads
-them: the base from git objects, the head from the work tree (`git.changed_files`).
+them: the base from git objects, the head from the work tree (`git.changed_files`), or from
+git's index for a staged check (the pre-commit hook).
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ def check(pins: PinCheck) -> Protected:
         return Protected()  # the gate is being introduced: nothing protected it yet
     constraints = pins.base.manifest.constraints
     entries = constraints.protected_paths
-    changed = [p for p in git.changed_files(pins.root, pins.base_commit) if matches(p, entries)]
+    listed = git.changed_files(pins.root, pins.base_commit, staged=pins.staged)
+    changed = [p for p in listed if matches(p, entries)]
     if not changed:
         return Protected()
     at_base = set(git.list_tree(pins.root, pins.base_commit))
@@ -59,7 +61,7 @@ def check(pins: PinCheck) -> Protected:
         if by_default and why is None:
             harmless.append(path)
             continue
-        line = _line(pins.root, pins.base_commit, path, path in at_base)
+        line = _line(pins.root, pins.base_commit, path, path in at_base, pins.staged)
         findings.append(_finding(path, line, why or ""))
     return Protected(tuple(findings), _introduced_note(introduced), _harmless_note(harmless))
 
@@ -72,16 +74,27 @@ def _workflow_reach(pins: PinCheck, path: str, existed: bool) -> str | None:
     base = git.show(pins.root, pins.base_commit, path) if existed else None
     if base is not None and _CALLER.search(base):
         return "at the base it calls entropy-gate: the caller decides how the gate runs"
+    head = _head_bytes(pins, path)
+    if isinstance(head, str):
+        return head
+    return None if head is None else workflows.reach(head).why
+
+
+def _head_bytes(pins: PinCheck, path: str) -> bytes | str | None:
+    """The head's version of a workflow (None: deleted; a str: why it cannot be read), from
+    git's index for a staged check, else from the work tree."""
+    if pins.staged:
+        blob_id = git.index_files(pins.root).get(path)
+        return None if blob_id is None else git.blob(pins.root, blob_id)
     target = pins.root / path
     if not os.path.lexists(target):
-        return None  # deleted, and it did not call the gate
+        return None
     if target.is_symlink() or not target.is_file():
         return "the patch leaves it as something other than a file"
     try:
-        head = target.read_bytes()
+        return target.read_bytes()
     except OSError:
         return "it cannot be read at the head"
-    return workflows.reach(head).why
 
 
 def matches(path: str, entries: Iterable[str]) -> bool:
@@ -97,15 +110,19 @@ def first_head_line(diff: bytes) -> int:
     return max(int(hunk.group(1)), 1)  # a pure removal names the line before it (0: the top)
 
 
-def _line(root: Path, commit: str, path: str, existed: bool) -> int:
-    if not existed or not _readable(root, path):
+def _line(root: Path, commit: str, path: str, existed: bool, staged: bool) -> int:
+    if not existed or not _readable(root, path, staged):
         return 1  # added, deleted, replaced by a folder, or a name git would mangle
-    return first_head_line(git.diff_zero_context(root, commit, path))
+    return first_head_line(git.diff_zero_context(root, commit, path, staged=staged))
 
 
-def _readable(root: Path, path: str) -> bool:
+def _readable(root: Path, path: str, staged: bool) -> bool:
+    if not _decodable(path):
+        return False
+    if staged:
+        return path in git.index_files(root)
     target = root / path
-    return _decodable(path) and os.path.lexists(target) and not target.is_dir()
+    return os.path.lexists(target) and not target.is_dir()
 
 
 def _decodable(path: str) -> bool:

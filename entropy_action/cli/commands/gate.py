@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 from entropy_action.cli import options
+from entropy_action.cli.commands import compare
 
 NAME = "gate"
 HELP = (
@@ -86,7 +87,7 @@ def _gate(args: argparse.Namespace, out: Path) -> int:
         print(note, file=sys.stderr)
     print(summary.render_text(result.verdict), end="")
     if args.json is not None:
-        options.write_json(args.json, summary.render_json(result.verdict))
+        compare.write_verdict(args.json, result.verdict)
     return exit_code(result.verdict)
 
 
