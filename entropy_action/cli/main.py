@@ -12,6 +12,7 @@ from types import ModuleType
 from entropy_action import __version__
 from entropy_action.cli.commands import (
     app_token,
+    backtest,
     cache_key,
     check_pins,
     compare,
@@ -36,6 +37,7 @@ from entropy_action.github import workflow
 COMMANDS: tuple[ModuleType, ...] = (
     demo,
     gate,
+    backtest,
     check_pins,
     scan,
     precommit,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from entropy_action.core.errors import GateError
@@ -94,3 +94,33 @@ def set_output(environ: Mapping[str, str], name: str, value: str) -> None:
         raise GateError(f"{exc.filename}: cannot append the step output: {exc.strerror}") from None
     if not done:
         raise GateError("--github-output: $GITHUB_OUTPUT is not set (not in a workflow step?)")
+
+
+def user_cache() -> Path:
+    """The gate's user cache directory (base runs' evidence), as `gate` and `backtest` use it."""
+    import platformdirs  # noqa: PLC0415 (only the commands that run a gate need it)
+
+    return Path(platformdirs.user_cache_dir("entropy-gate", appauthor=False))
+
+
+def write_json(path: Path, text: str) -> None:
+    """`--json FILE`'s writing: one line naming the flag when it cannot be written."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise GateError(f"--json {path}: cannot write: {exc.strerror}") from None
+
+
+def at_least_one(what: str) -> Callable[[str], int]:
+    """An argparse `type=` for a count of `what` that is 1 or more."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{value} {what}: give at least 1")
+        return value
+
+    return parse

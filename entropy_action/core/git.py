@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import subprocess
 import threading
@@ -44,9 +45,15 @@ def memo() -> Iterator[None]:
                 _memo.clear()
 
 
-def _git(args: list[str], cwd: Path, *, check: bool = True) -> subprocess.CompletedProcess[bytes]:
-    if not _memo_depth[0] or not args or args[0] not in _READS:
-        return _run_git(args, cwd, check=check)
+def _git(
+    args: list[str],
+    cwd: Path,
+    *,
+    check: bool = True,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    if env is not None or not _memo_depth[0] or not args or args[0] not in _READS:
+        return _run_git(args, cwd, check=check, env=env)
     key = (str(cwd.resolve()), tuple(args))
     with _memo_lock:
         known = _memo.get(key)
@@ -62,14 +69,16 @@ def _git(args: list[str], cwd: Path, *, check: bool = True) -> subprocess.Comple
 
 
 def _run_git(
-    args: list[str], cwd: Path, *, check: bool = True
+    args: list[str], cwd: Path, *, check: bool = True, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[bytes]:
+    """`env`: variables set for this call on top of the gate's own environment."""
     executable = shutil.which("git")
     if executable is None:
         raise GateError("git: not found on PATH; the gate reads the base ref with git")
+    environ = None if env is None else {**os.environ, **env}
     try:
         proc = subprocess.run(
-            [executable, *args], cwd=cwd, capture_output=True, check=False, timeout=300
+            [executable, *args], cwd=cwd, capture_output=True, check=False, timeout=300, env=environ
         )
     except subprocess.TimeoutExpired:
         raise GateError(f"git {' '.join(args)}: no answer after 300 s") from None
@@ -199,12 +208,27 @@ def tracked(root: Path) -> list[str]:
     return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
 
 
-def ignored_dirs(root: Path) -> list[str]:
-    """The untracked folders git ignores as a whole (`.venv/`, `build/`), relative, no slash."""
+def ignored(root: Path) -> list[str]:
+    """What git ignores in the work tree, relative: files, and the folders it ignores as a
+    whole with a trailing slash (`.venv/`, `build/`; never descended into)."""
     args = ["ls-files", "--others", "--ignored", "--exclude-standard", "--directory", "-z"]
     out = _git(args, root).stdout
-    names = [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
-    return [name.rstrip("/") for name in names if name.endswith("/")]
+    return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+
+
+def ignored_dirs(root: Path) -> list[str]:
+    """The untracked folders git ignores as a whole (`.venv/`, `build/`), relative, no slash."""
+    return [name.rstrip("/") for name in ignored(root) if name.endswith("/")]
+
+
+def worktrees(root: Path) -> list[Path]:
+    """Every work tree of the repository `root` belongs to (the main one first); [] outside
+    git. An editable install may point at any of them."""
+    proc = _git(["worktree", "list", "--porcelain"], root, check=False)
+    if proc.returncode != 0:
+        return []
+    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    return [Path(line.removeprefix("worktree ")) for line in lines if line.startswith("worktree ")]
 
 
 def add_worktree(root: Path, commit: str, dest: Path) -> None:
@@ -222,12 +246,47 @@ def init(root: Path) -> None:
     _git(["init", "-q", "-b", "main"], root)
 
 
-def commit_all(root: Path, message: str) -> str:
-    """Commit everything in the work tree as the gate's own author; the new commit id."""
-    _git(["add", "-A"], root)
-    identity = ["-c", "user.name=entropy-gate", "-c", "user.email=entropy-gate@localhost.invalid"]
-    _git([*identity, "commit", "-q", "--no-verify", "-m", message], root)
+IDENTITY = ["-c", "user.name=entropy-gate", "-c", "user.email=entropy-gate@localhost.invalid"]
+
+
+def commit_all(
+    root: Path, message: str, *, date: int | None = None, paths: tuple[str, ...] = ()
+) -> str:
+    """Commit everything in the work tree (or only `paths`) as the gate's own author (its own
+    identity: a fresh machine has none); the new commit id. With `date` (Unix seconds) as both
+    the author's and the committer's date, the same tree, parent and message give the same
+    commit id."""
+    _git(["add", "-A", "--", *paths] if paths else ["add", "-A"], root)
+    env = None if date is None else {"GIT_AUTHOR_DATE": f"@{date} +0000"}
+    if env is not None:
+        env["GIT_COMMITTER_DATE"] = env["GIT_AUTHOR_DATE"]
+    _git([*IDENTITY, "commit", "-q", "--no-verify", "-m", message], root, env=env)
     return _git(["rev-parse", "HEAD"], root).stdout.decode().strip()
+
+
+def checkout_detached(root: Path, commit: str) -> None:
+    """Check `commit` out, detached, in the work tree at `root` (a temporary worktree), after
+    removing the untracked files git does not ignore (what a run there left behind)."""
+    _git(["clean", "-q", "-f", "-d"], root)
+    _git(["checkout", "-q", "--detach", "--force", commit, "--"], root)
+
+
+def rev_list(root: Path, args: list[str]) -> list[str]:
+    """`git rev-list ARGS` (commit ids, one per line)."""
+    return _git(["rev-list", *args, "--"], root).stdout.decode().split()
+
+
+def commit_info(root: Path, commit: str) -> tuple[str, int]:
+    """A commit's subject line and its committer date (Unix seconds)."""
+    out = _git(["show", "-s", "--format=%ct%x00%s", commit, "--"], root).stdout
+    date, _, subject = out.decode("utf-8", "replace").strip().partition("\0")
+    return subject, int(date)
+
+
+def dirty(root: Path) -> list[str]:
+    """Tracked files of the work tree that differ from HEAD or the index (`git status`)."""
+    out = _git(["status", "--porcelain", "-z", "--untracked-files=no"], root).stdout
+    return [p.decode("utf-8", "surrogateescape")[3:] for p in out.split(b"\0") if p[:3].strip()]
 
 
 def tree_of(root: Path, commit: str) -> str:

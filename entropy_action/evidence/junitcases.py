@@ -70,6 +70,7 @@ class TestCase:
     rng_seed: int | None = None  # the base seed it was derived from (entropy_rng_seed)
     assertions: int | None = None  # assertions it executed (entropy_assertions)
     assertion_sites: int | None = None  # distinct assert statements (entropy_assertion_sites)
+    case: str | None = None  # a parametrized case by its place (entropy_case: pairing's fallback)
 
 
 @contextlib.contextmanager
@@ -177,10 +178,11 @@ def _case_children(
     """A testcase with results or properties (see `_case`)."""
     prefix, file, line = where
     seeds: dict[str, int] = {}
+    places: list[str] = []
     has_result = False
     for child in elem:  # usually the seeds' <properties>, or one result
         if child.tag == "properties":
-            _seeds(child, seeds)
+            _seeds(child, seeds, places)
         elif child.tag in _RESULT_TAGS:
             has_result = True
     if has_result:
@@ -202,6 +204,7 @@ def _case_children(
         seeds.get("entropy_rng_seed"),
         seeds.get("entropy_assertions"),
         seeds.get("entropy_assertion_sites"),
+        places[0] if places else None,
     )
 
 
@@ -217,15 +220,24 @@ _NUMERIC_PROPERTIES = frozenset((*SEED_PROPERTIES, *ASSERTION_PROPERTIES))
 _RESULT_TAGS = frozenset({"failure", "error", "skipped"})  # what junitparser reads as results
 
 
-def _seeds(properties: Element, found: dict[str, int]) -> None:
+CASE_PROPERTY = "entropy_case"  # testproc.plugin's: `path::test[arg:0,...]`
+MAX_CASE = 1000
+
+
+def _seeds(properties: Element, found: dict[str, int], places: list[str]) -> None:
     """The seeds and assertion counts the gate's plugin recorded as testcase properties
-    (non-negative integers of at most 10 digits; anything else is ignored)."""
+    (non-negative integers of at most 10 digits; anything else is ignored), and a
+    parametrized case's place (printable, capped; the first one)."""
     for prop in properties:  # the plugin's four on nearly every test of a gate's run
         name = prop.get("name")
         if name in _NUMERIC_PROPERTIES and name not in found and prop.tag == "property":
             value = prop.get("value") or ""
             if value.isascii() and value.isdigit() and len(value) <= 10:
                 found[name] = int(value)
+        elif name == CASE_PROPERTY and not places and prop.tag == "property":
+            value = prop.get("value") or ""
+            if value.isprintable() and 0 < len(value) <= MAX_CASE:
+                places.append(value)
 
 
 def _result(results: Iterable[Any]) -> tuple[CaseOutcome, str | None, str | None]:

@@ -51,6 +51,13 @@ class StrengthReport(Bound):
         description="What the strength check could not measure, and why (never clean: under "
         "the manifest's strength constraints the verdict is invalid)",
     )
+    moved: list[str] = Field(
+        default_factory=list,
+        max_length=10_000,
+        description="The base's tests the head has no test of that name for whose cases the "
+        "head still runs: each passes on the head's code, and the head's module kills every "
+        "mutant it killed (moved or merged, not removed)",
+    )
 
     @field_validator("findings")
     @classmethod

@@ -19,7 +19,7 @@ from typing import Literal
 from entropy_action.core import git
 from entropy_action.core.errors import GateError
 from entropy_action.evidence import basecache
-from entropy_action.hosts import launch, runsettings, sessions
+from entropy_action.hosts import environments, launch, runsettings, sessions
 from entropy_action.manifest import groups
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.manifest.pinfile import LoadedManifest
@@ -105,7 +105,7 @@ def run_many(
     tree = outs[todo[0]] / f"base-tree-{host}"
     if tree.exists():
         shutil.rmtree(tree)
-    git.add_worktree(first.root, first.base_commit, tree)
+    _worktree(first.root, first.base_commit, tree)
     try:
         by_id = {_base_view(checks[i]).property_id: i for i in todo}
         for group in groups.groups([_base_view(checks[i]) for i in todo]):
@@ -137,6 +137,14 @@ def run_many(
     finally:
         git.remove_worktree(first.root, tree)
     return errors
+
+
+def _worktree(root: Path, commit: str, tree: Path) -> None:
+    """A worktree of the base commit at `tree`, with what the install generated inside the
+    checkout's packages (a `_version.py` git ignores: hosts.environments.generated), which a
+    checkout of a commit lacks."""
+    git.add_worktree(root, commit, tree)
+    environments.copy_generated(root, tree)
 
 
 def _base_view(check: PinCheck) -> LoadedManifest:
@@ -187,7 +195,7 @@ def _run_in_worktree(
     tree = out / f"base-tree-{host}"
     if tree.exists():
         shutil.rmtree(tree)
-    git.add_worktree(check.root, check.base_commit, tree)
+    _worktree(check.root, check.base_commit, tree)
     label = f"base run on host {host.upper()}"
     try:
         launch.run_host(

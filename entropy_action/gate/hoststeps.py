@@ -58,6 +58,7 @@ def strength_step(
         notes=list(found.notes),
         mutation=found.score,
         unmeasured=list(found.unmeasured),
+        moved=list(found.moved),
     )
     stepfiles.write(folder, layout.STRENGTH_JSON, report)
     return report

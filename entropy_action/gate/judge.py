@@ -90,8 +90,11 @@ def judge(dossier: Dossier) -> Verdict:
     lost, unmeasured_notes = _unmeasured(strong, constraints)
     scanned = dossier.scanned
     notes = [*dossier.notes, *(f"silencing scan incomplete: {e}" for e in _errors(scanned))]
+    notes += scanned.explained if scanned else ()
     base_cases = None if dossier.base_a is None else pairing.base_cases(dossier.base_a)
-    static = scanned.findings if scanned else ()
+    static, moved = _moved(scanned, strong)
+    static = _quiet_guards(static, scanned, (report_a, report_b), dossier.base_a)
+    notes += moved
     hooks = _hook_findings(dossier, (report_a, report_b), static)
     problems += _lost_inventories((report_a, report_b))
     problems += _variation_problems(report_b, loaded)
@@ -115,6 +118,48 @@ def judge(dossier: Dossier) -> Verdict:
     if report_b is not None:
         verdict = verdict.model_copy(update={"host_b_variations": report_b.info.variations})
     return _with_inputs(verdict, dossier, report_a, report_b)
+
+
+def _moved(
+    scanned: ScanResult | None, strong: Strength | None
+) -> tuple[tuple[Finding, ...], list[str]]:
+    """The scan's findings less the `test_removed` of base tests the strength step found
+    moved (the head still runs their cases: strength.evidence.moved), and a note on each."""
+    if scanned is None:
+        return (), []
+    if strong is None:
+        return scanned.findings, []
+    moved = set(strong.moved) & scanned.removed
+    kept = tuple(f for f in scanned.findings if not (f.kind == "test_removed" and f.test in moved))
+    notes = [
+        f"strength: the base's {name} is gone at the head and its cases still run there (it "
+        "passes on the head's code, and the head's module kills every mutant it killed): "
+        "moved or merged, not removed"
+        for name in sorted(moved)
+    ]
+    return kept, notes
+
+
+def _quiet_guards(
+    static: tuple[Finding, ...],
+    scanned: ScanResult | None,
+    head: tuple[HostReport | None, HostReport | None],
+    base_a: Path | HostReport | None,
+) -> tuple[Finding, ...]:
+    """The import guards that never fired, as notices (scan.runtime.never_fired): read from
+    both hosts' reports and the base's run on host A, where there is one."""
+    if scanned is None or not scanned.guards or head[0] is None or head[1] is None:
+        return static
+    from entropy_action import scan  # noqa: PLC0415 (see TYPE_CHECKING; it ran: scanned)
+
+    hosts = [scan.outcomes_by_test((c.id, c.outcome) for c in r.tests) for r in head if r]
+    base_report = _read("a", base_a) if isinstance(base_a, Path) else base_a
+    base = None
+    if base_report is not None:
+        ran = scan.outcomes_by_test((c.id, c.outcome) for c in base_report.tests)
+        base = (ran, {t.name for t in scanned.base_tests})
+    guards = [(g.path, g.line, g.tests) for g in scanned.guards]
+    return scan.never_fired(static, guards, scanned.tests, hosts, base)
 
 
 def _variation_problems(report_b: HostReport | None, loaded: LoadedManifest | None) -> list[str]:
@@ -272,7 +317,11 @@ def _strength(dossier: Dossier, report_a: HostReport | None) -> tuple[Strength |
         ]
     return (
         Strength(
-            tuple(found.findings), tuple(found.notes), found.mutation, tuple(found.unmeasured)
+            tuple(found.findings),
+            tuple(found.notes),
+            found.mutation,
+            tuple(found.unmeasured),
+            tuple(found.moved),
         ),
         [],
     )

@@ -240,7 +240,9 @@ def scrubbed_environ(environ: Mapping[str, str], home: Path, python: str) -> dic
 
 
 def copy_tree(root: Path, dest: Path, exclude: tuple[Path, ...] = ()) -> int:
-    """Copy the work tree to `dest`: git's tracked and unignored files, else all but caches.
+    """Copy the work tree to `dest`: git's tracked and unignored files and what an install
+    generated inside the project's packages (hosts.environments.generated: a `_version.py`
+    git ignores), else all but caches.
 
     Untracked nested repositories (a `git worktree` of the base ref, say), environments
     inside the checkout (an untracked `.venv`: hosts.environments) and the `exclude`d folders
@@ -249,6 +251,7 @@ def copy_tree(root: Path, dest: Path, exclude: tuple[Path, ...] = ()) -> int:
     try:
         git.toplevel(root)
         names = [name for name in git.tracked_and_untracked(root) if not name.endswith("/")]
+        names += environments.generated(root)
     except GateError:
         names = [str(p.relative_to(root)) for p in _walk(root)]
     skip = tuple(path.absolute() for path in (*exclude, *environments.environments(root)))

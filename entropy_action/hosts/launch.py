@@ -57,6 +57,7 @@ from entropy_action.testproc.protocol import (
     AUDIT_ENV,
     AUDIT_JSON,
     AUDIT_MODULE,
+    BLOCKED_PLUGINS,
     BOOT_MODULE,
     CHANNEL_FD_FIELD,
     CHILD_ENV,
@@ -319,6 +320,7 @@ def _plugin_config(
     channel_fd: int,
 ) -> Path:
     in_process = hostb is not None and not unshare and "network" not in settings.revert
+    root = settings.root.absolute()
     config = {
         CHANNEL_FD_FIELD: channel_fd,
         "host": settings.host,
@@ -332,7 +334,7 @@ def _plugin_config(
         "hypothesis_dir": str(scratch / HYPOTHESIS_DIR),
         "tree": str(hostb.tree if hostb else settings.root.absolute()),
         "original": str(settings.root.absolute()) if hostb else None,
-        "checkout": str(settings.checkout.absolute()) if settings.checkout else None,
+        "checkouts": [str(path) for path in environments.checkouts(root, settings.checkout)],
         "environments": _environments(settings),
         "imports_report": str(scratch / IMPORTS_FILE),
         "module": settings.loaded.manifest.module,
@@ -376,7 +378,7 @@ def _pytest_argv(settings: RunSettings, python: str, out: Path) -> list[str]:
         python, "-m", "pytest", *(settings.select or settings.property_modules),
         *manifest.run.pytest_args, *(SHARED_SESSION_ARGS if len(settings.modules) > 1 else []),
         "-p", BOOT_MODULE, "-p", PLUGIN_MODULE, *(["-p", AUDIT_MODULE] if settings.audit else []),
-        "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
+        "-p", "no:cacheprovider", *BLOCKED_PLUGINS, "-o", "junit_family=xunit1",
         *(counting if settings.count_assertions else []),
         "--rootdir=.", f"--junitxml={out / JUNIT_XML}",
     ]  # fmt: skip

@@ -22,19 +22,29 @@ from entropy_action.manifest.baseline import PinCheck
 from entropy_action.scan import production, protected, provenance
 from entropy_action.scan.assertions import assertions_skipped
 from entropy_action.scan.engine import analyze, match
-from entropy_action.scan.model import Rules
+from entropy_action.scan.model import Guard, Rules
 from entropy_action.scan.runtime import (
     DefinedTest,
     cases_not_executed,
     executed_names,
+    never_fired,
     not_executed,
+    outcomes_by_test,
 )
 from entropy_action.scan.source import CommitTree, head_tree
-from entropy_action.scan.weakening import compare
+from entropy_action.scan.weakening import compare, removed
 from entropy_action.verdict.model import TestResult
 from entropy_action.verdict.removed import Seam
 
-__all__ = ["DefinedTest", "ScanResult", "not_executed", "runtime_rule", "scan"]
+__all__ = [
+    "DefinedTest",
+    "ScanResult",
+    "never_fired",
+    "not_executed",
+    "outcomes_by_test",
+    "runtime_rule",
+    "scan",
+]
 
 
 @dataclass(frozen=True)
@@ -45,6 +55,9 @@ class ScanResult:
     errors: tuple[str, ...] = ()  # "path:line: cannot parse: ..." — the scan is incomplete
     notes: tuple[str, ...] = ()
     seams: tuple[Seam, ...] = ()  # base production functions the head injects a value into
+    explained: tuple[str, ...] = ()  # said among the verdict's reasons (protected files)
+    removed: frozenset[str] = frozenset()  # base properties gone at the head, not renamed
+    guards: tuple[Guard, ...] = ()  # the head's skips that only a failed import reaches
 
 
 def scan(check: PinCheck) -> ScanResult:
@@ -68,6 +81,7 @@ def scan(check: PinCheck) -> ScanResult:
     base = analyze(CommitTree(check.root, check.base_commit), base_module, rules)
     findings = match(head.hits, base.hits, {base_module: head_manifest.module})
     findings += compare(base.counted, head.counted) if head.module_parsed else []
+    gone = removed(base.counted, head.counted) if head.module_parsed else frozenset()
     moved = provenance.moved(head_manifest.module, base.imports, head.imports)
     was = {i.dotted: i for i in base.imports}
     shadows = {i.path for i in head.imports if i.support and not was.get(i.dotted, i).support}
@@ -79,7 +93,18 @@ def scan(check: PinCheck) -> ScanResult:
     findings += made.findings
     findings.sort(key=lambda f: (f.path, f.line, f.kind))
     notes = head.notes + config.notes + made.notes
-    return ScanResult(tuple(findings), head.tests, base.tests, errors, notes, made.seams)
+    found = tuple(findings)
+    return ScanResult(
+        found,
+        head.tests,
+        base.tests,
+        errors,
+        notes,
+        made.seams,
+        config.explained,
+        gone,
+        head.guards,
+    )
 
 
 def runtime_rule(

@@ -17,8 +17,9 @@ from entropy_action.scan import (
     tampering,
     weakening,
 )
+from entropy_action.scan import guards as skip_guards
 from entropy_action.scan.collect import Collector, PropertyTest
-from entropy_action.scan.model import Context, Hit, Rules, module_functions
+from entropy_action.scan.model import Context, Guard, Hit, Rules, module_functions
 from entropy_action.scan.names import ModuleIndex
 from entropy_action.scan.reach import Reach
 from entropy_action.scan.runtime import DefinedTest
@@ -39,6 +40,7 @@ class Analysis:
     notes: tuple[str, ...]
     imports: tuple[provenance.Import, ...] = ()  # where the property module's imports lead
     bindings: tuple[provenance.Binding, ...] = ()  # ... and its names
+    guards: tuple[Guard, ...] = ()  # skips only a missing dependency or feature reaches
 
 
 def analyze(tree: Tree, module_path: str, rules: Rules) -> Analysis:
@@ -81,7 +83,10 @@ def analyze(tree: Tree, module_path: str, rules: Rules) -> Analysis:
     imports = provenance.imports(scope, module) if module is not None else ()
     names = provenance.bindings(scope, module) if module is not None else ()
     parsed = module is not None
-    return Analysis(tuple(hits), tests, counted, found, parsed, errors, notes, imports, names)
+    guards = (*skip_guards.import_guards(ctx), *skip_guards.feature_guards(ctx))
+    return Analysis(
+        tuple(hits), tests, counted, found, parsed, errors, notes, imports, names, guards
+    )
 
 
 def _collect(ctx: Context, module: ModuleIndex) -> list[PropertyTest]:

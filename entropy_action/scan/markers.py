@@ -123,7 +123,7 @@ def find(ctx: Context) -> list[Hit]:
     hits: list[Hit] = []
     seen: set[int] = set()
     for test in ctx.tests:
-        for level, expr in _marks(ctx, test):
+        for level, expr in marks(ctx, test):
             if id(expr) in seen:
                 continue
             seen.add(id(expr))
@@ -133,7 +133,7 @@ def find(ctx: Context) -> list[Hit]:
     return hits
 
 
-def _marks(ctx: Context, test: PropertyTest) -> list[tuple[str | None, ast.expr]]:
+def marks(ctx: Context, test: PropertyTest) -> list[tuple[str | None, ast.expr]]:
     """Every mark on the test, with the name of what it is applied to (None: the module)."""
     assert ctx.collector is not None
     module = test.func.module
@@ -271,10 +271,10 @@ def carried(ctx: Context) -> list[frozenset[str]]:
     out: list[frozenset[str]] = []
     for test in ctx.tests:
         module = test.func.module
-        marks = [expr for _, expr in _marks(ctx, test)]
-        names = frozenset(n for e in marks if (n := mark_name(ctx, e, module)) is not None)
+        exprs = [expr for _, expr in marks(ctx, test)]
+        names = frozenset(n for e in exprs if (n := mark_name(ctx, e, module)) is not None)
         out.append(names)
-        for expr in marks:
+        for expr in exprs:
             for case in _case_marks(ctx, module, _parametrize_values(ctx, module, expr)):
                 out.append(names | {n for e in case if (n := mark_name(ctx, e, module))})
     return out

@@ -64,6 +64,16 @@ class Hit:
         return (f.kind, rename.get(f.path, f.path), self.subject, self.key)
 
 
+@dataclass(frozen=True)
+class Guard:
+    """A skip that fires only when a dependency or an interpreter feature is missing (an
+    import fails, `hasattr(time, "time_ns")` is false), and the property tests it can skip."""
+
+    path: str
+    line: int
+    tests: tuple[str, ...] | None  # None: every property of the module
+
+
 def hit(
     kind: FindingKind,
     path: str,
@@ -233,6 +243,16 @@ def guards(roots: tuple[ast.AST, ...], target: ast.AST) -> tuple[ast.AST, ...]:
                     out.append(node.type)
             return tuple(out)
     return ()
+
+
+def ancestors(roots: tuple[ast.AST, ...], target: ast.AST) -> list[ast.AST]:
+    """The nodes on the way from one of `roots` down to `target` (outermost first; [] when
+    `target` is under none of them)."""
+    for root in roots:
+        path = _path(root, target, 0)
+        if path is not None:
+            return [node for node, _ in path]
+    return []
 
 
 def _path(node: ast.AST, target: ast.AST, depth: int) -> list[tuple[ast.AST, str]] | None:

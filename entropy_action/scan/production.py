@@ -16,10 +16,11 @@ their qualified names):
 - `gate_pin_read`: a changed production file names one of the gate's own variables
   (`"ENTROPY_CLOCK_UNIX"`...) more often than at the base;
 - seams: each function whose head version takes a parameter its base version did not (and
-  reads it), or reads a parameter more often while naming no new constant of a source it
-  reads less (an
-  injected Clock, RNG or value; `as_of` in place of the clock): `verdict.removed` does not
-  count a live read removed there. Beside a new parameter a constant counts only as that
+  reads it), or reads a parameter more often, or requires a parameter its base had with a
+  default while reading a source less (`now=None` whose fallback was `datetime.now()` made
+  `now`), while naming no new constant of a source it reads less (an injected Clock, RNG
+  or value; `as_of` in place of the clock): `verdict.removed` does not count a live read
+  removed there. Beside a new parameter a constant counts only as that
   parameter's default (`today=date(2024, 1, 1)`).
 
 What it does not catch: a constant imported from another module, a constant computed at run
@@ -96,6 +97,7 @@ class Function:
     constants: dict[Constant, int] = field(default_factory=dict)  # -> first line
     defaults: set[Constant] = field(default_factory=set)  # the constants among the defaults
     uses: Counter[str] = field(default_factory=Counter)  # parameter -> times read
+    optional: frozenset[str] = frozenset()  # the parameters that have a default
 
     def added(self, base: Function) -> bool:
         """Whether this (head) version takes a parameter its base did not, and reads it."""
@@ -103,13 +105,15 @@ class Function:
 
     def injects(self, base: Function) -> bool:
         """Whether this (head) version takes the value from its caller: a new parameter it
-        reads, or a parameter read more often (`as_of` in place of the clock) while it names
-        no constant its base did not."""
+        reads, a parameter read more often (`as_of` in place of the clock), or one it had
+        with a default and now requires (`now=None` with a live fallback becomes `now`: the
+        seam the gate recommends) — while it names no constant its base did not."""
         if self.added(base):
             return True
         fewer = self.fewer(base)
         named = any(family in fewer for _, (family, _) in self.fresh(base))
-        return bool(self.uses - base.uses) and not named
+        required = {p for p in base.optional - self.optional if p in self.params and self.uses[p]}
+        return bool(self.uses - base.uses or (required and fewer)) and not named
 
     def fresh(self, base: Function) -> list[tuple[int, Constant]]:
         """(line, constant) of the constants this version names and its base did not."""
@@ -303,7 +307,9 @@ def _family(api: str | None) -> Family | None:
 
 
 def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, known: _Names) -> Function:
-    function = Function(node.lineno, node.end_lineno or node.lineno, _params(node))
+    function = Function(
+        node.lineno, node.end_lineno or node.lineno, _params(node), optional=_optional(node)
+    )
     for default in (*node.args.defaults, *node.args.kw_defaults):
         for child in ast.walk(default) if default is not None else ():
             function.defaults.update(_constants(child, known))
@@ -366,6 +372,16 @@ def _params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
     args = node.args
     every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
     return frozenset(a.arg for a in every if a is not None)
+
+
+def _optional(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """The parameters that have a default (the last `len(defaults)` positional ones, and the
+    keyword-only ones whose default is not None in `kw_defaults`)."""
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    named = positional[len(positional) - len(args.defaults) :] if args.defaults else []
+    keywords = [a for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None]
+    return frozenset(a.arg for a in (*named, *keywords))
 
 
 def _aliases(nodes: Iterable[ast.AST]) -> dict[str, str]:

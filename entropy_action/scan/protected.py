@@ -1,11 +1,15 @@
 """The gate's protected configuration: files a patch may not change in the change it is judged by.
 
 What decides the gate's run — the workflows that call entropy-gate (their inputs, their
-events), CODEOWNERS — lies in the repository, so a pull request could change it in the very
-patch the gate judges. Every file under the base manifest's `constraints.protected_paths`
-that the patch added, modified, deleted or renamed is a `gate_config_changed` finding. Both
-sides are read as the pin check reads them: the base from git objects, the head from the
-work tree (`git.changed_files`), or from git's index for a staged check (the pre-commit hook).
+events), the workflows that could post its check, CODEOWNERS — lies in the repository, so a
+pull request could change it in the very patch the gate judges. Every file under the base
+manifest's `constraints.protected_paths` that the patch added, modified, deleted or renamed
+is a `gate_config_changed` finding — except, under the default list, a workflow edit that
+cannot change the check: the base's version does not call entropy-gate and the head's can
+neither call it nor post a check run or status (scan/workflows.py; a note). A list the
+manifest spells out protects every file under it. Both sides are read as the pin check reads
+them: the base from git objects, the head from the work tree (`git.changed_files`), or from
+git's index for a staged check (the pre-commit hook).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from pathlib import Path
 from entropy_action.core import git
 from entropy_action.core.findings import Finding
 from entropy_action.manifest.baseline import PinCheck
+from entropy_action.scan import workflows
 
 WORKFLOWS = ".github/workflows/"
 _HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
@@ -29,15 +34,18 @@ _CALLER = re.compile(rb"^\s*(?:-\s*)?uses\s*:.*entropy-gate", re.MULTILINE)
 class Protected:
     findings: tuple[Finding, ...] = ()
     notes: tuple[str, ...] = ()
+    explained: tuple[str, ...] = ()  # what the verdict's reasons say: protected files let through
 
 
 def check(pins: PinCheck) -> Protected:
-    """The patch's changes to the base manifest's protected paths, one finding per file."""
+    """The patch's changes to the base manifest's protected paths, one finding per file. With
+    the default list, a workflow is protected only where it can change the check (see the
+    module's doc): the base's caller, or a workflow the patch leaves able to post a check."""
     if pins.base is None or pins.base_commit is None:
         return Protected()  # the gate is being introduced: nothing protected it yet
-    entries = pins.base.manifest.constraints.protected_paths
-    staged = pins.staged
-    listed = git.changed_files(pins.root, pins.base_commit, staged=staged)
+    constraints = pins.base.manifest.constraints
+    entries = constraints.protected_paths
+    listed = git.changed_files(pins.root, pins.base_commit, staged=pins.staged)
     changed = [p for p in listed if matches(p, entries)]
     if not changed:
         return Protected()
@@ -45,12 +53,48 @@ def check(pins: PinCheck) -> Protected:
     introduced: list[str] = []
     if not _has_caller(pins.root, pins.base_commit, at_base):
         introduced = [p for p in changed if p not in at_base and _is_workflow(p)]
-    findings = [
-        _finding(path, _line(pins.root, pins.base_commit, path, path in at_base, staged))
-        for path in changed
-        if path not in introduced
-    ]
-    return Protected(tuple(findings), _introduced_note(introduced))
+    by_default = "protected_paths" not in constraints.model_fields_set
+    findings: list[Finding] = []
+    harmless: list[str] = []
+    for path in (p for p in changed if p not in introduced):
+        why = _workflow_reach(pins, path, path in at_base) if _is_workflow(path) else ""
+        if by_default and why is None:
+            harmless.append(path)
+            continue
+        line = _line(pins.root, pins.base_commit, path, path in at_base, pins.staged)
+        findings.append(_finding(path, line, why or ""))
+    return Protected(tuple(findings), _introduced_note(introduced), _harmless_note(harmless))
+
+
+def _workflow_reach(pins: PinCheck, path: str, existed: bool) -> str | None:
+    """Why the patch's edit of a workflow can change the check (None: it cannot): the base's
+    version calls entropy-gate (the caller changed or removed), or the head's version can
+    (scan.workflows)."""
+    assert pins.base_commit is not None
+    base = git.show(pins.root, pins.base_commit, path) if existed else None
+    if base is not None and _CALLER.search(base):
+        return "at the base it calls entropy-gate: the caller decides how the gate runs"
+    head = _head_bytes(pins, path)
+    if isinstance(head, str):
+        return head
+    return None if head is None else workflows.reach(head).why
+
+
+def _head_bytes(pins: PinCheck, path: str) -> bytes | str | None:
+    """The head's version of a workflow (None: deleted; a str: why it cannot be read), from
+    git's index for a staged check, else from the work tree."""
+    if pins.staged:
+        blob_id = git.index_files(pins.root).get(path)
+        return None if blob_id is None else git.blob(pins.root, blob_id)
+    target = pins.root / path
+    if not os.path.lexists(target):
+        return None
+    if target.is_symlink() or not target.is_file():
+        return "the patch leaves it as something other than a file"
+    try:
+        return target.read_bytes()
+    except OSError:
+        return "it cannot be read at the head"
 
 
 def matches(path: str, entries: Iterable[str]) -> bool:
@@ -109,16 +153,28 @@ def _shown(path: str) -> str:
     )
 
 
-def _finding(path: str, line: int) -> Finding:
+def _finding(path: str, line: int, why: str = "") -> Finding:
     shown = _shown(path)
+    because = f" ({why})" if why else ""
     return Finding(
         kind="gate_config_changed",
         path=shown,
         line=line,
         message=f"{shown} is the gate's own configuration (constraints.protected_paths) and "
-        "the patch changes it: what decides the gate's run (the workflows that call "
-        "entropy-gate, CODEOWNERS) has to be landed by a maintainer in a change of its own, "
-        "not in the patch the gate judges",
+        f"the patch changes it{because}: what decides the gate's run (the workflows that call "
+        "entropy-gate or can post its check, CODEOWNERS) has to be landed by a maintainer in a "
+        "change of its own, not in the patch the gate judges",
+    )
+
+
+def _harmless_note(paths: Sequence[str]) -> tuple[str, ...]:
+    if not paths:
+        return ()
+    listed = ", ".join(_shown(p) for p in paths)
+    return (
+        f"{listed}: workflow edit(s) that cannot change the gate's check (no call of "
+        "entropy-gate, no token that may post a check run or status, no job named after it): "
+        'not protected (docs/ci.md, "Which edits can change the check")',
     )
 
 

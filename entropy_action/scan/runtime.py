@@ -200,3 +200,65 @@ def _case_finding(
         f"{' and '.join(parts)} — a case that does not run proves nothing",
         test=name,
     )
+
+
+GUARDED_KINDS = frozenset({"skip_call", "skip_marker"})
+NEVER_FIRED = (
+    " — it never fired: every test it guards ran on both hosts{base}, so what it guards (an "
+    "import, an interpreter feature) was there (a notice; a guard on an entropy source stays a "
+    "finding)"
+)
+
+
+def never_fired(
+    findings: Sequence[Finding],
+    guards: Collection[tuple[str, int, tuple[str, ...] | None]],
+    defined: Sequence[DefinedTest],
+    hosts: Sequence[Mapping[str, set[str]]],
+    base: tuple[Mapping[str, set[str]], Collection[str]] | None = None,
+) -> tuple[Finding, ...]:
+    """The findings, with each introduced `skip_call` or `skip_marker` of a guard on an
+    import or an interpreter feature (`guards`: path, line, the tests it guards or None for
+    every one) turned into a notice (level warning)
+    where every case of every test it guards executed on each host (`hosts`: bare id ->
+    outcomes) and, with a base run (`base`: its outcomes, and the names the base defined),
+    at the base for each of them the base had."""
+    where = {(path, line): tests for path, line, tests in guards}
+    out: list[Finding] = []
+    for finding in findings:
+        guarded = where.get((finding.path, finding.line), ...)
+        if finding.kind not in GUARDED_KINDS or not finding.introduced or guarded is ...:
+            out.append(finding)
+            continue
+        names = guarded if guarded is not None else tuple(t.name for t in defined)
+        if not names or not all(_ran(hosts, base, defined, name) for name in names):
+            out.append(finding)
+            continue
+        said = " and at the base" if base is not None else ""
+        message = finding.message + NEVER_FIRED.format(base=said)
+        out.append(finding.model_copy(update={"level": "warning", "message": message}))
+    return tuple(out)
+
+
+def _ran(
+    hosts: Sequence[Mapping[str, set[str]]],
+    base: tuple[Mapping[str, set[str]], Collection[str]] | None,
+    defined: Sequence[DefinedTest],
+    name: str,
+) -> bool:
+    path = next((t.path for t in defined if t.name == name), None)
+    if path is None:
+        return False
+    key = f"{path}::{name}"
+    runs = [*hosts]
+    if base is not None and name in base[1]:
+        runs.append(base[0])
+    return all(bool(run.get(key)) and run[key] <= EXECUTED for run in runs)
+
+
+def outcomes_by_test(ids_outcomes: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
+    """Bare test id -> the outcomes of its cases."""
+    grouped: dict[str, set[str]] = {}
+    for test_id, outcome in ids_outcomes:
+        grouped.setdefault(bare_id(test_id), set()).add(outcome)
+    return grouped

@@ -44,7 +44,7 @@ def find(ctx: Context) -> list[Hit]:
     hits: list[Hit] = []
     for unit in units(ctx, production=True, whole_module=False):
         for node in unit.nodes:
-            what = _skip(ctx, unit, node)
+            what = skip_kind(ctx, unit, node)
             if what is not None:
                 why = WHY["pytest.xfail"] if "xfail" in what.lower() else WHY.get(what, DEFAULT_WHY)
                 message = f"{what} in {unit.where()}: {short(node)} — {why}"
@@ -52,7 +52,7 @@ def find(ctx: Context) -> list[Hit]:
     return hits
 
 
-def _skip(ctx: Context, unit: Unit, node: ast.AST) -> str | None:
+def skip_kind(ctx: Context, unit: Unit, node: ast.AST) -> str | None:
     """What kind of skip `node` is, or None."""
     if isinstance(node, ast.Raise) and node.exc is not None:
         exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc

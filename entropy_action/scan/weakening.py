@@ -159,6 +159,13 @@ def _broadened(base: Counted, head: Counted, name: str) -> Finding | None:
     )
 
 
+def removed(base: Counted, head: Counted) -> frozenset[str]:
+    """The base's properties the head has no test of that name for, nor a word-for-word
+    rename: what `compare` calls removed (strength may show one moved: judge.py)."""
+    renamed = _renames(base, head)
+    return frozenset(n for n in base.tests if n not in head.tests and n not in renamed)
+
+
 def _removed(head: Counted, line: int, message: str, name: str) -> Finding:
     return Finding(kind="test_removed", path=head.path, line=line, message=message, test=name)
 

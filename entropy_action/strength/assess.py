@@ -37,7 +37,7 @@ from entropy_action.manifest import baseline
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.scan import ScanResult
 from entropy_action.scan.runtime import DefinedTest
-from entropy_action.strength import base_on_head, unmeasured
+from entropy_action.strength import base_on_head, evidence, unmeasured
 from entropy_action.strength.mutation import harness, measure, operators
 from entropy_action.verdict.model import Verdict
 
@@ -50,6 +50,7 @@ class Strength:
     notes: tuple[str, ...] = ()
     score: MutationScore | None = None
     unmeasured: tuple[str, ...] = ()  # what the checks could not measure, and why
+    moved: tuple[str, ...] = ()  # base tests gone at the head whose cases it still runs
 
     def annotate(self, verdict: Verdict) -> Verdict:
         """The verdict with the mutation score (findings went in through the evidence)."""
@@ -74,13 +75,15 @@ def measure_strength(
         crossing = (
             pool.submit(_cross_run, check, scanned, host, head_dir, work) if cross_run else None
         )
-        mutated = _mutation(check, scanned, host, exclude)
-        cross = crossing.result() if crossing is not None else Strength()
+        mutated, lost_by = _mutation(check, scanned, host, exclude)
+        cross, passed = crossing.result() if crossing is not None else (Strength(), frozenset())
+    moved = evidence.moved(scanned.removed, passed, lost_by)
     return Strength(
         (*cross.findings, *mutated.findings),
         (*_renamed(check), *cross.notes, *mutated.notes),
         mutated.score,
         (*cross.unmeasured, *mutated.unmeasured),
+        tuple(sorted(moved)),
     )
 
 
@@ -99,15 +102,19 @@ def _cross_run(
     host: base_on_head.HostSettings,
     head_dir: Path,
     work: Path,
-) -> Strength:
+) -> tuple[Strength, frozenset[str]]:
+    """The base's module on the head's code, judged; and the base's tests every case of
+    which passed there (names as the scan spells them: `Class::test`)."""
     plan = base_on_head.plan(check)
     if plan is None:
-        return Strength()
+        return Strength(), frozenset()
     try:
         head = hostreport.read_host(head_dir)
     except GateError:
         why = "host A left no readable report"
-        return Strength(notes=(f"the base's module was not run on the head's code: {why}",))
+        return Strength(
+            notes=(f"the base's module was not run on the head's code: {why}",)
+        ), frozenset()
     if host.progress is not None:
         host.progress("running the base's property module against the head's code…")
     try:
@@ -117,23 +124,26 @@ def _cross_run(
     except GateError as exc:
         line = exc.message.splitlines()[0]
         why = f"the base's module could not run on the head's code ({line})"
-        return Strength(unmeasured=(why,))
+        return Strength(unmeasured=(why,)), frozenset()
     assert check.base_commit is not None
     patched = unmeasured.patched(check.root, check.base_commit, plan.base_module, plan.head_module)
     judged = base_on_head.judge(
         head.tests, base_report.tests, scanned.tests, base_report.errors, patched
     )
-    return Strength(judged.findings, judged.notes, unmeasured=judged.unmeasured)
+    strength = Strength(judged.findings, judged.notes, unmeasured=judged.unmeasured)
+    return strength, base_on_head.passing(base_report.tests)
 
 
 def _mutation(
     check: PinCheck, scanned: ScanResult, host: base_on_head.HostSettings, exclude: tuple[Path, ...]
-) -> Strength:
+) -> tuple[Strength, frozenset[str] | None]:
+    """The mutation step, judged; and the base's tests that kill a mutant the head's module
+    lets survive (None: no mutant ran, so nothing is known of what a test killed)."""
     assert check.head is not None
     constraints = (check.base or check.head).manifest.constraints
     plan = base_on_head.plan(check)
     if constraints.mutation == "off" or plan is None or check.base_commit is None:
-        return Strength()
+        return Strength(), None
     inputs = measure.Inputs(
         root=check.root,
         base_module=plan.base_module,
@@ -144,7 +154,9 @@ def _mutation(
             constraints.mutation, constraints.max_mutants, constraints.time_budget_seconds
         ),
         cache=cache_dir(host.environ),
-        excused=_excused(check, plan),
+        patched=unmeasured.patched(
+            check.root, check.base_commit, plan.base_module, plan.head_module
+        ),
     )
     scratch = harness.scratch_dir(check.head)
     head = check.head
@@ -164,25 +176,17 @@ def _mutation(
         measured = measure.measure(inputs, workspace, host.progress or (lambda line: None))
     except GateError as exc:
         line = exc.message.splitlines()[0]
-        return Strength(unmeasured=(f"mutation: could not run ({line})",))
+        return Strength(unmeasured=(f"mutation: could not run ({line})",)), None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     score = score_of(measured, constraints.mutation) if measured.results else None
-    return Strength(
+    found = Strength(
         judge(measured.results, scanned.tests, head.manifest.module),
         measured.notes,
         score,
         measured.unmeasured,
     )
-
-
-def _excused(check: PinCheck, plan: base_on_head.Plan) -> frozenset[str]:
-    """The base's tests the head's versions of which call a re-signed function differently
-    ("*": a helper of the module does): a failure of theirs on the head's code may be the
-    signature, not the property (unmeasured.py)."""
-    assert check.base_commit is not None
-    patched = unmeasured.patched(check.root, check.base_commit, plan.base_module, plan.head_module)
-    return frozenset(test or "*" for test, _ in patched.recalled)
+    return found, measure.lost_by(measured.results) if score is not None else None
 
 
 def judge(

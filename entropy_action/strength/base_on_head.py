@@ -28,7 +28,7 @@ from entropy_action.evidence.junitcases import TestCase
 from entropy_action.hosts import isolate, launch, runsettings
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.scan.runtime import DefinedTest, bare_id
-from entropy_action.strength import renames, unmeasured
+from entropy_action.strength import evidence, renames
 from entropy_action.strength.unmeasured import Patched
 
 OUT = "base-on-head"
@@ -102,6 +102,7 @@ def run(
                 progress=host.progress,
                 python=host.python,
                 count_assertions=False,  # only the outcomes are compared here
+                checkout=the_plan.root,  # the copy's code, not the checkout's (editable install)
             )
         )
     return out / OUT
@@ -128,21 +129,28 @@ def judge(
     the base's module, the tests the head's module defines, the run's collection `errors`
     and what the patch changed (unmeasured.patched). A skip counts as green: the base's
     test says the code is wrong, and the head's stopped asking."""
-    green = {"passed", "skipped"}
     outcomes = {case.id: case.outcome for case in junitcases.merge(head).values()}
-    passed = {test_id for test_id, outcome in outcomes.items() if outcome in green}
     defined = {f"{t.path}::{t.name}": t for t in tests}
     found: dict[str, Finding] = {}
     notes: dict[str, str] = {}
     lost = [collection_error(error) for error in errors]
     for case in junitcases.merge(base_on_head).values():
         name = bare_id(case.id)
-        if case.outcome not in ("failed", "error") or case.id not in passed or name in found:
+        if case.outcome not in evidence.FAILING or name in found:
             continue
         test = defined.get(name)
         shown = _first_line(case.message or "")
         label = test.name if test is not None else name.rpartition(".py::")[2] or name
-        failure = unmeasured.classify(label, case.message or "", patched)
+        failure = evidence.decide(label, case.message or "", outcomes.get(case.id), patched)
+        if failure.kind == "no_evidence":
+            continue
+        if failure.kind == "excused" and failure.double:
+            notes[name] = (
+                f"the base's {label} fails on the head's code ({shown}): the patch changed "
+                f"only the parameters of the test double {failure.name}() for what production "
+                f"now passes it, and left {label} as it was — not counted"
+            )
+            continue
         if failure.kind == "excused":
             notes[name] = (
                 f"the base's {label} fails on the head's code ({shown}): the patch changed "
@@ -167,6 +175,15 @@ def judge(
             test=label,
         )
     return Judged(tuple(found.values()), tuple(notes.values()), tuple(dict.fromkeys(lost)))
+
+
+def passing(base_on_head: Iterable[TestCase]) -> frozenset[str]:
+    """The base's tests (`Class::test`) every case of which passed on the head's code."""
+    outcomes: dict[str, set[str]] = {}
+    for case in junitcases.merge(base_on_head).values():
+        name = bare_id(case.id).partition("::")[2]
+        outcomes.setdefault(name, set()).add(case.outcome)
+    return frozenset(name for name, seen in outcomes.items() if name and seen == {"passed"})
 
 
 def collection_error(error: str) -> str:

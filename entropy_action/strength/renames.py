@@ -42,12 +42,27 @@ class Rename:
 
 
 def find(root: Path, commit: str, base_module: bytes, head_module: bytes) -> tuple[Rename, ...]:
-    """The renames the base's module needs to import against the head's code."""
-    base_imports, head_imports = _imports(base_module), _imports(head_module)
+    """The renames the base's module needs to run against the head's code: names imported
+    from a module (`from M import OLD`) and names used through it (`M.OLD`, after `import M`
+    or `from P import M`)."""
     found: list[Rename] = []
-    for module in sorted(base_imports.keys() & head_imports.keys()):
-        gone = base_imports[module] - head_imports[module]
-        added = head_imports[module] - base_imports[module]
+    for base_names, head_names in (
+        (_imports(base_module), _imports(head_module)),
+        (_attributes(base_module), _attributes(head_module)),
+    ):
+        found += _renamed(root, commit, base_names, head_names)
+    return tuple(dict.fromkeys(found))
+
+
+def _renamed(
+    root: Path, commit: str, base_names: dict[str, set[str]], head_names: dict[str, set[str]]
+) -> list[Rename]:
+    """The pairs (OLD, NEW) of each module the base uses OLD of and the head NEW instead,
+    where the patch removed OLD from the module's file and added NEW there."""
+    found: list[Rename] = []
+    for module in sorted(base_names.keys() & head_names.keys()):
+        gone = base_names[module] - head_names[module]
+        added = head_names[module] - base_names[module]
         if not gone or not added:
             continue
         path = _file_of(root, commit, module)
@@ -59,17 +74,29 @@ def find(root: Path, commit: str, base_module: bytes, head_module: bytes) -> tup
         added = {n for n in added if n in head_defs and n not in base_defs}
         pairs = _pairs(gone, added, base_defs, head_defs)
         found += (Rename(module, path, old, new) for old, new in pairs)
-    return tuple(found)
+    return found
 
 
 def apply(base_module: bytes, renames: tuple[Rename, ...]) -> bytes:
-    """The base's module with its `from M import OLD` aliases pointing at NEW (lines kept)."""
+    """The base's module with its `from M import OLD` aliases pointing at NEW and its `M.OLD`
+    attributes reading `M.NEW` (lines kept: only columns move)."""
     tree = _parse(base_module)
     if tree is None or not renames:
         return base_module
     wanted = {(r.module, r.old): r.new for r in renames}
     lines = base_module.splitlines(keepends=True)
-    edits: list[tuple[int, int, int, bytes]] = []  # (line index, start, end, replacement)
+    edits = [*_import_edits(tree, wanted), *_attribute_edits(tree, wanted)]
+    for index, start, end, text in sorted(set(edits), reverse=True):
+        line = lines[index]
+        lines[index] = line[:start] + text + line[end:]
+    return b"".join(lines)
+
+
+Edit = tuple[int, int, int, bytes]  # (line index, start column, end column, replacement)
+
+
+def _import_edits(tree: ast.Module, wanted: dict[tuple[str, str], str]) -> list[Edit]:
+    edits: list[Edit] = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.ImportFrom) or node.level or node.module is None:
             continue
@@ -79,10 +106,66 @@ def apply(base_module: bytes, renames: tuple[Rename, ...]) -> bytes:
                 continue
             text = f"{new} as {alias.asname or alias.name}".encode()
             edits.append((alias.lineno - 1, alias.col_offset, alias.end_col_offset, text))
-    for index, start, end, text in sorted(edits, reverse=True):
-        line = lines[index]
-        lines[index] = line[:start] + text + line[end:]
-    return b"".join(lines)
+    return edits
+
+
+def _attribute_edits(tree: ast.Module, wanted: dict[tuple[str, str], str]) -> list[Edit]:
+    """`M.OLD` -> `M.NEW` where M is the module (an alias bound by an import at the top)."""
+    modules = _module_names(tree)
+    edits: list[Edit] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute) or node.end_col_offset is None:
+            continue
+        module = _dotted(node.value, modules)
+        new = wanted.get((module, node.attr)) if module is not None else None
+        if new is None or node.end_lineno != node.lineno:
+            continue
+        end = node.end_col_offset
+        edits.append((node.lineno - 1, end - len(node.attr.encode()), end, new.encode()))
+    return edits
+
+
+def _attributes(source: bytes) -> dict[str, set[str]]:
+    """module -> the names the property module reads through it (`parser.parse` after
+    `from dates import parser`, `dates.parser.parse` after `import dates.parser`)."""
+    tree = _parse(source)
+    found: dict[str, set[str]] = {}
+    if tree is None:
+        return found
+    modules = _module_names(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            module = _dotted(node.value, modules)
+            if module is not None:
+                found.setdefault(module, set()).add(node.attr)
+    return found
+
+
+def _module_names(tree: ast.Module) -> dict[str, str]:
+    """Names the module's top-level imports bind -> the dotted name they may stand for
+    (`import a.b` binds `a`; `from a import b` binds `b` as `a.b`, a module or not:
+    `_file_of` decides)."""
+    bound: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                name = alias.asname or alias.name.split(".", 1)[0]
+                bound[name] = alias.name if alias.asname else name
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module is not None:
+            for alias in node.names:
+                bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return bound
+
+
+def _dotted(node: ast.expr, modules: dict[str, str]) -> str | None:
+    """The dotted module a `Name` or `Name.attr…` chain names through the imports, or None."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in modules:
+        return None
+    return ".".join([modules[node.id], *reversed(parts)])
 
 
 def _pairs(

@@ -7,7 +7,10 @@ apart from reading the base's files from git):
 
 - `excused`: a TypeError from calling a production function whose parameters the patch
   changed, which the head's version of the test calls differently — the base's test cannot
-  call the head's function at all (an honest signature change with its calls updated);
+  call the head's function at all (an honest signature change with its calls updated); or a
+  TypeError from a test double of the property module (a fake clock's `now(cls)`) whose
+  parameters, and nothing else, the patch changed, raised in a test the patch left exactly
+  as it was — production now passes the double an argument the base's double cannot take;
 - `unmeasured`: an ImportError, ModuleNotFoundError or AttributeError of a name the base's
   production code defined and the head's no longer does (renamed or removed) — the base's
   test cannot reach the code it tested, so the check cannot measure it. That is never clean:
@@ -43,12 +46,17 @@ class Patched:
     gone: frozenset[str] = frozenset()  # names (and modules) defined at the base, not the head
     resigned: frozenset[str] = frozenset()  # functions whose parameters the patch changed
     recalled: frozenset[tuple[str, str]] = frozenset()  # (test, function) called differently
+    # test doubles of the property module whose parameters, and nothing else, the patch
+    # changed (a fake `now(cls)` given `tz=None`), and the tests it left exactly as they were
+    doubles: frozenset[str] = frozenset()
+    unchanged: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
 class Failure:
     kind: Kind
     name: str | None = None  # the function or name the failure is about
+    double: bool = False  # excused: a test double the patch re-signed, not production
 
 
 def classify(test: str, message: str, patched: Patched) -> Failure:
@@ -60,6 +68,8 @@ def classify(test: str, message: str, patched: Patched) -> Failure:
         name = called.group(1)
         if (test, name) in patched.recalled or ("", name) in patched.recalled:
             return Failure("excused", name)
+    if called and called.group(1) in patched.doubles and test in patched.unchanged:
+        return Failure("excused", called.group(1), double=True)
     missing = _NAME.search(first)
     if missing:
         name = missing.group(1)
@@ -89,7 +99,48 @@ def patched(root: Path, commit: str, base_module: bytes, head_module: bytes) -> 
         resigned.update(n for n in base.keys() & head.keys() if base[n] and base[n] != head[n])
     old, new = _calls(base_module, resigned), _calls(head_module, resigned)
     recalled = {key for key in old.keys() | new.keys() if old.get(key) != new.get(key)}
-    return Patched(frozenset(gone), frozenset(resigned), frozenset(recalled))
+    doubles, unchanged = _doubles(base_module, head_module)
+    return Patched(frozenset(gone), frozenset(resigned), frozenset(recalled), doubles, unchanged)
+
+
+def _doubles(base_module: bytes, head_module: bytes) -> tuple[frozenset[str], frozenset[str]]:
+    """The property module's own functions that are not tests (a fake's methods, helpers)
+    whose parameters changed between the base's module and the head's while their decorators
+    and bodies stayed the same; and the tests (`Class::name`) the patch left as they were."""
+    base, head = _parse(base_module), _parse(head_module)
+    if base is None or head is None:
+        return frozenset(), frozenset()
+    old, new = _signed(base), _signed(head)
+    doubles = {
+        key.rpartition(".")[2]
+        for key in old.keys() & new.keys()
+        if not key.rpartition(".")[2].startswith("test")
+        and old[key][0] != new[key][0]
+        and old[key][1] == new[key][1]
+    }
+    tests = {owner: ast.dump(func) for owner, func in _functions(base)}
+    same = {owner for owner, func in _functions(head) if tests.get(owner) == ast.dump(func)}
+    return frozenset(doubles), frozenset(name for name in same if _is_test(name))
+
+
+def _signed(tree: ast.Module) -> dict[str, tuple[str, str]]:
+    """`Class.name` (any depth) -> (the dump of its parameters, the dump of the rest)."""
+    found: dict[str, tuple[str, str]] = {}
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                visit(node.body, f"{prefix}{node.name}.")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                rest = "|".join(ast.dump(n) for n in (*node.decorator_list, *node.body))
+                found[f"{prefix}{node.name}"] = (ast.dump(node.args), rest)
+
+    visit(tree.body, "")
+    return found
+
+
+def _is_test(owner: str) -> bool:
+    return owner.rpartition("::")[2].startswith("test")
 
 
 def is_support(path: str) -> bool:

@@ -73,6 +73,9 @@ SEED_OPTION = "--entropy-gate-seed"
 HYPOTHESIS_DIR_ENV = protocol.HYPOTHESIS_DIR_ENV
 SUBTESTS_PROPERTY = "entropy_subtests"  # junit.SUBTESTS
 ORDER_SEED_PROPERTY = "entropy_test_order_seed"  # host B's shuffle seed, per test
+URANDOM_SALT = 0x5EED_0B17  # the mutation runs' os.urandom stream is not random's own
+CASE_PROPERTY = "entropy_case"  # evidence.junitcases.CASE_PROPERTY: a case by its place
+MAX_CASE = 1000
 ROOT_PLACEHOLDER = "<root>"  # evidence.ids.ROOT_PLACEHOLDER: ids pair across checkouts
 
 _config: dict[str, Any] | None = None
@@ -202,6 +205,23 @@ class _Seeding:
     current: int | None = None
     drawn = 0  # default_rng() calls without a seed in the current test
     numpy_patched = False
+    urandom: random.Random | None = None  # the mutation runs' os.urandom, per test
+
+
+def _seed_urandom(seed: int) -> None:
+    """In the mutation step's runs only (plugin.json `urandom_from_seed`): `os.urandom` draws
+    from the test's seed, so the base's and the head's versions of a test compare on the same
+    bytes (python-ulid's ids come from os.urandom: a decoding mutant was killed or not by
+    chance, and read as a weakening). Host runs keep the real source."""
+    if _Seeding.urandom is None:
+        os.urandom = _seeded_urandom
+    _Seeding.urandom = random.Random(seed ^ URANDOM_SALT)  # noqa: S311 - a measurement's bytes
+
+
+def _seeded_urandom(size: int) -> bytes:
+    stream = _Seeding.urandom
+    assert stream is not None
+    return stream.randbytes(size)
 
 
 def normalized_nodeid(nodeid: str, root: str) -> str:
@@ -355,15 +375,32 @@ def pytest_configure(config: Any) -> None:
 def pytest_runtest_setup(item: Any) -> None:
     if order.seed() is not None:  # host B's shuffle (order.py); the test's own seed stays
         item.user_properties.append((ORDER_SEED_PROPERTY, order.seed()))
+    case = _case_key(item)
+    if case is not None:
+        item.user_properties.append((CASE_PROPERTY, case))
     if _Seeding.rng_seed is None:
         return
     seed = test_seed(_Seeding.rng_seed, _seed_id(item.nodeid))
     _Seeding.current, _Seeding.drawn = seed, 0
     random.seed(seed)
+    if (_config or {}).get("urandom_from_seed") is True:
+        _seed_urandom(seed)
     _seed_numpy(seed)
     _seed_hypothesis(item.config, _Seeding.rng_seed)
     item.user_properties.append(("entropy_seed", seed))
     item.user_properties.append(("entropy_rng_seed", _Seeding.rng_seed))
+
+
+def _case_key(item: Any) -> str | None:
+    """A parametrized case by its place, not its id: `path::test[arg:0,other:2]` (the index of
+    each argument's value in its parametrize list). An id built from a value read at
+    collection (`time.time()` in the list: python-ulid's tests) differs between two runs;
+    the place does not, so the hosts' reports pair on it (verdict.pairing)."""
+    indices = getattr(getattr(item, "callspec", None), "indices", None)
+    if not isinstance(indices, dict) or not indices:
+        return None
+    places = ",".join(f"{name}:{index}" for name, index in sorted(indices.items()))
+    return f"{str(item.nodeid).split('[', 1)[0]}[{places}]"[:MAX_CASE]
 
 
 def pytest_runtest_logreport(report: Any) -> None:
@@ -428,11 +465,15 @@ class _CopyFirst:
 
 
 def _originals(config: dict[str, Any]) -> list[str]:
-    """The trees whose code this run must not import: host B's original checkout, and the
-    head checkout of a run of the base ref's module (which an editable install points at)."""
+    """The trees whose code this run must not import: host B's original checkout, the head
+    checkout of a run of the base ref's module, and the repository's other work trees (an
+    editable install may point at any of them: hosts.environments.checkouts)."""
     if not config.get("tree"):
         return []
-    return [str(config[key]) for key in ("original", "checkout") if config.get(key)]
+    checkouts = config.get("checkouts")
+    listed = [p for p in checkouts if isinstance(p, str)] if isinstance(checkouts, list) else []
+    own = [str(config["original"])] if config.get("original") else []
+    return list(dict.fromkeys([*own, *listed]))
 
 
 def _copy_first(original: str, tree: str, exempt: list[str]) -> None:

@@ -65,6 +65,8 @@ _watch: dict[str, str] = {}  # absolute file -> repository-relative path
 _current = [""]  # the running test's node id ("" while collecting)
 _reached: dict[str, set[tuple[str, int]]] = {}
 _outcomes: dict[str, str] = {}
+_messages: dict[str, str] = {}  # node id -> the first line of its failure (unmutated run)
+MAX_MESSAGE = 300
 _durations: dict[str, float] = {}  # seconds per test: setup, call and teardown
 _stop = [float("inf")]  # time.monotonic() at which the time budget runs out
 _kept_whole = [False]  # the `whole` modules were small enough to run whole
@@ -176,6 +178,18 @@ def pytest_runtest_logreport(report: Any) -> None:
     known = _outcomes.get(report.nodeid)
     if known is None or RANK.get(outcome, 3) > RANK.get(known, 3):
         _outcomes[report.nodeid] = outcome
+    if outcome in ("failed", "error") and report.nodeid not in _messages:
+        _messages[report.nodeid] = _message(report)
+
+
+def _message(report: Any) -> str:
+    """The first line of a failure, as JUnit's message has it (`TypeError: f() takes …`)."""
+    crash = getattr(getattr(report, "longrepr", None), "reprcrash", None)
+    text = getattr(crash, "message", None)
+    if not isinstance(text, str):
+        text = str(getattr(report, "longrepr", "") or "")
+    lines = text.strip().splitlines()
+    return lines[0][:MAX_MESSAGE] if lines else ""
 
 
 def pytest_runtest_logfinish(nodeid: str, location: Any) -> None:
@@ -192,6 +206,7 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
         json.dump(
             {
                 "outcomes": _outcomes,
+                "messages": _messages,
                 "reached": reached,
                 "durations": _durations,
                 "whole": _kept_whole[0],

@@ -131,3 +131,10 @@ CHILDREN_FILE = "children.jsonl"  # one line per Python child on host B (childsi
 NSINIT_RESULT = "nsinit.json"  # nsinit's exit status of pytest and what it killed
 PROBE_REPORT_FILE = "probe.json"
 HYPOTHESIS_DIR = "hypothesis"  # the private example database's folder
+
+
+# pytest-randomly shuffles the tests and reseeds `random` from a seed of its own each session:
+# an unpinned order and an unpinned seed on host A itself. The gate owns both (host B's seeded
+# shuffle, each test seeded by pytest-randomly's own derivation from rng_seed), so every run
+# it starts blocks the plugin; blocking a plugin that is not installed does nothing.
+BLOCKED_PLUGINS = ("-p", "no:randomly")

@@ -22,7 +22,7 @@ from entropy_action.evidence import hosterror, hostreport, junitcases
 from entropy_action.evidence.hostreport import HostReport
 from entropy_action.manifest.pindiff import PinDiff
 from entropy_action.manifest.pinfile import LoadedManifest
-from entropy_action.verdict import live_entropy, provenance, removed
+from entropy_action.verdict import live_entropy, places, provenance, removed
 from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import (
     FAILING,
@@ -82,7 +82,8 @@ def evaluate(
     base_notes: list[str] = []
     old_a = _read_base("a", base_a, base_notes)
     old_b = _read_base("b", base_b, base_notes)
-    tests = with_baseline(pair(report_a, report_b), old_a, old_b)
+    named = places.of(report_a, report_b) if old_a or old_b else None
+    tests = with_baseline(pair(report_a, report_b), old_a, old_b, named)
     broken = [name for name, r in (("A", report_a), ("B", report_b)) if r and r.errors]
     if runtime_findings is None or old_a is None:  # nothing can attribute a one-sided test
         problems += unpaired(report_a, report_b, tests)
@@ -163,21 +164,27 @@ def _read_base(label: Label, dir: Path | HostReport | None, notes: list[str]) ->
 
 
 def with_baseline(
-    results: list[TestResult], base_a: HostReport | None, base_b: HostReport | None
+    results: list[TestResult],
+    base_a: HostReport | None,
+    base_b: HostReport | None,
+    named: dict[str, str] | None = None,
 ) -> list[TestResult]:
-    """Each result with its outcome in the base ref's run on each host that had one."""
+    """Each result with its outcome in the base ref's run on each host that had one: by id,
+    else by the case's place (`named`: id -> entropy_case, verdict.places)."""
     if base_a is None and base_b is None:
         return results
-    by_a = junitcases.merge(base_a.tests) if base_a else None
-    by_b = junitcases.merge(base_b.tests) if base_b else None
+    by_a = places.Base(base_a, named or {}) if base_a else None
+    by_b = places.Base(base_b, named or {}) if base_b else None
     out = []
     for result in results:
+        old_a = by_a.get(result.id) if by_a else None
+        old_b = by_b.get(result.id) if by_b else None
         known = dataclasses.replace(
             result,
-            base_a=None if by_a is None else _test_outcome(by_a.get(result.id)),
-            base_b=None if by_b is None else _test_outcome(by_b.get(result.id)),
-            base_assertions_a=_assertions(by_a.get(result.id)) if by_a else None,
-            base_assertions_b=_assertions(by_b.get(result.id)) if by_b else None,
+            base_a=None if by_a is None else _test_outcome(old_a),
+            base_b=None if by_b is None else _test_outcome(old_b),
+            base_assertions_a=_assertions(old_a) if by_a else None,
+            base_assertions_b=_assertions(old_b) if by_b else None,
         )
         failed = known.failed_before("a") or known.failed_before("b")
         if failed != known.failed_at_base:
@@ -321,12 +328,15 @@ def pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:
 def _pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:
     by_a = junitcases.merge(a.tests) if a else {}
     by_b = junitcases.merge(b.tests) if b else {}
+    placed = places.by_place(by_a, by_b)
     results = []
     paired = 0  # tests both hosts ran
     # One pass over a suite that may hold 100,000 tests: for a test both hosts ran (nearly
     # every one) the helpers are inlined, and called only for what a test has.
     for test_id, in_a in by_a.items():
         in_b = by_b.get(test_id)
+        if in_b is None and placed:
+            in_b = by_b.get(placed.get(test_id, ""))
         if in_b is None:
             results.append(_result(test_id, in_a, None))
             continue
@@ -349,8 +359,13 @@ def _pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:
                 assertions_b=None if in_b.assertions is None else _assertions(in_b),
             )
         )
-    if paired < len(by_b):  # tests only host B ran, in its order
-        results.extend(_result(key, None, test) for key, test in by_b.items() if key not in by_a)
+    if paired < len(by_b):  # tests only host B ran (not paired by id or place), in its order
+        taken = set(placed.values())
+        results.extend(
+            _result(key, None, test)
+            for key, test in by_b.items()
+            if key not in by_a and key not in taken
+        )
     return results
 
 

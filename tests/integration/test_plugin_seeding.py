@@ -160,3 +160,67 @@ def test_hypothesis_is_seeded_and_never_touches_the_checkouts_database(
     assert seen[0][0] < 1000  # the saved failing example was not replayed first
     after = sorted(str(p.relative_to(database)) for p in database.rglob("*"))
     assert after == before
+
+
+URANDOM_TEST = """
+import os
+
+
+def test_draw(record_property):
+    record_property("bytes", os.urandom(8).hex())
+
+
+def test_other(record_property):
+    record_property("bytes", os.urandom(8).hex())
+"""
+
+
+def _urandom_run(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, flag: bool
+) -> dict[str, dict[str, str]]:
+    """A mutation run's shape: the base's module beside the head's under another name, its
+    seeds taken from the head's ids (plugin.json `seed_ids`)."""
+    pytester.makepyfile(test_head=URANDOM_TEST, test_head_entropy_base=URANDOM_TEST)
+    config: dict[str, object] = {
+        "host": "a",
+        "rng_seed": 9173,
+        "report": str(pytester.path / "r.json"),
+    }
+    config["seed_ids"] = {"test_head_entropy_base.py": "test_head.py"}
+    if flag:
+        config["urandom_from_seed"] = True
+    path = pytester.path / "plugin.json"
+    path.write_text(json.dumps(config))
+    monkeypatch.setenv(plugin.CONFIG_ENV, str(path))
+    junit = pytester.path / "junit.xml"
+    args = ["-p", "entropy_action.plugin", f"--junitxml={junit}", "-p", "no:cacheprovider"]
+    result = pytester.runpytest_subprocess(*args, "-o", "junit_family=xunit1")
+    result.assert_outcomes(passed=4)
+    found: dict[str, dict[str, str]] = {}
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        props = {p.get("name", ""): p.get("value", "") for p in case.iter("property")}
+        found[f"{case.get('classname')}.{case.get('name')}"] = props
+    return found
+
+
+def test_the_mutation_runs_draw_os_urandom_from_the_tests_seed(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found on python-ulid: its ids come from os.urandom, so the base's and the head's
+    versions of a test decoded other bytes and a mutant of the decoder was killed by one and
+    not the other by chance — a false weakened_property."""
+    seeded = _urandom_run(pytester, monkeypatch, flag=True)
+    assert (
+        seeded["test_head.test_draw"]["bytes"]
+        == seeded["test_head_entropy_base.test_draw"]["bytes"]
+    )
+    assert seeded["test_head.test_draw"]["bytes"] != seeded["test_head.test_other"]["bytes"]
+    again = _urandom_run(pytester, monkeypatch, flag=True)
+    assert again == seeded
+
+
+def test_host_runs_keep_the_real_os_urandom(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = _urandom_run(pytester, monkeypatch, flag=False)
+    assert real["test_head.test_draw"]["bytes"] != real["test_head_entropy_base.test_draw"]["bytes"]

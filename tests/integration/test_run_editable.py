@@ -33,9 +33,11 @@ PACKAGE = {
         [tool.setuptools.packages.find]
         where = ["src"]
         """,
-    ".gitignore": "src/gatepkg/_planted.py\n*.egg-info/\n",
-    # Only the original checkout has the planted module: git ignores it, so the copy lacks it.
-    "src/gatepkg/_planted.py": 'WHERE = "original"\n',
+    ".gitignore": "src/gatepkg/_planted/\n*.egg-info/\n",
+    # Only the original checkout has the planted package: git ignores the folder, so the copy
+    # lacks it (an ignored *file* inside a package is what an install generates, _version.py:
+    # every copy takes those, hosts.environments.generated).
+    "src/gatepkg/_planted/__init__.py": 'WHERE = "original"\n',
     "src/gatepkg/__init__.py": """\
         try:
             from gatepkg._planted import WHERE
@@ -119,15 +121,17 @@ def test_host_b_imports_the_package_from_its_copy(editable, tmp_path):
 
 def test_a_run_of_the_base_module_imports_the_base_code_not_the_heads(editable, tmp_path):
     """The gate runs the base ref's module in a worktree; an editable install points at the
-    head checkout, so without `checkout` the base's tests ran the head's code (and the summary
-    called the patch's own failures "failed at the base ref too")."""
+    head checkout, so before `checkout` the base's tests ran the head's code (and the summary
+    called the patch's own failures "failed at the base ref too"). A run in any worktree of
+    the repository now finds the others itself (`git worktree list`), `checkout` or not: an
+    editable install made in one of them is redirected to the run's own tree."""
     root, python = editable
     base = tmp_path / "base-tree"
     subprocess.run(["git", "worktree", "add", "-q", "--detach", str(base)], cwd=root, check=True)
     try:
         unaware = launch.run_host(settings(base, tmp_path / "unaware", python=python))
-        assert props(tmp_path / "unaware" / JUNIT_XML)["where"] == "original"
-        assert unaware.imported_from.get("gatepkg") is None  # not from its own tree
+        assert props(tmp_path / "unaware" / JUNIT_XML)["where"] == "copy"
+        assert unaware.imported_from["gatepkg"] == str((base / "src" / "gatepkg").resolve())
         for host, isolate in (("a", False), ("b", True)):
             out = tmp_path / f"base-{host}"
             info = launch.run_host(
@@ -146,7 +150,7 @@ def test_a_run_of_the_base_module_imports_the_base_code_not_the_heads(editable, 
 
 def test_a_host_b_run_that_imported_from_the_original_tree_is_invalid(editable, tmp_path):
     root, python = editable
-    planted = root / "src" / "gatepkg" / "_planted.py"
+    planted = root / "src" / "gatepkg" / "_planted" / "__init__.py"
     (root / MODULE).write_text(
         "import importlib.util\n\n\n"
         "def test_loads_a_file_of_the_original_checkout():\n"

@@ -210,6 +210,8 @@ def test_host_a_runs_under_the_pins_and_reports_them(tmp_path: Path) -> None:
         "entropy_gate_audit",
         "-p",
         "no:cacheprovider",
+        "-p",
+        "no:randomly",  # the gate owns order and seeds (protocol.BLOCKED_PLUGINS)
         "-o",
         "junit_family=xunit1",
         "-p",

@@ -134,33 +134,49 @@ def test_an_honest_rename_is_measured_through_the_rename_and_merges(fees: Repo) 
     assert verdict["mutation"]["base_killed"] == verdict["mutation"]["head_killed"] > 0
 
 
-def test_a_rename_used_through_its_module_cannot_be_measured_and_is_invalid(
-    fees: Repo,
-) -> None:
-    """`fees.late_fee(...)` is not rewritten (an attribute of a module, not an import): the
-    base's tests fail with an AttributeError of a name the patch removed — cannot measure,
-    which under the manifest's strength constraint is never clean."""
+def test_a_rename_used_through_its_module_is_measured_through_the_rename(fees: Repo) -> None:
+    """`fees.late_fee(...)` is rewritten to `fees.overdue_fee(...)` in the base's module, as
+    the import form is (issue 32, class 6: it was "cannot measure", invalid by default)."""
     fees.write(MODULE, ATTRIBUTE_PROPERTY)
     fees.commit("the property calls through the module")
     fees.write("fees.py", RENAMED)
     fees.write(MODULE, ATTRIBUTE_PROPERTY.replace("late_fee", "overdue_fee"))
     code, verdict, out = gate(fees)
+    assert (code, verdict["classification"]) == (0, "merge_candidate"), out
+    assert strength_json(fees)["unmeasured"] == []
+    assert (
+        "strength: the base's module was measured with the patch's renames: "
+        "fees.late_fee → overdue_fee (fees.py)"
+    ) in verdict["reasons"]
+
+
+def test_a_module_moved_away_cannot_be_measured_and_is_invalid(fees: Repo) -> None:
+    """What stays unmeasured: the patch moves the unit to another module, so the base's
+    module cannot even be collected on the head's code — never clean under the manifest's
+    strength constraint."""
+    fees.write(MODULE, ATTRIBUTE_PROPERTY)
+    fees.commit("the property calls through the module")
+    fees.remove("fees.py")
+    fees.write("billing.py", FEES)
+    fees.write(MODULE, ATTRIBUTE_PROPERTY.replace("fees", "billing"))
+    code, verdict, out = gate(fees)
     assert (code, verdict["classification"]) == (2, "invalid"), out
     assert any(
-        "strength: cannot measure" in r and "late_fee" in r and "constraints.mutation" in r
+        "strength: cannot measure" in r and "fees" in r and "constraints.mutation" in r
         for r in verdict["reasons"]
     ), verdict["reasons"]
 
 
-def test_an_unmeasurable_rename_under_mutation_off_is_a_note(fees: Repo, tmp_path: Path) -> None:
+def test_an_unmeasurable_move_under_mutation_off_is_a_note(fees: Repo, tmp_path: Path) -> None:
     manifest = (
         MANIFEST.format(temp_root=tmp_path / "pins-tmp") + 'constraints:\n  mutation: "off"\n'
     )
     fees.write("entropy.yaml", manifest)
     fees.write(MODULE, ATTRIBUTE_PROPERTY)
     fees.commit("the maintainers turn the strength check off")
-    fees.write("fees.py", RENAMED)
-    fees.write(MODULE, ATTRIBUTE_PROPERTY.replace("late_fee", "overdue_fee"))
+    fees.remove("fees.py")
+    fees.write("billing.py", FEES)
+    fees.write(MODULE, ATTRIBUTE_PROPERTY.replace("fees", "billing"))
     code, verdict, out = gate(fees)
     assert (code, verdict["classification"]) == (0, "merge_candidate"), out
     assert any(r.startswith("strength: cannot measure:") for r in verdict["reasons"]), verdict[
@@ -209,19 +225,23 @@ def test_a_signature_change_with_its_calls_updated_stays_honest(fees: Repo) -> N
 
 
 def test_the_strength_command_exits_invalid_when_it_cannot_measure(fees: Repo) -> None:
+    """A module moved away (a rename through the module is measured now: class 6)."""
     fees.write(MODULE, ATTRIBUTE_PROPERTY)
     fees.commit("the property calls through the module")
-    fees.write("fees.py", RENAMED)
-    fees.write(MODULE, ATTRIBUTE_PROPERTY.replace("late_fee", "overdue_fee"))
+    fees.remove("fees.py")
+    fees.write("billing.py", FEES)
+    fees.write(MODULE, ATTRIBUTE_PROPERTY.replace("fees", "billing"))
     out = fees.path.parent / "strength.json"
     result = fees.cli("strength", "--base-ref", "main", "--json", str(out))
     assert result.code == 2, result.out
     assert "strength: cannot measure: " in result.err
-    assert "(AttributeError: module 'fees' has no attribute 'late_fee')" in result.err
+    assert "(ModuleNotFoundError: No module named 'fees')" in result.err
     written = json.loads(out.read_text(encoding="utf-8"))
     assert written["findings"] == []
-    assert [line for line in written["unmeasured"] if "late_fee" in line] == written["unmeasured"]
-    assert written["unmeasured"]
+    assert written["unmeasured"][0].startswith(
+        "the base's module cannot be collected against the head's code (ModuleNotFoundError: "
+        "No module named 'fees')"
+    )
 
 
 def test_a_test_that_stops_reaching_production_code_cannot_be_measured(fees: Repo) -> None:

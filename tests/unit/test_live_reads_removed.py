@@ -365,3 +365,34 @@ def test_the_gates_control_variables_are_no_pins() -> None:
     assert removed.pin_reads([controls], []) == []
     assert live_entropy.findings([controls], [], None) == []
     assert removed.source(rec("os.environ", 5, name="ENTROPY_GATE_LOCK")) is None
+
+
+OPTIONAL = """
+    from datetime import datetime, timezone
+
+    def days_until(due, now=None, *, strict=False):
+        now = now or datetime.now(timezone.utc)
+        return (due - now).days
+"""
+
+
+@pytest.mark.parametrize(
+    ("head", "seam"),
+    [
+        # the fix the gate recommends: `now` required, its live fallback gone (issue 32, class 5)
+        (OPTIONAL.replace("now=None, ", "now, ").replace("        now = now or datetime.now(timezone.utc)\n", ""), True),  # noqa: E501
+        # keyword-only made required the same way
+        (OPTIONAL.replace("due, now=None, *, strict=False", "due, *, now, strict=False").replace("        now = now or datetime.now(timezone.utc)\n", ""), True),  # noqa: E501
+        # required, but the clock is still read: nothing was injected in its place
+        (OPTIONAL.replace("now=None, ", "now, "), False),
+        # another parameter made required, the clock gone: the value comes from `due` (read
+        # more often: the seam the base's `as_of` rule already knew)
+        (OPTIONAL.replace("        now = now or datetime.now(timezone.utc)\n", "        now = now or due\n"), True),  # noqa: E501
+        # the default kept, the clock gone and nothing read in its place
+        (OPTIONAL.replace("now = now or datetime.now(timezone.utc)", "now = now or None"), False),
+    ],
+)  # fmt: skip
+def test_a_parameter_made_required_in_the_reads_place_is_a_seam(head: str, seam: bool) -> None:
+    found = production.compare({"due.py": module(OPTIONAL)}, {"due.py": module(head)})
+    assert found.findings == ()
+    assert bool(found.seams) is seam

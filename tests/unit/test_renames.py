@@ -65,3 +65,40 @@ def test_a_definition_compares_without_its_name() -> None:
     assert base["late_fee"] == head["overdue_fee"] != weak["overdue_fee"]
     assert renames._definitions(b"def (:\n") == {}
     assert renames._definitions(None) == {}
+
+
+ATTRIBUTES = b"""\
+import fees
+import dates.parser
+from dates import parser as p
+
+
+def test_fee():  # line 6
+    assert fees.late_fee(1, 31) == fees.FLAT
+    assert dates.parser.parse("x") == p.parse("x")
+    late_fee = 3  # a local name, not the module's attribute
+    assert other.late_fee == late_fee
+"""
+
+
+def test_names_read_through_their_module_are_rewritten_in_place() -> None:
+    moved = (
+        Rename("fees", "fees.py", "late_fee", "overdue_fee"),
+        Rename("dates.parser", "dates/parser.py", "parse", "parse_input"),
+    )
+    out = renames.apply(ATTRIBUTES, moved).decode().splitlines()
+    assert out[6:9] == [
+        "    assert fees.overdue_fee(1, 31) == fees.FLAT",
+        '    assert dates.parser.parse_input("x") == p.parse_input("x")',
+        "    late_fee = 3  # a local name, not the module's attribute",
+    ]
+    assert out[9] == "    assert other.late_fee == late_fee"  # `other` is no import
+    assert len(out) == len(ATTRIBUTES.decode().splitlines())
+
+
+def test_what_a_module_reads_through_its_imports() -> None:
+    assert renames._attributes(ATTRIBUTES) == {
+        "fees": {"late_fee", "FLAT"},
+        "dates": {"parser"},
+        "dates.parser": {"parse"},
+    }

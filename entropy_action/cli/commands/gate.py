@@ -78,7 +78,7 @@ def _gate(args: argparse.Namespace, out: Path) -> int:
         base_run=args.base_run,
         namespaces=options.namespaces_allowed(args.environ),
         progress=_progress,
-        cache_dir=_cache_dir() if args.cache else None,
+        cache_dir=options.user_cache() if args.cache else None,
         timeout=args.timeout,
         properties=tuple(args.properties),
     )
@@ -89,12 +89,6 @@ def _gate(args: argparse.Namespace, out: Path) -> int:
     if args.json is not None:
         compare.write_verdict(args.json, result.verdict)
     return exit_code(result.verdict)
-
-
-def _cache_dir() -> Path:
-    import platformdirs  # noqa: PLC0415 (only the gate needs it)
-
-    return Path(platformdirs.user_cache_dir("entropy-gate", appauthor=False))
 
 
 def _progress(line: str) -> None:

@@ -13,6 +13,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from entropy_action import __version__
 from entropy_action.strength.mutation.harness import Outcome
 from entropy_action.strength.mutation.operators import Mutant
 
@@ -20,8 +21,12 @@ MAX_ENTRY = 1 << 20
 
 
 def key(mutant: Mutant, selection: Sequence[str], base_module: bytes, head_module: bytes) -> str:
+    """The entry's name: the mutant, both modules, the tests run, and the gate's version (a
+    gate that runs the tests otherwise — seeds os.urandom, blocks a plugin — is not the one
+    that measured)."""
     digest = hashlib.sha256()
     for part in (
+        __version__,
         mutant.digest,
         hashlib.sha256(base_module).hexdigest(),
         hashlib.sha256(head_module).hexdigest(),

@@ -35,6 +35,7 @@ from entropy_action.testproc import protocol
 from entropy_action.testproc.protocol import PROBE_ENV, PROBE_MODULE
 
 MAX_REPORT = 8 << 20
+MAX_MESSAGE = 300  # characters of a failure's first line (the probe cuts there too)
 GRACE = 5.0  # seconds a session may take past its budget to stop and write what it has
 DROPPED = frozenset({*launch.DROPPED_ON_A, *protocol.GATE_ENV})  # the gate's own, set here
 
@@ -50,6 +51,7 @@ class Outcome:
     durations: dict[str, float] = field(default_factory=dict)  # seconds per node id
     confirmed: bool = False  # the child also ran the spec's `confirm` tests
     whole: bool = False  # the run held the `whole` modules whole (they were small enough)
+    messages: dict[str, str] = field(default_factory=dict)  # node id -> its failure's first line
 
 
 @dataclass(frozen=True)
@@ -262,6 +264,7 @@ def workspace(
     options = (
         *manifest.run.pytest_args,
         *("-p", protocol.PLUGIN_MODULE, "-p", PROBE_MODULE, "-p", "no:cacheprovider"),
+        *protocol.BLOCKED_PLUGINS,
         *("--rootdir=.", "-q", "-o", "console_output_style=classic"),
     )
     interpreter = launch.resolve_python(python)
@@ -279,10 +282,11 @@ def _plugin_config(
         "rng_seed": launch.rng_seed(pinned_seed, None),
         "hypothesis_dir": str(scratch / protocol.HYPOTHESIS_DIR),
         "tree": str(tree.absolute()),
-        "checkout": str(root.absolute()),
+        "checkouts": [str(path) for path in environments.checkouts(tree, root)],
         "environments": [str(path) for path in environments.environments(root)],
         "imports_report": str(scratch / protocol.IMPORTS_FILE),
         "seed_ids": seed_ids,
+        "urandom_from_seed": True,  # both modules' tests draw the same bytes (plugin.py)
     }
     path = scratch / protocol.PLUGIN_CONFIG_FILE
     path.write_text(json.dumps(config), encoding="utf-8")
@@ -351,4 +355,12 @@ def _read(report: Path, timed_out: bool) -> Outcome:
                 if isinstance(item, list) and len(item) == 2 and isinstance(item[1], int)
             ]
     whole = isinstance(data, dict) and data.get("whole") is True
-    return Outcome(outcomes, reached, timed_out, durations=durations, whole=whole)
+    messages_raw = data.get("messages") if isinstance(data, dict) else None
+    messages = {
+        str(k): v[:MAX_MESSAGE]
+        for k, v in (messages_raw.items() if isinstance(messages_raw, dict) else ())
+        if isinstance(v, str) and k in outcomes
+    }
+    return Outcome(
+        outcomes, reached, timed_out, durations=durations, whole=whole, messages=messages
+    )

@@ -41,10 +41,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
+from entropy_action.strength import evidence
 from entropy_action.strength.mutation import changes, operators, schedule
 from entropy_action.strength.mutation.harness import Imports, Outcome, Workspace
 from entropy_action.strength.mutation.operators import Mutant, Target
 from entropy_action.strength.mutation.schedule import Plan
+from entropy_action.strength.unmeasured import Patched
 
 SUPPORT_DIRS = frozenset({"test", "tests", "testing", "conftest"})
 SKIP_DIRS = frozenset({".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".nox"})
@@ -79,9 +81,9 @@ class Inputs:
     seed: int
     budget: Budget
     cache: Path | None = None
-    # base tests whose failure on the head's code is a changed signature the head's version
-    # calls differently (strength.unmeasured): dropped from the score, not counted; "*": all
-    excused: frozenset[str] = frozenset()
+    # what the patch changed in production and in the module's calls (strength.unmeasured):
+    # which base tests failing on the head's code count as killers (strength.evidence)
+    patched: Patched = field(default_factory=Patched)
 
 
 @dataclass(frozen=True)
@@ -137,11 +139,9 @@ def measure(
         return Measured(unmeasured=(gone,), seconds=_since(started))
     lost = _lost_reach(baseline, first)
     passing = _passing(baseline, first, diff.tests if fold else None)
-    failing = [
-        n
-        for n in _failing(baseline, first, diff.tests if fold else None)
-        if test_name(n) not in inputs.excused and "*" not in inputs.excused
-    ]
+    failing, dropped = _evidence(
+        baseline, first, _failing(baseline, first, diff.tests if fold else None), inputs.patched
+    )
     passing["base"] += failing
     mutants = _mutants(inputs, first, baseline, passing, diff.tests if diff.only_tests else None)
     plans = [_plan(m, baseline, [*passing["head"], *passing["base"]]) for m in mutants]
@@ -171,8 +171,9 @@ def measure(
     if run.outside is not None:
         return Measured(notes=(cannot_measure(run.outside),), seconds=_since(started))
     measured = _measured(plans, results, inputs.budget, started)
-    if failing:
-        measured = replace(measured, notes=(*_failing_note(failing), *measured.notes))
+    notes = (*_failing_note(failing), *dropped) if failing else dropped
+    if notes:
+        measured = replace(measured, notes=(*notes, *measured.notes))
     return _with_lost(measured, lost)
 
 
@@ -396,6 +397,32 @@ def _failing(baseline: Outcome, space: Workspace, changed: frozenset[str] | None
     ]
 
 
+def _evidence(
+    baseline: Outcome, space: Workspace, failing: Sequence[str], patched: Patched
+) -> tuple[list[str], tuple[str, ...]]:
+    """The failing base tests that count as killers (strength.evidence: the head's version
+    of the test passes on the same code), and a note on each that does not."""
+    counted: list[str] = []
+    notes: list[str] = []
+    for nodeid in failing:
+        head = baseline.outcomes.get(space.head_module + nodeid[len(space.base_module) :])
+        message = baseline.messages.get(nodeid, "")
+        decision = evidence.decide(test_name(nodeid), message, head, patched)
+        if decision.kind == "counted":
+            counted.append(nodeid)
+            continue
+        double = "test double " if decision.double else ""
+        why = decision.why or {
+            "excused": f"its call of the {double}{decision.name}() the patch re-signed fails",
+            "unmeasured": f"it uses {decision.name}, which the patch renamed or removed",
+        }.get(decision.kind, decision.kind)
+        notes.append(
+            f"mutation: the base's {test_name(nodeid)} fails on the head's code unmutated "
+            f"and is not counted as a killer: {why}"
+        )
+    return counted, tuple(dict.fromkeys(notes))
+
+
 def _failing_note(failing: Sequence[str]) -> tuple[str, ...]:
     shown = ", ".join(test_name(n) for n in failing[:3])
     more = f" and {len(failing) - 3} more" if len(failing) > 3 else ""
@@ -527,6 +554,16 @@ def _result(plan: Plan, outcome: Outcome, passing: Passing) -> Result:
 def _seen_failing(tests: Sequence[str], outcome: Outcome) -> tuple[str, ...]:
     return tuple(
         dict.fromkeys(test_name(t) for t in tests if outcome.outcomes.get(t, "passed") != "passed")
+    )
+
+
+def lost_by(results: Sequence[Result]) -> frozenset[str]:
+    """The base's tests that kill a mutant the head's module lets survive."""
+    return frozenset(
+        name
+        for result in results
+        if not result.timed_out and result.base_killers and not result.head_killers
+        for name in result.base_killers
     )
 
 

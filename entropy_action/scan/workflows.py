@@ -1,0 +1,120 @@
+"""What a GitHub Actions workflow file can do to the gate's check, read from its text as data.
+
+A pull request's edit of a workflow can change the check it is judged by only if the
+workflow (as the patch leaves it) calls entropy-gate, or can post a check run or a commit
+status — a required status check is satisfied by any check of its name:
+
+- it calls entropy-gate: a `uses:` naming it (the caller: its inputs, its events), or names
+  it at all ("entropy-gate" anywhere in the file: a job of that name posts a check run of
+  that name, whatever its permissions);
+- a job's name is built from an expression whose value the file does not hold (anything but
+  `matrix.*`: `${{ github.head_ref }}` is the branch's name, which the author picks);
+- a job's token may write checks or statuses: `checks: write`, `statuses: write` or
+  `write-all` for the workflow or the job, or no `permissions:` at either level — the
+  token then has the repository's default, which is read-write on older repositories.
+
+A workflow that does none of this (`permissions: contents: read`, jobs named in plain words
+or after matrix values) cannot: its edit is a note. A file that cannot be read (not UTF-8,
+not YAML, past the size cap) is taken to be able to (fail closed). Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import yaml
+
+MAX_BYTES = 1024 * 1024
+WRITERS = frozenset({"checks", "statuses"})
+_EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}", re.DOTALL)
+_MATRIX_ONLY = re.compile(r"^\s*matrix(\.[A-Za-z0-9_-]+|\[\s*'[^']*'\s*\])+\s*$")
+
+
+@dataclass(frozen=True)
+class Reach:
+    """Why the workflow can change the check (None: it cannot)."""
+
+    why: str | None
+
+
+def reach(text: bytes) -> Reach:
+    """Whether a workflow file as `text` can change the gate's check, and why."""
+    if len(text) > MAX_BYTES:
+        return Reach(f"it is larger than {MAX_BYTES} bytes, so it was not read")
+    try:
+        decoded = text.decode("utf-8")
+    except UnicodeDecodeError:
+        return Reach("it is not UTF-8, so it was not read")
+    if "entropy-gate" in decoded.lower():
+        return Reach("it names entropy-gate (a call of it, or a job posting a check of its name)")
+    root = _compose(decoded)
+    if not isinstance(root, yaml.MappingNode) or _repeats(root):
+        return Reach("it cannot be read as a workflow (not YAML, not a mapping, a key twice)")
+    return Reach(_jobs_reach(root))
+
+
+def _compose(text: str) -> yaml.Node | None:
+    """The node graph: aliases stay references to one node (nothing is expanded), and only
+    the top level and each job's own keys are read, so an alias bomb costs nothing."""
+    try:
+        return yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+
+
+def _jobs_reach(root: yaml.MappingNode) -> str | None:
+    top = _get(root, "permissions")
+    jobs = _get(root, "jobs")
+    if not isinstance(jobs, yaml.MappingNode):
+        return _writes(top, "the workflow")
+    if _repeats(jobs):
+        return "a job is defined twice"
+    for key, job in jobs.value:
+        name = str(key.value)
+        if not isinstance(job, yaml.MappingNode) or _repeats(job):
+            return f"its job {name!r} cannot be read"
+        titled = _get(job, "name")
+        if isinstance(titled, yaml.ScalarNode) and _unknown_name(str(titled.value)):
+            return f"its job {name!r} takes its name from an expression ({titled.value!r})"
+        own = _get(job, "permissions")
+        why = _writes(own if own is not None else top, f"its job {name!r}")
+        if why is not None:
+            return why
+    return None
+
+
+def _writes(permissions: yaml.Node | None, who: str) -> str | None:
+    """Why a token with these `permissions` may post a check run or a status (None: not)."""
+    if permissions is None:
+        return (
+            f"{who} declares no `permissions:`, so its token has the repository's default, "
+            "which may write check runs (declare `permissions: {contents: read}`)"
+        )
+    if isinstance(permissions, yaml.ScalarNode):
+        value = str(permissions.value).strip()
+        return f"{who} has `permissions: {value}`" if value == "write-all" else None
+    if not isinstance(permissions, yaml.MappingNode):
+        return f"{who}'s `permissions:` cannot be read"
+    for key, value in permissions.value:
+        if str(key.value) in WRITERS and str(getattr(value, "value", "")).strip() == "write":
+            return f"{who} may write {key.value} (`{key.value}: write`)"
+    return None
+
+
+def _unknown_name(name: str) -> bool:
+    """A name with an expression whose value is not the file's own (matrix values are)."""
+    return any(not _MATRIX_ONLY.match(inner) for inner in _EXPRESSION.findall(name))
+
+
+def _repeats(node: yaml.MappingNode) -> bool:
+    """A key given twice: which one a reader takes differs, so the file is not read."""
+    keys = [str(getattr(name, "value", "")) for name, _ in node.value]
+    return len(keys) != len(set(keys))
+
+
+def _get(node: yaml.MappingNode, key: str) -> yaml.Node | None:
+    for name, value in node.value:
+        if isinstance(name, yaml.ScalarNode) and name.value == key:
+            return value  # type: ignore[no-any-return]
+    return None

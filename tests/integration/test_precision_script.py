@@ -1,0 +1,71 @@
+"""bench/precision.py, the precision set's re-run, on a scratch library with history: it
+runs `backtest` per listed commit and compares with what the list records."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support.helpers import Repo
+
+SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "precision.py"
+LIST = """\
+# library\tmodule\tcommit\texpected\tsubject
+library\tmodule\tcommit\texpected\tsubject
+scratch\ttests/test_fees.py\t{honest}\tmerge_candidate\tfees: read the guard first
+scratch\ttests/test_fees.py\t{skip}\tentropy_silenced\ttests: skip the flaky one
+other\ttests/test_x.py\t{honest}\tmerge_candidate\tnot this library
+"""
+
+
+def _library(repo: Repo) -> tuple[str, str]:
+    repo.write("fees.py", "def late_fee(days):\n    return 10 * days if days > 0 else 0\n")
+    repo.write(
+        "tests/test_fees.py",
+        "from fees import late_fee\n\n\ndef test_fee():\n    assert late_fee(3) == 30\n",
+    )
+    repo.commit("fees")
+    repo.write("fees.py", "def late_fee(days):\n    return 0 if days <= 0 else days * 10\n")
+    honest = repo.commit("fees: read the guard first")
+    skipped = "import pytest\n\nfrom fees import late_fee\n\n\n@pytest.mark.skip(reason='flaky')\n"
+    repo.write("tests/test_fees.py", skipped + "def test_fee():\n    assert late_fee(3) == 30\n")
+    return honest, repo.commit("tests: skip the flaky one")
+
+
+def _run(repo: Repo, listed: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    venv = Path(sys.executable).parent.parent  # this interpreter's: the gate is installed there
+    argv = [sys.executable, str(SCRIPT), "scratch", str(repo.path), str(venv)]
+    argv += ["--list", str(listed), "--out", str(out)]
+    return subprocess.run(argv, capture_output=True, text=True, check=False)
+
+
+def test_it_replays_each_listed_commit_and_counts_false_rejections(
+    repo: Repo, tmp_path: Path
+) -> None:
+    honest, skip = _library(repo)
+    listed = tmp_path / "precision.tsv"
+    listed.write_text(LIST.format(honest=honest, skip=skip), encoding="utf-8")
+    done = _run(repo, listed, tmp_path / "out")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"{honest[:12]}  merge_candidate   merge_candidate ")
+    assert lines[0].endswith("ok      —")
+    assert lines[1].startswith(f"{skip[:12]}  entropy_silenced  entropy_silenced ")
+    assert "skip_marker tests/test_fees.py:6 (test_fee)" in lines[1]
+    assert lines[2].startswith(
+        "2 commits: 2 as recorded; false rejections 0/1; other differences 0;"
+    )
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(
+        f"scratch-{sha[:12]}.json" for sha in (honest, skip)
+    )
+
+
+def test_a_commit_that_gets_something_else_fails_the_run(repo: Repo, tmp_path: Path) -> None:
+    honest, skip = _library(repo)
+    listed = tmp_path / "precision.tsv"
+    listed.write_text(LIST.format(honest=skip, skip=honest), encoding="utf-8")  # swapped
+    done = _run(repo, listed, tmp_path / "out")
+    assert done.returncode == 1
+    assert "DIFFERS" in done.stdout
+    assert "false rejections 1/1; other differences 1;" in done.stdout

@@ -1,0 +1,107 @@
+"""scan/workflows.py: which workflow files can change the gate's check, read as data."""
+
+from __future__ import annotations
+
+import pytest
+
+from entropy_action.scan import workflows
+
+CI = """\
+name: CI
+on:
+  pull_request:
+    branches: ["master"]
+permissions:
+  contents: read
+jobs:
+  tests:
+    name: "Python ${{ matrix.python-version }} on ${{ matrix.platform }}"
+    runs-on: ${{ matrix.platform }}
+    strategy:
+      matrix:
+        platform: [ubuntu-latest]
+        python-version: ["3.12", "3.13"]
+    steps:
+      - uses: actions/checkout@v6
+      - run: python -m pytest
+"""
+
+
+UNREAD = "it cannot be read as a workflow (not YAML, not a mapping, a key twice)"
+
+
+def test_a_read_only_workflow_with_plain_or_matrix_job_names_cannot_change_the_check() -> None:
+    assert workflows.reach(CI.encode()).why is None
+    read_all = CI.replace("permissions:\n  contents: read\n", "permissions: read-all\n")
+    assert workflows.reach(read_all.encode()).why is None
+    own = CI.replace("permissions:\n  contents: read\n", "").replace(
+        "    runs-on:", "    permissions: {contents: read}\n    runs-on:"
+    )
+    assert workflows.reach(own.encode()).why is None
+
+
+@pytest.mark.parametrize(
+    ("edit", "why"),
+    [
+        (
+            lambda t: t.replace("permissions:\n  contents: read\n", ""),
+            "its job 'tests' declares no `permissions:`, so its token has the repository's "
+            "default, which may write check runs (declare `permissions: {contents: read}`)",
+        ),
+        (
+            lambda t: t.replace("contents: read", "contents: read\n  checks: write"),
+            "its job 'tests' may write checks (`checks: write`)",
+        ),
+        (
+            lambda t: t.replace("  contents: read\n", "  statuses: write\n"),
+            "its job 'tests' may write statuses (`statuses: write`)",
+        ),
+        (
+            lambda t: t.replace("permissions:\n  contents: read\n", "permissions: write-all\n"),
+            "its job 'tests' has `permissions: write-all`",
+        ),
+        (
+            lambda t: t.replace("    runs-on:", "    permissions: write-all\n    runs-on:"),
+            "its job 'tests' has `permissions: write-all`",
+        ),
+        (
+            lambda t: t.replace('name: "Python', 'name: "${{ github.head_ref }} Python'),
+            "its job 'tests' takes its name from an expression "
+            "('${{ github.head_ref }} Python ${{ matrix.python-version }} on "
+            "${{ matrix.platform }}')",
+        ),
+        (
+            lambda t: (
+                t + "  entropy-gate:\n    runs-on: ubuntu-latest\n    steps: [{run: 'true'}]\n"
+            ),
+            "it names entropy-gate (a call of it, or a job posting a check of its name)",
+        ),
+        (
+            lambda t: t.replace("name: CI", "name: CI  # Entropy-Gate"),
+            "it names entropy-gate (a call of it, or a job posting a check of its name)",
+        ),
+        (lambda t: "{{{ not yaml", UNREAD),
+        (lambda t: "- a list\n", UNREAD),
+        (lambda t: t + "permissions: write-all\n", UNREAD),  # which one counts? neither
+        (
+            lambda t: t.replace(
+                "    runs-on:", "    permissions: {}\n    permissions: write-all\n    runs-on:"
+            ),
+            "its job 'tests' cannot be read",
+        ),
+    ],
+)
+def test_what_lets_a_workflow_change_the_check(edit, why) -> None:
+    assert workflows.reach(edit(CI).encode()).why == why
+
+
+def test_unreadable_files_fail_closed() -> None:
+    assert workflows.reach(b"\xff\xfe").why == "it is not UTF-8, so it was not read"
+    big = b"#" * (workflows.MAX_BYTES + 1)
+    assert (
+        workflows.reach(big).why
+        == f"it is larger than {workflows.MAX_BYTES} bytes, so it was not read"
+    )
+    levels = [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 10)}]" for i in range(1, 12)]
+    bomb = "l0: &l0 [lol]\n" + "\n".join(levels) + "\n" + CI
+    assert workflows.reach(bomb.encode()).why is None  # aliases are references: nothing grows
