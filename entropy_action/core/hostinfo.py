@@ -89,6 +89,11 @@ class Audit(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     mechanism: str = Field(max_length=80, pattern=_PRINTABLE)
+    unseen: list[Annotated[str, Field(max_length=300, pattern=_PRINTABLE)]] = Field(
+        default_factory=list,
+        max_length=20,
+        description="What this interpreter's mechanism cannot see (empty: an older gate)",
+    )
     records: list[AuditRecord] = Field(default_factory=list, max_length=MAX_AUDIT_RECORDS)
     dropped: int = Field(0, ge=0, description="Records past the cap, counted only")
 
