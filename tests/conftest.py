@@ -74,11 +74,10 @@ def _isolated_home(
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)  # the gate's cache lives under $HOME
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Author")
-    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "author@example.invalid")
-    monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Author")
-    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "author@example.invalid")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    for name in ("AUTHOR", "COMMITTER"):  # each repository sets its own identity (a fresh
+        monkeypatch.delenv(f"GIT_{name}_NAME", raising=False)  # machine has none)
+        monkeypatch.delenv(f"GIT_{name}_EMAIL", raising=False)
 
 
 @pytest.fixture
