@@ -14,6 +14,9 @@ import pytest
 from entropy_action.cli.main import main
 
 SEED_MANIFEST = Path(__file__).parent.parent / "data" / "seed_entropy.yaml"
+# Every repository a test builds sets its own identity: a fresh machine (a new laptop,
+# GitHub's hosted runners) has none, and the suite runs without one (.ci/run).
+IDENTITY = {"user.name": "Test Author", "user.email": "author@example.invalid"}
 
 # The property module the seed's manifest names, small enough to run fast.
 SEED_PROPERTY = """\
@@ -80,10 +83,17 @@ class Repo:
 # test works on its own copy (`copy_world`).
 
 
+def init_repo(path: Path) -> None:
+    """`git init` (branch main) at `path`, with the repository's own identity."""
+    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
+    for key, value in IDENTITY.items():
+        subprocess.run(["git", "-C", str(path), "config", key, value], check=True)
+
+
 def build_repo(path: Path, files: dict[str, str], message: str = "base") -> str:
     """A git repository at `path` holding `files` in one commit; its sha."""
     path.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
+    init_repo(path)
     commit_files(path, files, message)
     return git_out(path, "rev-parse", "HEAD")
 
