@@ -32,7 +32,7 @@ import secrets
 import sys
 import time
 import uuid
-from types import CodeType, FrameType
+from types import BuiltinMethodType, CodeType, FrameType, MethodType
 from typing import Any
 
 if __package__:  # imported as entropy_action.testproc.X (the public names, the gate)
@@ -49,6 +49,7 @@ MAX_NAME = 200
 ENV_DEPTH = 3
 EVENT_DEPTH = 25
 _LIB, _TEST, _TARGET = 0, 1, 2
+_METHODS = (BuiltinMethodType, MethodType)  # bound: datetime.now, random.choice
 # pytest's own variable, read back by pytest after every phase of every test (os.environ.pop):
 # the test's name, the same on every host, not a live input. Skipped before any frame walk.
 _PYTEST_ENV = frozenset({"PYTEST_CURRENT_TEST"})
@@ -99,10 +100,12 @@ class Catalog:
             self.bound[(id(owner), name)] = api
 
     def api_of(self, target: object) -> str | None:
-        """The API a callable stands for (3.12+ CALL events and 3.10-3.11 c_call)."""
+        """The API a callable stands for (3.12+ CALL events). Only a method is asked for its
+        `__self__` and name: any other object may answer anything (mock's `call` makes a new
+        `_Call` of every attribute), and an error here would be raised in the test's code."""
         api = self.objects.get(id(target))
-        if api is None and hasattr(target, "__self__"):
-            api = self.bound.get((id(target.__self__), getattr(target, "__name__", "")))
+        if api is None and isinstance(target, _METHODS):
+            api = self.bound.get((id(target.__self__), target.__name__))
         return api
 
 
