@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -216,6 +217,49 @@ class ReplacedInternal(_Placed):
     line: int = Field(ge=1, le=10_000_000)
 
 
+MAX_CRASH_FRAMES = 30  # frames of the crashing thread kept in host.json (most recent first)
+
+
+class CrashFrame(_Placed):
+    """One Python frame of the thread a fatal signal stopped, as faulthandler wrote it."""
+
+    line: int | None = Field(description="None where faulthandler printed `???`")
+    function: str = Field(max_length=200, pattern=_PRINTABLE)
+
+    def where(self) -> str:
+        """`tests/test_x.py:7 in test_f`; a gate or installed file by its last two parts."""
+        path = self.path if self.place == "repository" else "/".join(self.path.split("/")[-2:])
+        return f"{path}:{self.line or '?'} in {self.function}"
+
+
+class Crash(BaseModel):
+    """How the test process died of a signal (`crash` in host.json): the signal, and where
+    faulthandler saw the crashing thread when it was one faulthandler catches (SIGSEGV,
+    SIGFPE, SIGABRT, SIGBUS, SIGILL); none for SIGKILL and the like."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    signal: str = Field(max_length=24, pattern=r"^(SIG[A-Z0-9]+|signal [0-9]+)$")
+    fatal: str | None = Field(
+        None, max_length=200, pattern=_PRINTABLE, description="faulthandler's `Fatal Python error`"
+    )
+    frames: list[CrashFrame] = Field(default_factory=list, max_length=MAX_CRASH_FRAMES)
+
+    def frame(self) -> CrashFrame | None:
+        """The frame that names the crash best: the most recent one in the repository or the
+        gate's own code, else the most recent one."""
+        for frame in self.frames:
+            if frame.place in ("repository", "gate"):
+                return frame
+        return self.frames[0] if self.frames else None
+
+    def words(self) -> str:
+        """`SIGSEGV (Segmentation fault) in tests/test_x.py:7 in test_f`."""
+        frame = self.frame()
+        fatal = f" ({self.fatal})" if self.fatal else ""
+        return f"{self.signal}{fatal}" + (f" at {frame.where()}" if frame else "")
+
+
 HOOKS_UNUSABLE = "hook inventory: "  # a host note: the test process spoiled or lost it
 MAX_PLUGINS = 300  # hookinventory.MAX_PLUGINS: the test process lists no more
 MAX_HOOKS = 1000  # hookinventory.MAX_HOOKS
@@ -340,6 +384,11 @@ class HostInfo(BaseModel):
         description="The gate's own record of the run, heard from its plugin as each test "
         "finished, is in outcomes.json beside this file (None: an older gate, no record)",
     )
+    crash: Crash | None = Field(
+        None,
+        description="pytest died of a signal: which, and the frames faulthandler left "
+        "(faulthandler.log beside this file); None: it did not",
+    )
 
 
 def outside_reason(info: HostInfo) -> str:
@@ -361,3 +410,30 @@ def outside_reason(info: HostInfo) -> str:
         + ", ".join(files[:3])
         + (f" and {more} more" if more > 0 else "")
     )
+
+
+def signal_name(returncode: int) -> str:
+    """SIGSEGV for returncode -11; `signal 99` for a number Python does not name."""
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
+
+
+_KILLERS = {
+    "SIGKILL": "a timeout, the temp root's cap, or from outside",
+    "SIGTERM": "from outside",
+    "SIGINT": "interrupted",
+    "SIGHUP": "from outside",
+}
+
+
+def killed_reason(info: HostInfo) -> str:
+    """Why a run that died of a signal is not trusted, naming the signal and, where
+    faulthandler left one, the frame it died in."""
+    name = info.crash.signal if info.crash is not None else signal_name(info.returncode)
+    if info.crash is not None and (info.crash.frames or info.crash.fatal):
+        how = f"died of {info.crash.words()}"
+    else:
+        how = f"was killed by {name}" + (f" ({_KILLERS[name]})" if name in _KILLERS else "")
+    return f"pytest {how}; the run did not finish and its report is not trusted"

@@ -24,8 +24,10 @@ from entropy_action.core.hostinfo import (
     HOOKS_UNUSABLE,
     MAX_HOOKS,
     MAX_PLUGINS,
+    Crash,
     HookInventory,
     HostInfo,
+    signal_name,
 )
 from entropy_action.core.layout import HOST_JSON
 from entropy_action.evidence import (
@@ -41,9 +43,9 @@ from entropy_action.manifest.pinfile import Constraints, LoadedManifest
 from entropy_action.scan import ScanResult
 from entropy_action.strength import base_on_head
 from entropy_action.strength.assess import Strength
-from entropy_action.verdict import hook_inventory, pairing, rollup, variation_check
+from entropy_action.verdict import crash, hook_inventory, pairing, rollup, variation_check
 from entropy_action.verdict.classify import Evidence, classify
-from entropy_action.verdict.model import Verdict
+from entropy_action.verdict.model import CrashCause, Verdict
 
 NO_BASE = (
     "no base commit to judge against: no pin check and no silencing scan could run, so "
@@ -107,11 +109,46 @@ def judge(dossier: Dossier) -> Verdict:
         base_b=dossier.base_b,
         forbid_live_entropy=constraints.forbid_live_entropy if constraints else False,
         seams=scanned.seams if scanned else (),
+        crash=_crash(dossier),
     )
     verdict = _attributed(strong.annotate(verdict), report_b)
     if report_b is not None:
         verdict = verdict.model_copy(update={"host_b_variations": report_b.info.variations})
     return _with_inputs(verdict, dossier, report_a, report_b)
+
+
+def _crash(dossier: Dossier) -> CrashCause | None:
+    """A host whose pytest died of a signal: the patch or the environment (verdict.crash),
+    from its crash record, the base ref's run on that host and the files the patch changed."""
+    crashed = []
+    for host, source, base in (
+        ("A", dossier.host_a, dossier.base_a),
+        ("B", dossier.host_b, dossier.base_b),
+    ):
+        info = _info(None, source) if isinstance(source, Path) else None
+        if info is not None and info.returncode < 0:
+            found = info.crash or Crash(signal=signal_name(info.returncode))
+            crashed.append(crash.Crashed(host, found, _base_state(base)))  # type: ignore[arg-type]
+    if not crashed:
+        return None
+    return crash.cause(crashed, _changed(dossier.check))
+
+
+def _base_state(source: Path | HostReport | None) -> crash.Base:
+    """Whether the base ref's run on a host died of a signal, finished, or is not there."""
+    info = source.info if isinstance(source, HostReport) else _info(None, source)
+    if info is None:
+        return "none"
+    return "crashed" if info.returncode < 0 else "finished"
+
+
+def _changed(check: PinCheck | None) -> frozenset[str] | None:
+    if check is None or check.base_commit is None:
+        return None
+    try:
+        return frozenset(git.changed_files(check.root, check.base_commit))
+    except GateError:
+        return None
 
 
 def _variation_problems(report_b: HostReport | None, loaded: LoadedManifest | None) -> list[str]:
@@ -147,13 +184,7 @@ def _hook_findings(
     ):
         return []
     base = [_base_hooks(source) for source in (dossier.base_a, dossier.base_b)]
-    changed: frozenset[str] | None = None
-    check = dossier.check
-    if not any(base) and check is not None and check.base_commit is not None:
-        try:
-            changed = frozenset(git.changed_files(check.root, check.base_commit))
-        except GateError:
-            changed = None
+    changed = None if any(base) else _changed(dossier.check)
     return hook_inventory.findings(inventories, base, changed=changed, static=static)
 
 

@@ -27,6 +27,7 @@ from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import (
     FAILING,
     Assertions,
+    CrashCause,
     HostOutcome,
     TestOutcome,
     TestResult,
@@ -56,6 +57,7 @@ def evaluate(
     base_b: Path | HostReport | None = None,
     forbid_live_entropy: bool = False,
     seams: Sequence[removed.Seam] = (),
+    crash: CrashCause | None = None,
 ) -> Verdict:
     """The verdict on two host report directories; bad host input makes it `invalid`.
 
@@ -70,6 +72,7 @@ def evaluate(
     The hosts' live-entropy audits become `live_entropy` findings (see `live_entropy`), and,
     against the base's audits, `live_read_removed` and `gate_pin_read` findings (`removed`;
     `seams`: the base's production functions the head injects the value into, from the scan).
+    `crash`: a host died of a signal (verdict.crash): the static evidence then leads the reasons.
     """
     causes = [*_cause("a", host_a, invalid), *(_cause("b", host_b, invalid) if host_b else [])]
     report_a, problems = _read("a", host_a)
@@ -106,6 +109,7 @@ def evaluate(
         strict_baseline=strict_baseline,
         require_host_b=require_host_b,
         notes=(*([] if pin_diff is not None else [NO_PIN_CHECK]), *base_notes, *notes),
+        crash=crash,
     )
     return classify(evidence)
 
@@ -146,7 +150,7 @@ def _cheap_exits(
     base_audits = [r.info.audit for r in base if r is not None]
     said = {(f.path, f.line) for f in static if f.kind == "gate_pin_read"}
     pins = [f for f in removed.pin_reads(head_audits, base_audits) if (f.path, f.line) not in said]
-    return [*removed.findings(base_audits, head_audits, tests, seams), *pins]
+    return [*removed.findings(base_audits, head_audits, tests, seams, static), *pins]
 
 
 def _read_base(label: Label, dir: Path | HostReport | None, notes: list[str]) -> HostReport | None:

@@ -160,8 +160,7 @@ def test_python_312_audits_with_sys_monitoring(tmp_path: Path, venv312: Path) ->
     assert data["audit"]["unseen"][:2] == [
         "a call made from C code (a callable passed to map() or sorted(key=), a C extension's "
         "callback)",
-        "a call at a site whose first call was to something else (a callable held in a "
-        "variable)",
+        "a call at a site whose first call was to something else (a callable held in a variable)",
     ]
     assert _records(data) == EXPECTED
 
