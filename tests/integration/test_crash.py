@@ -167,3 +167,35 @@ def test_a_crash_the_base_has_too_is_the_environment(tmp_path: Path) -> None:
     verdict = _verdict(tmp_path / "v.json")
     assert verdict.crash is not None
     assert verdict.crash.blame == "environment"
+
+
+MANY = """\
+version: 1
+pins: {clock_unix: 1768003200, rng_seed: 9173, tz: UTC}
+properties:
+  - {property_id: p, module: tests/test_p.py}
+  - {property_id: q, module: tests/test_q.py}
+"""
+
+
+def test_a_shared_session_that_dies_says_it_once_per_host_for_each_property(
+    tmp_path: Path,
+) -> None:
+    """Properties with the same pins share a pytest session: one that dies takes the other
+    with it, and each property's verdict names the signal and the frame once per host."""
+    files = {"entropy.yaml": MANY, "lib.py": LIB, "README.md": "# x\n", "tests/test_p.py": BASE}
+    repo = tmp_path / "repo"
+    build_repo(repo, {**files, "tests/test_q.py": "def test_q():\n    assert True\n"})
+    (repo / "tests/test_p.py").write_text(HEAD, encoding="utf-8")
+    done = run_cli(repo, "gate", "--base-ref", "HEAD", "--json", str(tmp_path / "v.json"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    verdict = _verdict(tmp_path / "v.json")
+    assert verdict.properties is not None
+    died = DIED.format(line=11, name="test_not_late")
+    for prop in verdict.properties:
+        causes = [r for r in prop.verdict.reasons if r.startswith("invalid input: host")]
+        assert [c.split(": ")[1] for c in causes] == ["host A", "host B"], prop.verdict.reasons
+        assert all(c.endswith(f"{died}; the run did not finish and its report is not trusted")
+                   for c in causes)  # fmt: skip
+        assert prop.verdict.crash is not None
+        assert prop.verdict.crash.blame == "patch"
