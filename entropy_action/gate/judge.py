@@ -24,10 +24,8 @@ from entropy_action.core.hostinfo import (
     HOOKS_UNUSABLE,
     MAX_HOOKS,
     MAX_PLUGINS,
-    Crash,
     HookInventory,
     HostInfo,
-    signal_name,
 )
 from entropy_action.core.layout import HOST_JSON
 from entropy_action.evidence import (
@@ -119,16 +117,16 @@ def judge(dossier: Dossier) -> Verdict:
 
 def _crash(dossier: Dossier) -> CrashCause | None:
     """A host whose pytest died of a signal: the patch or the environment (verdict.crash),
-    from its crash record, the base ref's run on that host and the files the patch changed."""
+    from its crash record (none where the gate killed it: a timeout, the temp root's cap),
+    the base ref's run on that host and the files the patch changed."""
     crashed = []
     for host, source, base in (
         ("A", dossier.host_a, dossier.base_a),
         ("B", dossier.host_b, dossier.base_b),
     ):
         info = _info(None, source) if isinstance(source, Path) else None
-        if info is not None and info.returncode < 0:
-            found = info.crash or Crash(signal=signal_name(info.returncode))
-            crashed.append(crash.Crashed(host, found, _base_state(base)))  # type: ignore[arg-type]
+        if info is not None and info.returncode < 0 and info.crash is not None:
+            crashed.append(crash.Crashed(host, info.crash, _base_state(base)))  # type: ignore[arg-type]
     if not crashed:
         return None
     return crash.cause(crashed, _changed(dossier.check))

@@ -320,9 +320,10 @@ def _run_hosts(
 
 
 def _died(folder: Path) -> bool:
-    """Whether the host run in `folder` died of a signal (its host.json says so)."""
+    """Whether the host run in `folder` died of a signal (host.json's crash: not the gate's
+    own kill at a timeout or the temp root's cap)."""
     try:
-        return hostreport.read_info(folder / layout.HOST_JSON).returncode < 0
+        return hostreport.read_info(folder / layout.HOST_JSON).crash is not None
     except GateError:
         return False
 

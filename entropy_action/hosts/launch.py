@@ -138,10 +138,11 @@ def run_host(settings: RunSettings) -> HostInfo:
         info = with_provenance(info, scratch / PROVENANCE_FILE)
         info = with_hooks(info, scratch / HOOKS_FILE)
         info = with_channel(info, heard, out, settings.loaded.manifest.module)
-        crash = crashlog.keep(
-            scratch / CRASH_LOG, out, returncode, launch.cwd, scratch / PLUGIN_FOLDER
-        )
-        info = info.model_copy(update={"crash": crash}) if crash else info
+        if not stopped:  # a signal from elsewhere than the gate's own timeout or cap
+            crash = crashlog.keep(
+                scratch / CRASH_LOG, out, returncode, launch.cwd, scratch / PLUGIN_FOLDER
+            )
+            info = info.model_copy(update={"crash": crash}) if crash else info
     write_host_json(out / HOST_JSON, info)
     _say(settings, f"pytest exited {returncode} ({time.time() - started:.1f} s)")
     if stopped:

@@ -45,7 +45,8 @@ def cause(crashed: Sequence[Crashed], changed: Collection[str] | None) -> CrashC
     (kind, why), first = min(judged, key=lambda pair: _RANK[pair[0][0]])
     same = [c.host for c in crashed if c.crash.words() == first.crash.words()]
     hosts = " and ".join(f"host {host}" for host in same)
-    died = f"{hosts}: pytest died of {first.crash.words()}"
+    how = "died of" if first.crash.frames or first.crash.fatal else "was killed by"
+    died = f"{hosts}: pytest {how} {first.crash.words()}"
     signal = first.crash.signal
     if kind == "gate":
         return CrashCause(

@@ -89,7 +89,9 @@ def evaluate(
     broken = [name for name, r in (("A", report_a), ("B", report_b)) if r and r.errors]
     if runtime_findings is None or old_a is None:  # nothing can attribute a one-sided test
         problems += unpaired(report_a, report_b, tests)
-    runtime = list(runtime_findings(tests, broken)) if runtime_findings and report_a else []
+    # a host that died of a signal ran no test to skip: its absent tests are the crash's
+    reported = report_a is not None and (report_b is not None or crash is None)
+    runtime = list(runtime_findings(tests, broken)) if runtime_findings and reported else []
     live = _live(loaded, (report_a, report_b), (old_a, old_b), forbid_live_entropy, problems)
     live += _cheap_exits((report_a, report_b), (old_a, old_b), tests, seams, findings)
     live += provenance.findings(

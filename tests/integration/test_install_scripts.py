@@ -40,7 +40,7 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
     target = tmp_path_factory.mktemp("wheels")
     subprocess.run(
         [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "-d", target,
-         "pytest", "setuptools"],
+         "pytest", "setuptools", "wheel"],
         check=True,
         capture_output=True,
     )  # fmt: skip

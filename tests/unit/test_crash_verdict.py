@@ -116,8 +116,8 @@ IN_GATE = Crash(
             [crash.Crashed("A", Crash(signal="SIGKILL"), "none")],
             None,
             "unknown",
-            "Cannot tell the patch from the environment: host A: pytest died of SIGKILL; no "
-            "base run finished on that host to compare with.",
+            "Cannot tell the patch from the environment: host A: pytest was killed by SIGKILL; "
+            "no base run finished on that host to compare with.",
         ),
         (
             [crash.Crashed("A", SEGV, "none"), crash.Crashed("B", SEGV, "none")],

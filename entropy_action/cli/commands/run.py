@@ -203,7 +203,7 @@ def _wants_base(args: argparse.Namespace, code: int, info: HostInfo) -> bool:
     if args.base_ref is None:
         return False
     if code == ExitCode.INVALID:
-        return info.returncode < 0
+        return info.crash is not None
     return bool(args.host == "a" or code != ExitCode.OK)
 
 
@@ -228,7 +228,7 @@ def _bases(
                 f"note: the base run failed ({error}); skips are attributed statically",
                 file=sys.stderr,
             )
-        if args.host == "a" and info.returncode >= 0:  # a crashed head: nothing to weigh
+        if args.host == "a" and info.crash is None:  # a crashed head: nothing to weigh
             _strength(args, check, info, out)
 
 
