@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import signal
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -410,30 +409,3 @@ def outside_reason(info: HostInfo) -> str:
         + ", ".join(files[:3])
         + (f" and {more} more" if more > 0 else "")
     )
-
-
-def signal_name(returncode: int) -> str:
-    """SIGSEGV for returncode -11; `signal 99` for a number Python does not name."""
-    try:
-        return signal.Signals(-returncode).name
-    except ValueError:
-        return f"signal {-returncode}"
-
-
-_KILLERS = {
-    "SIGKILL": "a timeout, the temp root's cap, or from outside",
-    "SIGTERM": "from outside",
-    "SIGINT": "interrupted",
-    "SIGHUP": "from outside",
-}
-
-
-def killed_reason(info: HostInfo) -> str:
-    """Why a run that died of a signal is not trusted, naming the signal and, where
-    faulthandler left one, the frame it died in."""
-    name = info.crash.signal if info.crash is not None else signal_name(info.returncode)
-    if info.crash is not None and (info.crash.frames or info.crash.fatal):
-        how = f"died of {info.crash.words()}"
-    else:
-        how = f"was killed by {name}" + (f" ({_KILLERS[name]})" if name in _KILLERS else "")
-    return f"pytest {how}; the run did not finish and its report is not trusted"

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from entropy_action.core import layout
 from entropy_action.core.errors import GateError
-from entropy_action.core.hostinfo import HostInfo, killed_reason
+from entropy_action.core.hostinfo import HostInfo
 from entropy_action.core.layout import (
     BASE_FOLDER,
     CRASH_FILES,
@@ -28,6 +28,7 @@ from entropy_action.core.layout import (
     JUNIT_XML,
     REPORT_FILES,
 )
+from entropy_action.core.signals import killed_reason
 from entropy_action.evidence import outcomes
 from entropy_action.evidence.bounded import (
     chunks_of,
@@ -82,7 +83,7 @@ def read_host(dir: Path) -> HostReport:
     check_folder(dir)
     info = read_info(dir / HOST_JSON)
     if info.returncode < 0:
-        raise GateError(f"{dir / HOST_JSON}: {killed_reason(info)}")
+        raise GateError(f"{dir / HOST_JSON}: {killed_reason(info.returncode, info.crash)}")
     junit_path = dir / JUNIT_XML
     with open_capped(junit_path, MAX_JUNIT_XML) as handle:
         chunks = chunks_of(handle, junit_path, MAX_JUNIT_XML)

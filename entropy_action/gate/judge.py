@@ -34,16 +34,16 @@ from entropy_action.evidence import (
     stepfiles,
 )
 from entropy_action.evidence.hostreport import HostReport
-from entropy_action.gate import attribution
+from entropy_action.gate import attribution, crashed
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.manifest.pindiff import PinChange
 from entropy_action.manifest.pinfile import Constraints, LoadedManifest
 from entropy_action.scan import ScanResult
 from entropy_action.strength import base_on_head
 from entropy_action.strength.assess import Strength
-from entropy_action.verdict import crash, hook_inventory, pairing, rollup, variation_check
+from entropy_action.verdict import hook_inventory, pairing, rollup, variation_check
 from entropy_action.verdict.classify import Evidence, classify
-from entropy_action.verdict.model import CrashCause, Verdict
+from entropy_action.verdict.model import Verdict
 
 NO_BASE = (
     "no base commit to judge against: no pin check and no silencing scan could run, so "
@@ -107,37 +107,15 @@ def judge(dossier: Dossier) -> Verdict:
         base_b=dossier.base_b,
         forbid_live_entropy=constraints.forbid_live_entropy if constraints else False,
         seams=scanned.seams if scanned else (),
-        crash=_crash(dossier),
+        crash=crashed.cause(
+            ((dossier.host_a, dossier.base_a), (dossier.host_b, dossier.base_b)),
+            lambda: _changed(check),
+        ),
     )
     verdict = _attributed(strong.annotate(verdict), report_b)
     if report_b is not None:
         verdict = verdict.model_copy(update={"host_b_variations": report_b.info.variations})
     return _with_inputs(verdict, dossier, report_a, report_b)
-
-
-def _crash(dossier: Dossier) -> CrashCause | None:
-    """A host whose pytest died of a signal: the patch or the environment (verdict.crash),
-    from its crash record (none where the gate killed it: a timeout, the temp root's cap),
-    the base ref's run on that host and the files the patch changed."""
-    crashed = []
-    for host, source, base in (
-        ("A", dossier.host_a, dossier.base_a),
-        ("B", dossier.host_b, dossier.base_b),
-    ):
-        info = _info(None, source) if isinstance(source, Path) else None
-        if info is not None and info.returncode < 0 and info.crash is not None:
-            crashed.append(crash.Crashed(host, info.crash, _base_state(base)))  # type: ignore[arg-type]
-    if not crashed:
-        return None
-    return crash.cause(crashed, _changed(dossier.check))
-
-
-def _base_state(source: Path | HostReport | None) -> crash.Base:
-    """Whether the base ref's run on a host died of a signal, finished, or is not there."""
-    info = source.info if isinstance(source, HostReport) else _info(None, source)
-    if info is None:
-        return "none"
-    return "crashed" if info.returncode < 0 else "finished"
 
 
 def _changed(check: PinCheck | None) -> frozenset[str] | None:

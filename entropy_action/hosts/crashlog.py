@@ -19,7 +19,8 @@ import shutil
 import sysconfig
 from pathlib import Path
 
-from entropy_action.core.hostinfo import MAX_CRASH_FRAMES, Crash, CrashFrame, Place, signal_name
+from entropy_action.core.hostinfo import MAX_CRASH_FRAMES, Crash, CrashFrame, Place
+from entropy_action.core.signals import signal_name
 
 MAX_LOG = 64 << 10  # bytes of faulthandler's file read
 _FATAL = re.compile(r"^Fatal Python error: (.{1,200})$")

@@ -21,10 +21,10 @@ from entropy_action.core.hostinfo import (
     HostInfo,
     Provenance,
     TestOrder,
-    killed_reason,
     outside_reason,
 )
 from entropy_action.core.layout import EVIDENCE_FILES, HOST_JSON, JUNIT_XML, PYTEST_LOG
+from entropy_action.core.signals import killed_reason
 from entropy_action.core.variations import Variation
 from entropy_action.evidence import ids
 from entropy_action.hosts import channel, pinsseen, varied
@@ -56,7 +56,7 @@ def outcome(info: HostInfo) -> tuple[ExitCode, str]:
         return ExitCode.INVALID, f"{host}: {outside_reason(info)}"
     code = info.returncode
     if code < 0:
-        return ExitCode.INVALID, f"{host}: {killed_reason(info)}"
+        return ExitCode.INVALID, f"{host}: {killed_reason(info.returncode, info.crash)}"
     if code == PYTEST_USAGE_ERROR and CONFTEST_NOTE in info.notes:
         return ExitCode.REJECTED, f"{host}: {CONFTEST_NOTE}"
     known = {

@@ -22,8 +22,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from entropy_action.core.errors import GateError
-from entropy_action.core.hostinfo import HostInfo, signal_name
+from entropy_action.core.hostinfo import HostInfo
 from entropy_action.core.layout import CRASH_LOG, HOST_JSON, JUNIT_XML, PYTEST_LOG
+from entropy_action.core.signals import signal_name
 from entropy_action.hosts import (
     channel,
     crashlog,

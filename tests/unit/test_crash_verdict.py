@@ -9,7 +9,8 @@ import textwrap
 import pytest
 
 from entropy_action.core.findings import Finding
-from entropy_action.core.hostinfo import Crash, CrashFrame, HostInfo, killed_reason
+from entropy_action.core.hostinfo import Crash, CrashFrame
+from entropy_action.core.signals import killed_reason
 from entropy_action.hosts import crashlog
 from entropy_action.render import checkrun, markdown, summary
 from entropy_action.verdict import crash
@@ -138,10 +139,6 @@ def test_no_crash_no_line():
     assert crash.cause([], {"t.py"}) is None
 
 
-def _info(**fields) -> HostInfo:
-    return HostInfo.model_construct(**fields)  # killed_reason reads these two fields only
-
-
 @pytest.mark.parametrize(
     ("returncode", "found", "expected"),
     [
@@ -171,7 +168,7 @@ def _info(**fields) -> HostInfo:
     ],
 )
 def test_a_signal_death_is_named_never_a_timeout_when_it_was_sigsegv(returncode, found, expected):
-    assert killed_reason(_info(returncode=returncode, crash=found)) == expected
+    assert killed_reason(returncode, found) == expected
 
 
 CAUSE = CrashCause(
