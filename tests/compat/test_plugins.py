@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import textwrap
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -28,8 +29,8 @@ import pytest
 from tests.compat.repos import CASES, Case
 from tests.support import compat
 
-FOUND, MISSING = compat.interpreters()
-VERSIONS = [i.version for i in FOUND]
+FOUND = compat.interpreters()
+VERSIONS = [i.version for i in FOUND.have]
 GATE_TIMEOUT = 600
 
 
@@ -101,7 +102,7 @@ def _gate(case: Case, version: str, python: Path, work: Path) -> Ran:
 @pytest.fixture(scope="module")
 def venvs() -> dict[str, Path | str]:
     started = time.monotonic()
-    built = compat.ensure_all(FOUND)
+    built = compat.ensure_all(FOUND.have)
     print(f"compat: the venvs of Python {', '.join(built)}: {time.monotonic() - started:.1f} s")
     return built
 
@@ -153,10 +154,37 @@ def _findings(verdict: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def test_every_supported_python_is_here_or_named() -> None:
-    if MISSING and compat.required():
-        pytest.fail(f"supported Pythons missing on this machine: {', '.join(MISSING)}")
-    assert VERSIONS, "no supported Python found"
+    """The tier runs on what it found; a supported version the machine lacks is named (by
+    `python -m tests.support.compat`, which .ci/run calls first), a named path refused."""
     assert compat.supported() == ["3.10", "3.11", "3.12", "3.13"]  # ci.yml's matrix
+    assert not FOUND.refused, FOUND.refused
+    assert VERSIONS, f"no supported Python found (missing: {', '.join(FOUND.missing)})"
+    if not os.environ.get(compat.PYTHONS_ENV):  # each supported version: found or named
+        assert sorted([*VERSIONS, *FOUND.missing]) == compat.supported(), FOUND
+        own = f"{sys.version_info[0]}.{sys.version_info[1]}"  # the suite's own Python
+        assert own in VERSIONS, FOUND
+
+
+def test_a_named_interpreter_that_is_no_supported_python_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = tmp_path / "python3.9"
+    old.write_text("#!/bin/sh\necho 3.9 3.9.18\n", encoding="utf-8")
+    old.chmod(0o755)
+    broken = tmp_path / "not-python"
+    broken.write_text("#!/bin/sh\nexit 3\n", encoding="utf-8")
+    broken.chmod(0o755)
+    named = f"{sys.executable} {old} {broken} {tmp_path / 'absent'}"
+    monkeypatch.setenv(compat.PYTHONS_ENV, named)
+    found = compat.interpreters()
+    assert [i.path for i in found.have] == [Path(sys.executable)]
+    assert found.missing == []
+    env = compat.PYTHONS_ENV
+    assert found.refused == [
+        f"{env}: {old} is Python 3.9.18, not one ci.yml lists",
+        f"{env}: {broken} does not run as a Python",
+        f"{env}: {tmp_path / 'absent'} does not run as a Python",
+    ]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

@@ -1,13 +1,16 @@
 """The compatibility tier's environments: one venv per supported Python on this machine, with
 the gate (editable) and the plugins of requirements/compat.lock, built from PyPI once and
-kept under the test venv (`.venv/.entropy-gate-compat/KEY/`, KEY the sha256 of the lock,
-pyproject.toml's [project] and the interpreter), so the tier's cost after the first run is
-its gate runs. uv installs them where it is installed (the ci extra), pip elsewhere.
+kept in the checkout beside the test venv (`.compat-venvs/KEY/`, KEY the sha256 of the lock,
+pyproject.toml's [project] and the interpreter; outside `.venv`, which .ci/run rebuilds), so
+the tier's cost after the first run is its gate runs. uv installs them where it is installed
+(the ci extra), pip elsewhere.
 
 Which Pythons: those of ci.yml's matrix (the versions the project supports), each found as
-`python3.X` on PATH or under pyenv's root (PYENV_ROOT, or `pyenv root`); or the paths in
-ENTROPY_GATE_COMPAT_PYTHONS (space-separated). ENTROPY_GATE_REQUIRE_COMPAT=1 (.ci/run) makes a
-supported version this machine lacks, or a venv that cannot be built, a failure, not a skip.
+`python3.X` on PATH or under pyenv's root (PYENV_ROOT, or `pyenv root`), a version this machine
+lacks named, not run; or exactly the interpreters ENTROPY_GATE_COMPAT_PYTHONS names
+(space-separated paths: ci.yml names the matrix job's own), where one that is not a supported
+Python is refused, never dropped. ENTROPY_GATE_REQUIRE_COMPAT=1 (.ci/run) makes a venv that
+cannot be built a failure, not a skip.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ else:  # Python 3.10
 ROOT = Path(__file__).resolve().parent.parent.parent
 LOCK = ROOT / "requirements" / "compat.lock"
 CI = ROOT / ".github" / "workflows" / "ci.yml"
-CACHE = ROOT / ".venv" / ".entropy-gate-compat"
+CACHE = ROOT / ".compat-venvs"
 PYTHONS_ENV = "ENTROPY_GATE_COMPAT_PYTHONS"
 REQUIRE_ENV = "ENTROPY_GATE_REQUIRE_COMPAT"
 INSTALL_TIMEOUT = 900
@@ -85,11 +88,17 @@ def _pyenv_root() -> str | None:
     return done.stdout.strip() or None
 
 
-def interpreters() -> tuple[list[Interpreter], list[str]]:
-    """(the supported Pythons found here, the supported versions not found)."""
+@dataclass(frozen=True)
+class Found:
+    have: list[Interpreter]  # the supported Pythons the tier runs on
+    missing: list[str]  # supported versions this machine lacks (named, not run)
+    refused: list[str]  # what ENTROPY_GATE_COMPAT_PYTHONS names that is no supported Python
+
+
+def interpreters() -> Found:
+    """The supported Pythons found here (or named), those missing, those refused."""
     if os.environ.get(PYTHONS_ENV):
-        found = [_named(Path(p)) for p in os.environ[PYTHONS_ENV].split()]
-        return [i for i in found if i is not None], []
+        return _named(os.environ[PYTHONS_ENV].split())
     have, missing = [], []
     for version in supported():
         for candidate in _candidates(version):
@@ -99,12 +108,20 @@ def interpreters() -> tuple[list[Interpreter], list[str]]:
                 break
         else:
             missing.append(version)
-    return have, missing
+    return Found(have, missing, [])
 
 
-def _named(path: Path) -> Interpreter | None:
-    seen = _version_of(path)
-    return None if seen is None else Interpreter(seen[0], path, seen[1])
+def _named(paths: list[str]) -> Found:
+    have, refused = [], []
+    for path in paths:
+        seen = _version_of(Path(path))
+        if seen is None:
+            refused.append(f"{PYTHONS_ENV}: {path} does not run as a Python")
+        elif seen[0] not in supported():
+            refused.append(f"{PYTHONS_ENV}: {path} is Python {seen[1]}, not one ci.yml lists")
+        else:
+            have.append(Interpreter(seen[0], Path(path), seen[1]))
+    return Found(have, [], refused)
 
 
 def key(interpreter: Interpreter) -> str:
@@ -198,13 +215,15 @@ def required() -> bool:
 
 
 def main() -> int:
-    """`python -m tests.support.compat`: the Pythons the tier runs on, and those missing."""
-    found, missing = interpreters()
-    for interpreter in found:
+    """`python -m tests.support.compat`: the Pythons the tier runs on, those missing or refused."""
+    found = interpreters()
+    for interpreter in found.have:
         print(f"compat: Python {interpreter.full} ({interpreter.path})")
-    if missing:
-        print(f"compat: not on this machine: Python {', '.join(missing)}")
-    return 0 if found else 1
+    if found.missing:
+        print(f"compat: not on this machine, not run: Python {', '.join(found.missing)}")
+    for refused in found.refused:
+        print(f"compat: refused: {refused}")
+    return 0 if found.have and not found.refused else 1
 
 
 if __name__ == "__main__":
