@@ -1,12 +1,12 @@
 """Shared fixtures: real git repositories in temp dirs, and the CLI called in-process.
 
 The tiers are directories: tests/unit (fast, no process started; see its conftest),
-tests/integration, tests/e2e and tests/hostile, each test marked with its tier's name here."""
+tests/integration, tests/e2e, tests/hostile and tests/compat (every supported Python with the
+plugins real suites use), each test marked with its tier's name here."""
 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,12 +15,12 @@ import pytest
 
 from tests.support import hostpython
 from tests.support.github_api import GitHubAPI, serving
-from tests.support.helpers import SEED_MANIFEST, SEED_PROPERTY, Repo, Result
+from tests.support.helpers import SEED_MANIFEST, SEED_PROPERTY, Repo, Result, init_repo
 
 __all__ = ["SEED_MANIFEST", "SEED_PROPERTY", "Repo", "Result"]
 
 TESTS = Path(__file__).parent
-TIERS = ("unit", "integration", "e2e", "hostile")  # the marker of each is its name (not unit)
+TIERS = ("unit", "integration", "e2e", "hostile", "compat")  # each marked by its name (not unit)
 
 
 FULL_PYTHON = hostpython.TEST_VENV_PYTHON  # the test venv's own interpreter
@@ -74,11 +74,10 @@ def _isolated_home(
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)  # the gate's cache lives under $HOME
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Author")
-    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "author@example.invalid")
-    monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Author")
-    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "author@example.invalid")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    for name in ("AUTHOR", "COMMITTER"):  # each repository sets its own identity (a fresh
+        monkeypatch.delenv(f"GIT_{name}_NAME", raising=False)  # machine has none)
+        monkeypatch.delenv(f"GIT_{name}_EMAIL", raising=False)
 
 
 @pytest.fixture
@@ -88,7 +87,7 @@ def repo(
     """An empty git repository (branch main) whose root is the working directory of `cli`."""
     path = tmp_path / "repo"
     path.mkdir()
-    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
+    init_repo(path)
     return Repo(path=path, capsys=capsys, monkeypatch=monkeypatch)
 
 

@@ -55,3 +55,10 @@ class Finding(BaseModel):
 
     def render(self) -> str:
         return f"{self.path}:{self.line}: {self.message}"
+
+
+def fakes_clock(finding: Finding) -> bool:
+    """An `entropy_patched` finding whose test fakes the clock (scan.patching's wording: "— the
+    clock is faked …", "— the clock is frozen …"): the live-entropy audit cannot see the
+    clock reads that test makes (a freezer's fakes stand in for the functions)."""
+    return finding.kind == "entropy_patched" and " — the clock is " in finding.message

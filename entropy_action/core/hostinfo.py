@@ -89,6 +89,11 @@ class Audit(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     mechanism: str = Field(max_length=80, pattern=_PRINTABLE)
+    unseen: list[Annotated[str, Field(max_length=300, pattern=_PRINTABLE)]] = Field(
+        default_factory=list,
+        max_length=20,
+        description="What this interpreter's mechanism cannot see (empty: an older gate)",
+    )
     records: list[AuditRecord] = Field(default_factory=list, max_length=MAX_AUDIT_RECORDS)
     dropped: int = Field(0, ge=0, description="Records past the cap, counted only")
 
@@ -209,6 +214,49 @@ class ReplacedInternal(_Placed):
 
     target: str = Field(max_length=200, pattern=r"^_pytest\.[A-Za-z0-9_.]+$")
     line: int = Field(ge=1, le=10_000_000)
+
+
+MAX_CRASH_FRAMES = 30  # frames of the crashing thread kept in host.json (most recent first)
+
+
+class CrashFrame(_Placed):
+    """One Python frame of the thread a fatal signal stopped, as faulthandler wrote it."""
+
+    line: int | None = Field(description="None where faulthandler printed `???`")
+    function: str = Field(max_length=200, pattern=_PRINTABLE)
+
+    def where(self) -> str:
+        """`tests/test_x.py:7 in test_f`; a gate or installed file by its last two parts."""
+        path = self.path if self.place == "repository" else "/".join(self.path.split("/")[-2:])
+        return f"{path}:{self.line or '?'} in {self.function}"
+
+
+class Crash(BaseModel):
+    """How the test process died of a signal (`crash` in host.json): the signal, and where
+    faulthandler saw the crashing thread when it was one faulthandler catches (SIGSEGV,
+    SIGFPE, SIGABRT, SIGBUS, SIGILL); none for SIGKILL and the like."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    signal: str = Field(max_length=24, pattern=r"^(SIG[A-Z0-9]+|signal [0-9]+)$")
+    fatal: str | None = Field(
+        None, max_length=200, pattern=_PRINTABLE, description="faulthandler's `Fatal Python error`"
+    )
+    frames: list[CrashFrame] = Field(default_factory=list, max_length=MAX_CRASH_FRAMES)
+
+    def frame(self) -> CrashFrame | None:
+        """The frame that names the crash best: the most recent one in the repository or the
+        gate's own code, else the most recent one."""
+        for frame in self.frames:
+            if frame.place in ("repository", "gate"):
+                return frame
+        return self.frames[0] if self.frames else None
+
+    def words(self) -> str:
+        """`SIGSEGV (Segmentation fault) in tests/test_x.py:7 in test_f`."""
+        frame = self.frame()
+        fatal = f" ({self.fatal})" if self.fatal else ""
+        return f"{self.signal}{fatal}" + (f" at {frame.where()}" if frame else "")
 
 
 HOOKS_UNUSABLE = "hook inventory: "  # a host note: the test process spoiled or lost it
@@ -334,6 +382,11 @@ class HostInfo(BaseModel):
         None,
         description="The gate's own record of the run, heard from its plugin as each test "
         "finished, is in outcomes.json beside this file (None: an older gate, no record)",
+    )
+    crash: Crash | None = Field(
+        None,
+        description="pytest died of a signal: which, and the frames faulthandler left "
+        "(faulthandler.log beside this file); None: it did not",
     )
 
 

@@ -22,11 +22,13 @@ from entropy_action.core.errors import GateError
 from entropy_action.core.hostinfo import HostInfo
 from entropy_action.core.layout import (
     BASE_FOLDER,
+    CRASH_FILES,
     EVIDENCE_FILES,
     HOST_JSON,
     JUNIT_XML,
     REPORT_FILES,
 )
+from entropy_action.core.signals import killed_reason
 from entropy_action.evidence import outcomes
 from entropy_action.evidence.bounded import (
     chunks_of,
@@ -81,11 +83,7 @@ def read_host(dir: Path) -> HostReport:
     check_folder(dir)
     info = read_info(dir / HOST_JSON)
     if info.returncode < 0:
-        raise GateError(
-            f"{dir / HOST_JSON}: returncode {info.returncode}: pytest was killed by a signal "
-            "(a timeout, the temp root's cap, or from outside); the run did not finish and its "
-            "report is not trusted"
-        )
+        raise GateError(f"{dir / HOST_JSON}: {killed_reason(info.returncode, info.crash)}")
     junit_path = dir / JUNIT_XML
     with open_capped(junit_path, MAX_JUNIT_XML) as handle:
         chunks = chunks_of(handle, junit_path, MAX_JUNIT_XML)
@@ -177,7 +175,7 @@ def check_folder(dir: Path) -> None:
     try:
         with os.scandir(dir) as entries:
             for entry in entries:
-                if entry.name in REPORT_FILES or entry.name in EVIDENCE_FILES:
+                if entry.name in (*REPORT_FILES, *EVIDENCE_FILES, *CRASH_FILES):
                     continue
                 if entry.name == BASE_FOLDER and entry.is_dir(follow_symlinks=False):
                     continue  # `run --base-ref` leaves the base ref's run here: read on its own

@@ -35,7 +35,7 @@ from entropy_action.evidence import (
     stepfiles,
 )
 from entropy_action.evidence.hostreport import HostReport
-from entropy_action.gate import attribution
+from entropy_action.gate import attribution, crashed
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.manifest.pindiff import PinChange
 from entropy_action.manifest.pinfile import Constraints, LoadedManifest
@@ -113,6 +113,10 @@ def judge(dossier: Dossier) -> Verdict:
         base_b=dossier.base_b,
         forbid_live_entropy=constraints.forbid_live_entropy if constraints else False,
         seams=scanned.seams if scanned else (),
+        crash=crashed.cause(
+            ((dossier.host_a, dossier.base_a), (dossier.host_b, dossier.base_b)),
+            lambda: _changed(check),
+        ),
     )
     verdict = _attributed(strong.annotate(verdict) if strong else verdict, report_b)
     if report_b is not None:
@@ -162,6 +166,15 @@ def _quiet_guards(
     return scan.never_fired(static, guards, scanned.tests, hosts, base)
 
 
+def _changed(check: PinCheck | None) -> frozenset[str] | None:
+    if check is None or check.base_commit is None:
+        return None
+    try:
+        return frozenset(git.changed_files(check.root, check.base_commit))
+    except GateError:
+        return None
+
+
 def _variation_problems(report_b: HostReport | None, loaded: LoadedManifest | None) -> list[str]:
     """Host B's variation set against the head manifest's switch (verdict.variation_check):
     a report of this gate version that lists less than every dimension, or claims a switch
@@ -198,13 +211,7 @@ def _hook_findings(
     ):
         return []
     base = [_base_hooks(source) for source in (dossier.base_a, dossier.base_b)]
-    changed: frozenset[str] | None = None
-    check = dossier.check
-    if not any(base) and check is not None and check.base_commit is not None:
-        try:
-            changed = frozenset(git.changed_files(check.root, check.base_commit))
-        except GateError:
-            changed = None
+    changed = None if any(base) else _changed(dossier.check)
     return hook_inventory.findings(inventories, base, changed=changed, static=static)
 
 

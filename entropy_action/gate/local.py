@@ -8,6 +8,7 @@ it executed at the base.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import tempfile
 import threading
@@ -276,6 +277,9 @@ def _run_hosts(
     notes = tuple(sorted(host_notes))
     if not want_base:
         return Runs(errors, None, None, None, notes)
+    crashed: list[baserun.Host] = [h for h in ("a", "b") if _died(out / f"host-{h}")]
+    if crashed:  # the base on each such host tells the patch from the environment
+        return _crash_bases(settings, check, out, crashed, Runs(errors, None, None, None, notes))
     if invalid.is_set():  # a note, not a progress line too (it would be printed twice)
         return Runs(errors, None, None, None, (*notes, f"base run skipped: {SKIPPED_INVALID}"))
     host_a, host_b = (read[h] if h in read else _read_or_none(out / f"host-{h}") for h in "ab")
@@ -315,6 +319,41 @@ def _run_hosts(
     return Runs(errors, pairing.base_cases(base_read), base_read, base_b, notes, host_b, host_a)
 
 
+def _died(folder: Path) -> bool:
+    """Whether the host run in `folder` died of a signal (host.json's crash: not the gate's
+    own kill at a timeout or the temp root's cap)."""
+    try:
+        return hostreport.read_info(folder / layout.HOST_JSON).crash is not None
+    except GateError:
+        return False
+
+
+def _crash_bases(
+    settings: GateSettings,
+    check: baseline.PinCheck,
+    out: Path,
+    hosts: list[baserun.Host],
+    runs: Runs,
+) -> Runs:
+    """A head host died of a signal: the base's module on that host, so the verdict can say
+    whether the crash is the patch's or the environment's (verdict.crash)."""
+    named = " and ".join(f"host {host.upper()}" for host in hosts)
+    settings.progress(f"base run needed: {named} died of a signal")
+    jobs: dict[str, Callable[[], object]] = {
+        f"base run on host {host.upper()}": functools.partial(
+            baserun.run, _base(settings), check, out, host
+        )
+        for host in hosts
+    }
+    failed = _execute(jobs, settings.progress)
+    folders = {h: None if f"base run on host {h.upper()}" in failed else baserun.folder(out, h)
+               for h in hosts}  # fmt: skip
+    notes = tuple(f"{name} failed ({why})" for name, why in failed.items())
+    return dataclasses.replace(
+        runs, base_a=folders.get("a"), base_b=folders.get("b"), notes=(*runs.notes, *notes)
+    )
+
+
 def _base(settings: GateSettings) -> baserun.BaseRun:
     """The base run made as the gate's own host runs are (interpreters, namespaces, cache)."""
     return baserun.BaseRun(
@@ -351,7 +390,7 @@ def _run_host(
     code, why = hostjson.outcome(info)
     if code == ExitCode.INVALID:
         invalid.set()
-        if info.imported_outside:
+        if info.imported_outside or info.returncode < 0:  # died of a signal: host.json says
             return
         detail = grouped.first_error(settings.out / layout.PYTEST_LOG)
         raise GateError(why.split(": ", 1)[-1] + (f" — {detail}" if detail else ""))

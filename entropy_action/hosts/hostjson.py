@@ -3,7 +3,6 @@ audit records."""
 
 from __future__ import annotations
 
-import signal
 import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 from pathlib import Path
@@ -25,6 +24,7 @@ from entropy_action.core.hostinfo import (
     outside_reason,
 )
 from entropy_action.core.layout import EVIDENCE_FILES, HOST_JSON, JUNIT_XML, PYTEST_LOG
+from entropy_action.core.signals import killed_reason
 from entropy_action.core.variations import Variation
 from entropy_action.evidence import ids
 from entropy_action.hosts import channel, pinsseen, varied
@@ -47,13 +47,6 @@ def write_host_json(path: Path, info: HostInfo) -> None:
         raise GateError(f"{path}: cannot write the host report: {exc.strerror}") from None
 
 
-def signal_name(returncode: int) -> str:
-    try:
-        return signal.Signals(-returncode).name
-    except ValueError:
-        return f"signal {-returncode}"
-
-
 def outcome(info: HostInfo) -> tuple[ExitCode, str]:
     """The exit code of `run` for a finished host, and a one-line reason."""
     host = f"host {info.host}"
@@ -63,10 +56,7 @@ def outcome(info: HostInfo) -> tuple[ExitCode, str]:
         return ExitCode.INVALID, f"{host}: {outside_reason(info)}"
     code = info.returncode
     if code < 0:
-        return ExitCode.INVALID, (
-            f"{host}: pytest was killed by {signal_name(code)}; the run did not finish and its "
-            "report is not trusted"
-        )
+        return ExitCode.INVALID, f"{host}: {killed_reason(info.returncode, info.crash)}"
     if code == PYTEST_USAGE_ERROR and CONFTEST_NOTE in info.notes:
         return ExitCode.REJECTED, f"{host}: {CONFTEST_NOTE}"
     known = {
@@ -280,7 +270,8 @@ def prepare_out(out: Path) -> None:
     try:
         out.mkdir(parents=True, exist_ok=True)
         # what an earlier run left here (its host steps' evidence included) is never read
-        for name in (JUNIT_XML, HOST_JSON, PYTEST_LOG, layout.OUTCOMES_JSON, *EVIDENCE_FILES):
+        for name in (JUNIT_XML, HOST_JSON, PYTEST_LOG, layout.OUTCOMES_JSON, *EVIDENCE_FILES,
+                     *layout.CRASH_FILES):  # fmt: skip
             (out / name).unlink(missing_ok=True)
     except OSError as exc:
         raise GateError(f"--out {out}: cannot write there: {exc.strerror}") from None

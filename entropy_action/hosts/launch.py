@@ -23,8 +23,17 @@ from pathlib import Path
 
 from entropy_action.core.errors import GateError
 from entropy_action.core.hostinfo import HostInfo
-from entropy_action.core.layout import HOST_JSON, JUNIT_XML, PYTEST_LOG
-from entropy_action.hosts import channel, environments, isolate, pinsseen, supervise, temproot
+from entropy_action.core.layout import CRASH_LOG, HOST_JSON, JUNIT_XML, PYTEST_LOG
+from entropy_action.core.signals import signal_name
+from entropy_action.hosts import (
+    channel,
+    crashlog,
+    environments,
+    isolate,
+    pinsseen,
+    supervise,
+    temproot,
+)
 from entropy_action.hosts.hostjson import (
     CONFTEST_NOTE,
     PYTEST_USAGE_ERROR,
@@ -32,7 +41,6 @@ from entropy_action.hosts.hostjson import (
     last_line,
     prepare_out,
     record_conftest_failure,
-    signal_name,
     utc_now,
     with_audit,
     with_channel,
@@ -74,6 +82,7 @@ from entropy_action.testproc.protocol import (
     PATH_ENV,
     PLUGIN_CONFIG_FILE,
     PLUGIN_ENV,
+    PLUGIN_FOLDER,
     PLUGIN_MODULE,
     PROVENANCE_FILE,
     PYTEST_CONFIG_ENV,
@@ -131,6 +140,11 @@ def run_host(settings: RunSettings) -> HostInfo:
         info = with_provenance(info, scratch / PROVENANCE_FILE)
         info = with_hooks(info, scratch / HOOKS_FILE)
         info = with_channel(info, heard, out, settings.loaded.manifest.module)
+        if not stopped:  # a signal from elsewhere than the gate's own timeout or cap
+            crash = crashlog.keep(
+                scratch / CRASH_LOG, out, returncode, launch.cwd, scratch / PLUGIN_FOLDER
+            )
+            info = info.model_copy(update={"crash": crash}) if crash else info
     write_host_json(out / HOST_JSON, info)
     _say(settings, f"pytest exited {returncode} ({time.time() - started:.1f} s)")
     if stopped:
@@ -345,6 +359,7 @@ def _plugin_config(
         "order": list(settings.order) or None,
         "file_order_seed": hostb.file_order_seed if hostb else None,
         "cpu_count": hostb.cpu_count if hostb else None,
+        "crash_log": str(scratch / CRASH_LOG),  # faulthandler's file (hosts.crashlog)
     }
     path = scratch / PLUGIN_CONFIG_FILE
     path.write_text(json.dumps(config), encoding="utf-8")

@@ -166,6 +166,7 @@ def _info(
     if audit is not None:
         audit = Audit(
             mechanism=audit.mechanism,
+            unseen=audit.unseen,
             records=[record for record in audit.records if mine(record.test)],
             dropped=audit.dropped,
         )

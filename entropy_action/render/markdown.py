@@ -23,6 +23,7 @@ from entropy_action.manifest.pindiff import PinChange
 from entropy_action.render import paths, phrases
 from entropy_action.verdict.classify import GATE_CONFIG
 from entropy_action.verdict.model import FAILING, Classification, TestResult, Verdict
+from entropy_action.verdict.pairing import NO_PIN_CHECK
 
 MAX_MESSAGE_LINES = 20  # of one test's failure message or one host error
 MAX_MESSAGE_CHARS = 2000
@@ -113,6 +114,8 @@ def title(verdict: Verdict) -> str:
     property that decides it (`render.properties`)."""
     if verdict.properties:
         return phrases.properties_title(verdict.classification, verdict.properties)
+    if verdict.crash is not None:
+        return verdict.crash.title
     return TITLES[verdict.classification]
 
 
@@ -139,13 +142,33 @@ def sections(
     headline = _headline(verdict)
     if heading is not None:
         headline = [heading, *headline[1:]]
+    static = [_pin_changes(verdict), _findings(verdict)]
+    if verdict.crash is not None:  # what the patch was seen doing leads, then the cause
+        causes = ["**Why the runs cannot be judged:**", *headline[3:]]
+        return [headline[:3], _pins_seen(verdict), *static, causes, *_rest(verdict, digest=digest)]
+    return [headline, *_rest(verdict, digest=digest, static=static)]
+
+
+def _pins_seen(verdict: Verdict) -> list[str]:
+    """A crashed run's page: the pin check's result in front of the cause, changed or not."""
+    if not verdict.pins_intact:
+        return []  # the pin changes' own section says which
+    checked = NO_PIN_CHECK not in verdict.reasons
     return [
-        headline,
+        f"**Pins:** {'intact against the base ref' if checked else 'not checked (no base ref)'}."
+    ]
+
+
+def _rest(
+    verdict: Verdict, *, digest: bool, static: list[list[str]] | None = None
+) -> list[list[str]]:
+    """The sections after the headline (`static`: the pin changes and findings, in their
+    place after the tests)."""
+    return [
         _row(verdict),
         _tests(verdict),
         _replays(verdict),
-        _pin_changes(verdict),
-        _findings(verdict),
+        *(static or []),
         _warnings(verdict),
         _notices(verdict),
         _strength(verdict.mutation),
@@ -159,11 +182,8 @@ def sections(
 def _headline(verdict: Verdict) -> list[str]:
     mark = "✅" if verdict.merge else "❌"
     action = "merge candidate" if verdict.merge else "do not merge"
-    lines = [
-        f"## {mark} entropy-gate: `{verdict.classification}` ({action})",
-        "",
-        f"**{title(verdict)}.**",
-    ]
+    lead = f"**{text(verdict.crash.line)}**" if verdict.crash else f"**{title(verdict)}.**"
+    lines = [f"## {mark} entropy-gate: `{verdict.classification}` ({action})", "", lead]
     causes = _causes(verdict)
     if causes:
         lines += ["", *(f"- {prose(cause.removeprefix(INVALID_INPUT))}" for cause in causes)]
@@ -232,10 +252,11 @@ def _row(verdict: Verdict) -> list[str]:
     silencing = _silencing(verdict)
     host_a: str = verdict.host_a
     host_b: str = verdict.host_b
-    if not _ran(verdict):  # nothing ran: only what rejects on its own is shown
-        host_a = host_b = NOT_RUN
-        pins = NOT_RUN if pins == "yes" else pins
-        silencing = NOT_RUN if silencing in ("none", "pre-existing only") else silencing
+    if not _ran(verdict):  # nothing ran: only what rejects on its own is shown (a crash:
+        host_a = host_b = NOT_RUN  # the pin check and the scan ran without the hosts)
+        pins = NOT_RUN if pins == "yes" and verdict.crash is None else pins
+        if verdict.crash is None and silencing in ("none", "pre-existing only"):
+            silencing = NOT_RUN
     return [
         "| host A | host B | pins intact | silencing | classification |",
         "|---|---|---|---|---|",

@@ -104,6 +104,8 @@ def _property_line(prop: PropertyVerdict, width: int, modules: int) -> str:
 def _headline(verdict: Verdict) -> list[str]:
     action = _ACTIONS.get(verdict.classification, "do not merge")
     lines = [f"entropy-gate verdict: {verdict.classification} ({action})"]
+    if verdict.crash is not None:
+        lines.append(f"  {verdict.crash.line}")
     if verdict.coupled_to:
         lines.append(f"  {phrases.coupled(verdict.coupled_to)}")
     for pair in verdict.order_dependence:

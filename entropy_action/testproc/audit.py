@@ -3,7 +3,7 @@ the network, a temp dir or an unpinned environment variable while a property run
 
 Loaded inside the test process as `entropy_gate_audit` (hosts.testfiles.write_boot): the
 runner copies this file beside the plugin (it may import nothing from entropy_action but
-protocol.py, copied with it). It does nothing
+protocol.py and wrappers.py, copied with it). It does nothing
 unless the runner names a config file in AUDIT_ENV. A read is recorded only when the first
 frame that is not the standard library or site-packages lies in the repository and is not test
 code (the property module, conftest.py, test_*.py, tests/); the test module's own reads are its
@@ -14,8 +14,8 @@ when it is one of the gate's own (ENTROPY_*).
 The cheapest mechanism per version; reads count only while a test's setup, call or teardown runs:
 - Python 3.12+: sys.monitoring CALL events; a call site whose callable is not a target returns
   DISABLE and never reports again; os.environ reads by a PY_START event local to its code;
-- Python 3.10-3.11: each target wrapped (see Wrappers): sys.setprofile, which sees every call,
-  cost 1.4x on a 1,000-test module;
+- Python 3.10-3.11: each target wrapped (wrappers.py, copied beside it; it also hands
+  time-machine's C extension the builtins it patches);
 - everywhere: sys.addaudithook for what CPython announces (sockets, tempfile.mkstemp/mkdtemp).
 
 PYTEST_DONT_REWRITE: the run imports this module before pytest could rewrite it (it has no
@@ -24,10 +24,7 @@ assert to rewrite), and pytest is told so by this marker.
 
 from __future__ import annotations
 
-import ctypes
 import datetime
-import functools
-import gc
 import json
 import os
 import random
@@ -35,14 +32,14 @@ import secrets
 import sys
 import time
 import uuid
-from collections.abc import Callable
-from types import CodeType, FrameType
+from types import BuiltinMethodType, CodeType, FrameType, MethodType
 from typing import Any
 
 if __package__:  # imported as entropy_action.testproc.X (the public names, the gate)
-    from entropy_action.testproc import protocol
+    from entropy_action.testproc import protocol, wrappers
 else:  # copied into the test process as entropy_gate_X (hosts.testfiles)
     import entropy_gate_protocol as protocol  # type: ignore[import-not-found, no-redef]
+    import entropy_gate_wrappers as wrappers  # type: ignore[import-not-found, no-redef]
 
 AUDIT_ENV = protocol.AUDIT_ENV
 MAX_RECORDS = 1000  # distinct records kept; the rest are counted as dropped
@@ -52,6 +49,7 @@ MAX_NAME = 200
 ENV_DEPTH = 3
 EVENT_DEPTH = 25
 _LIB, _TEST, _TARGET = 0, 1, 2
+_METHODS = (BuiltinMethodType, MethodType)  # bound: datetime.now, random.choice
 # pytest's own variable, read back by pytest after every phase of every test (os.environ.pop):
 # the test's name, the same on every host, not a live input. Skipped before any frame walk.
 _PYTEST_ENV = frozenset({"PYTEST_CURRENT_TEST"})
@@ -102,10 +100,12 @@ class Catalog:
             self.bound[(id(owner), name)] = api
 
     def api_of(self, target: object) -> str | None:
-        """The API a callable stands for (3.12+ CALL events and 3.10-3.11 c_call)."""
+        """The API a callable stands for (3.12+ CALL events). Only a method is asked for its
+        `__self__` and name: any other object may answer anything (mock's `call` makes a new
+        `_Call` of every attribute), and an error here would be raised in the test's code."""
         api = self.objects.get(id(target))
-        if api is None and hasattr(target, "__self__"):
-            api = self.bound.get((id(target.__self__), getattr(target, "__name__", "")))
+        if api is None and isinstance(target, _METHODS):
+            api = self.bound.get((id(target.__self__), target.__name__))
         return api
 
 
@@ -143,6 +143,7 @@ class Auditor:
         self.dropped = 0
         self.test: str | None = None
         self.mechanism = ""
+        self.unseen: list[str] = []
         self._kinds: dict[str, tuple[int, str]] = {}
         self._busy = False
 
@@ -227,7 +228,12 @@ class Auditor:
             {"api": api, "name": name, "path": path, "line": line, "test": test, "count": n}
             for (api, name, path, line, test), n in self.records.items()
         ]
-        return {"mechanism": self.mechanism, "records": records, "dropped": self.dropped}
+        return {
+            "mechanism": self.mechanism,
+            "unseen": self.unseen,
+            "records": records,
+            "dropped": self.dropped,
+        }
 
 
 _SKIP = "\0skip"
@@ -255,67 +261,16 @@ def _event_target(event: str, args: tuple[Any, ...]) -> str | None:
 # --- mechanisms ------------------------------------------------------------------------------
 
 
-class Wrappers:
-    """3.10-3.11: each target replaced by a wrapper that records its caller, so calls to
-    anything else cost nothing (sys.setprofile sees every call: 1.4x on a 1,000-test module).
-    Module attributes are rebound; datetime's class methods are set in the type's own dict
-    (read through gc, then PyType_Modified); os.environ gets a subclass whose __getitem__
-    records. Each wrapper calls the original, so time-machine's shift still reaches it."""
-
-    name = "wrappers"
-
-    def __init__(self, auditor: Auditor) -> None:
-        self.auditor = auditor
-        for module, attribute, api in auditor.catalog.attrs:
-            setattr(module, attribute, self._wrap(getattr(module, attribute), api))
-        for owner, name in ((datetime.datetime, "now"), (datetime.datetime, "utcnow")):
-            self._class_method(owner, name)
-        self._class_method(datetime.date, "today")
-        _audit_environ(auditor)
-
-    def _wrap(self, real: Callable[..., Any], api: str) -> Callable[..., Any]:
-        auditor = self.auditor
-
-        @functools.wraps(real)
-        def audited(*args: Any, **kwargs: Any) -> Any:
-            if auditor.test is not None:
-                auditor.record(api, None, sys._getframe(1), 0)
-            return real(*args, **kwargs)
-
-        return audited
-
-    def _class_method(self, owner: type, name: str) -> None:
-        auditor, real = self.auditor, owner.__dict__[name]
-
-        def audited(cls: type, *args: Any, **kwargs: Any) -> Any:
-            if auditor.test is not None:
-                prefix = "datetime" if issubclass(cls, datetime.datetime) else "date"
-                auditor.record(f"{prefix}.{name}()", None, sys._getframe(1), 0)
-            return real.__get__(None, cls)(*args, **kwargs)
-
-        audited.__name__ = audited.__qualname__ = name
-        audited.__doc__ = real.__doc__
-        gc.get_referents(owner.__dict__)[0][name] = classmethod(audited)
-        ctypes.pythonapi.PyType_Modified(ctypes.py_object(owner))
-
-
-def _audit_environ(auditor: Auditor) -> None:
-    environ_class = type(os.environ)
-
-    class AuditedEnviron(environ_class):  # type: ignore[misc, valid-type]
-        def __getitem__(self, key: Any) -> Any:
-            if auditor.test is not None:
-                auditor.environ_read(key, sys._getframe(1))
-            return super().__getitem__(key)
-
-    AuditedEnviron.__name__ = AuditedEnviron.__qualname__ = environ_class.__name__
-    os.environ.__class__ = AuditedEnviron
-
-
 class Monitoring:
     """sys.monitoring (3.12+): call sites that are not targets are disabled after one event."""
 
     name = "sys.monitoring"
+    unseen = (
+        "a call made from C code (a callable passed to map() or sorted(key=), a C extension's "
+        "callback)",
+        "a call at a site whose first call was to something else (a callable held in a variable)",
+        wrappers.FROZEN,
+    )
 
     def __init__(self, auditor: Auditor, tool: int) -> None:
         monitoring: Any = getattr(sys, "monitoring")  # noqa: B009 - absent before 3.12
@@ -343,13 +298,13 @@ class Monitoring:
         monitoring.set_events(tool, monitoring.events.CALL)
 
 
-def _mechanism(auditor: Auditor) -> Wrappers | Monitoring:
+def _mechanism(auditor: Auditor) -> wrappers.Wrappers | Monitoring:
     monitoring = getattr(sys, "monitoring", None)
     if monitoring is not None:
         for tool in (4, 3, monitoring.PROFILER_ID):
             if monitoring.get_tool(tool) is None:
                 return Monitoring(auditor, tool)
-    return Wrappers(auditor)
+    return wrappers.Wrappers(auditor)
 
 
 # --- the pytest side -------------------------------------------------------------------------
@@ -365,7 +320,9 @@ def _load() -> None:
     with open(path, encoding="utf-8") as handle:
         config = json.load(handle)
     auditor = Auditor(config)
-    auditor.mechanism = f"{_mechanism(auditor).name} + sys.addaudithook"
+    mechanism = _mechanism(auditor)
+    auditor.mechanism = f"{mechanism.name} + sys.addaudithook"
+    auditor.unseen = list(mechanism.unseen)
     sys.addaudithook(auditor.audit_event)
     _auditor = auditor
 

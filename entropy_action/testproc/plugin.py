@@ -38,6 +38,7 @@ assert to rewrite), and pytest is told so by this marker.
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import hashlib
 import json
 import locale
@@ -84,6 +85,7 @@ _HASH_SEED = os.environ.get(protocol.HASH_SEED_ENV)  # as the process started (h
 _written = False
 _subtests: dict[str, int] = {}  # node id: reports of its subtests so far
 _channel: dict[str, Any] = {}  # "fd": the channel's write end; "config": pytest's config
+_crash_log: list[Any] = []  # the open file faulthandler writes a fatal signal's traceback to
 
 
 def _load_config() -> dict[str, Any] | None:
@@ -152,7 +154,27 @@ def _patch_hostname(name: str) -> None:
     _state["hostname_patched_in_process"] = True
 
 
+def _watch_crashes(path: object) -> None:
+    """A fatal signal's traceback (SIGSEGV, SIGFPE, SIGABRT, SIGBUS, SIGILL), every thread's,
+    into the gate's crash log (hosts.crashlog reads the frame the process died in)."""
+    if not isinstance(path, str):
+        return
+    try:
+        _crash_log.append(open(path, "w", encoding="utf-8"))  # noqa: SIM115 - kept open
+    except OSError:
+        return
+    faulthandler.enable(file=_crash_log[0], all_threads=True)
+
+
+def pytest_sessionstart() -> None:
+    """pytest's faulthandler plugin took the handler for stderr at configure: back to the
+    crash log (it restores the one it found at unconfigure)."""
+    if _crash_log:
+        faulthandler.enable(file=_crash_log[0], all_threads=True)
+
+
 def _activate(config: dict[str, Any]) -> None:
+    _watch_crashes(config.get("crash_log"))
     _open_channel(config)
     exempt = _environment_roots(config)
     for original in _originals(config):

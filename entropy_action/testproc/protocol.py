@@ -76,6 +76,7 @@ GATE_SET_ENV = frozenset(
 PLUGIN_MODULE = "entropy_gate_plugin"
 BOOT_MODULE = "entropy_gate_boot"  # written by the runner: imports the run's plugins
 AUDIT_MODULE = "entropy_gate_audit"
+WRAPPERS_MODULE = "entropy_gate_wrappers"  # wrappers.py: the audit's 3.10-3.11 mechanism
 ASSERTCOUNT_MODULE = "entropy_gate_assertcount"
 PROBE_MODULE = "entropy_gate_probe"
 NSINIT_MODULE = "entropy_gate_nsinit"  # run as a script: `python -I -S entropy_gate_nsinit.py`
@@ -97,6 +98,7 @@ COPIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("protocol.py", PROTOCOL_MODULE, (PLUGIN_FOLDER, CHILDSITE_FOLDER, PROBE_FOLDER)),
     ("plugin.py", PLUGIN_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),
     ("audit.py", AUDIT_MODULE, (PLUGIN_FOLDER,)),
+    ("wrappers.py", WRAPPERS_MODULE, (PLUGIN_FOLDER,)),  # the audit's
     ("netblock.py", NETBLOCK_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's block
     ("assertcount.py", ASSERTCOUNT_MODULE, (PLUGIN_FOLDER,)),
     ("vocabulary.py", VOCABULARY_MODULE, (PLUGIN_FOLDER,)),  # what assertcount counts

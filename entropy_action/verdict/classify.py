@@ -17,6 +17,7 @@ from entropy_action.verdict.model import (
     FAILING,
     ROWS,
     Classification,
+    CrashCause,
     HostOutcome,
     TestResult,
     Verdict,
@@ -40,6 +41,7 @@ class Evidence:
     strict_baseline: bool = False  # pre-existing findings reject too (never host failures)
     require_host_b: bool = True
     notes: tuple[str, ...] = ()  # appended to the reasons as they are
+    crash: CrashCause | None = None  # a host died of a signal: the patch or the environment
 
 
 def counted(evidence: Evidence) -> list[Finding]:
@@ -80,6 +82,7 @@ def classify(evidence: Evidence) -> Verdict:
         reasons=reasons,
         tests=list(evidence.tests),
         errors=list(evidence.errors),
+        crash=evidence.crash,
     )
 
 
@@ -101,7 +104,11 @@ def _decide(e: Evidence) -> Classification:
 
 
 def _reasons(e: Evidence) -> list[str]:
-    reasons = [f"invalid input: {why}" for why in e.invalid]
+    """Every rule that fired: why the inputs cannot be judged first, unless a host died of a
+    signal: then what the patch was seen doing without running it (pins, silencing) leads,
+    since the crash may be its own doing."""
+    causes = [f"invalid input: {why}" for why in e.invalid]
+    reasons = [] if e.crash else causes
     if e.host_a == "missing" and not e.invalid:
         reasons.append("invalid input: host A did not report")
     if e.host_b == "missing" and not e.invalid:
@@ -118,6 +125,7 @@ def _reasons(e: Evidence) -> list[str]:
         ]
         reasons.append("pin mutation against the baseline (" + "; ".join(parts) + ")")
     reasons.extend(_finding_reasons(e))
+    reasons.extend(causes if e.crash else [])
     reasons.extend(_host_reasons(e))
     reasons.extend(live_entropy.reasons([f for f in e.findings if f.level == "warning"]))
     reasons.extend(e.notes)

@@ -214,11 +214,28 @@ class Verdict(BaseModel):
         description="Host B's dimensions as its host.json lists them: each varied or not, how, "
         "and why not (pinned, turned off by the manifest, not possible on that machine)",
     )
+    crash: CrashCause | None = Field(
+        None,
+        description="A host's pytest died of a signal (SIGSEGV, ...): the patch or the "
+        "environment, from the frame faulthandler left and the base ref's run (None: no host "
+        "died of one)",
+    )
     properties: list[PropertyVerdict] | None = Field(
         None,
         description="A manifest that lists its properties: each one's own verdict (the fields "
         "above roll them up: the classification is the worst by the table's precedence)",
     )
+
+
+class CrashCause(BaseModel):
+    """A host's pytest died of a signal: whether it is the patch or the environment, in the
+    one line the page leads with (verdict.crash)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    blame: Literal["patch", "environment", "unknown"]
+    line: str = Field(description="The page's first line: the signal, the frame, and why")
+    title: str = Field(description="The check run's title")
 
 
 class OrderPair(BaseModel):

@@ -27,6 +27,7 @@ from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import (
     FAILING,
     Assertions,
+    CrashCause,
     HostOutcome,
     TestOutcome,
     TestResult,
@@ -56,6 +57,7 @@ def evaluate(
     base_b: Path | HostReport | None = None,
     forbid_live_entropy: bool = False,
     seams: Sequence[removed.Seam] = (),
+    crash: CrashCause | None = None,
 ) -> Verdict:
     """The verdict on two host report directories; bad host input makes it `invalid`.
 
@@ -70,6 +72,7 @@ def evaluate(
     The hosts' live-entropy audits become `live_entropy` findings (see `live_entropy`), and,
     against the base's audits, `live_read_removed` and `gate_pin_read` findings (`removed`;
     `seams`: the base's production functions the head injects the value into, from the scan).
+    `crash`: a host died of a signal (verdict.crash): the static evidence then leads the reasons.
     """
     causes = [*_cause("a", host_a, invalid), *(_cause("b", host_b, invalid) if host_b else [])]
     report_a, problems = _read("a", host_a)
@@ -87,7 +90,9 @@ def evaluate(
     broken = [name for name, r in (("A", report_a), ("B", report_b)) if r and r.errors]
     if runtime_findings is None or old_a is None:  # nothing can attribute a one-sided test
         problems += unpaired(report_a, report_b, tests)
-    runtime = list(runtime_findings(tests, broken)) if runtime_findings and report_a else []
+    # a host that died of a signal ran no test to skip: its absent tests are the crash's
+    reported = report_a is not None and (report_b is not None or crash is None)
+    runtime = list(runtime_findings(tests, broken)) if runtime_findings and reported else []
     live = _live(loaded, (report_a, report_b), (old_a, old_b), forbid_live_entropy, problems)
     live += _cheap_exits((report_a, report_b), (old_a, old_b), tests, seams, findings)
     live += provenance.findings(
@@ -107,6 +112,7 @@ def evaluate(
         strict_baseline=strict_baseline,
         require_host_b=require_host_b,
         notes=(*([] if pin_diff is not None else [NO_PIN_CHECK]), *base_notes, *notes),
+        crash=crash,
     )
     return classify(evidence)
 
@@ -147,7 +153,7 @@ def _cheap_exits(
     base_audits = [r.info.audit for r in base if r is not None]
     said = {(f.path, f.line) for f in static if f.kind == "gate_pin_read"}
     pins = [f for f in removed.pin_reads(head_audits, base_audits) if (f.path, f.line) not in said]
-    return [*removed.findings(base_audits, head_audits, tests, seams), *pins]
+    return [*removed.findings(base_audits, head_audits, tests, seams, static), *pins]
 
 
 def _read_base(label: Label, dir: Path | HostReport | None, notes: list[str]) -> HostReport | None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from entropy_action.core.findings import Finding
+from entropy_action.core.findings import Finding, fakes_clock
 from entropy_action.core.hostinfo import Audit, AuditRecord
 from entropy_action.testproc.protocol import GATE_ENV, GATE_PREFIX
 from entropy_action.verdict.model import FAILING, TestResult
@@ -107,9 +107,12 @@ def findings(
     head: Iterable[Audit | None],
     tests: Sequence[TestResult],
     seams: Sequence[Seam] = (),
+    static: Sequence[Finding] = (),
 ) -> list[Finding]:
     """One `live_read_removed` per base read (API, variable, file, line) that the head removed
-    while a test that made it changed to pass, unless a seam covers the line."""
+    while a test that made it changed to pass, unless a seam covers the line, or the head's
+    test fakes the clock (`static`: the scan's findings; the audit cannot see a frozen clock's
+    reads, so their absence there proves no removal)."""
     changed: dict[str, TestResult] = {}
     for test in tests:
         if changed_to_pass(test):
@@ -122,6 +125,8 @@ def findings(
         key = (record.api, record.name, record.path, record.line)
         if fixed is None or key in out or any(s.covers(record.path, record.line) for s in seams):
             continue
+        if source(record) == ("clock", None) and _clock_faked(fixed, static):
+            continue
         out[key] = Finding(
             kind="live_read_removed",
             path=record.path,
@@ -130,6 +135,13 @@ def findings(
             test=fixed.id,
         )
     return sorted(out.values(), key=lambda f: (f.path, f.line, f.message))
+
+
+def _clock_faked(test: TestResult, static: Sequence[Finding]) -> bool:
+    """Whether the head's scan found `test` (or its whole module) faking the clock."""
+    path, _, name = test.id.partition("::")
+    name = name.split("[")[0].split("::")[-1]
+    return any(fakes_clock(f) and f.path == path and f.test in (None, name) for f in static)
 
 
 def _removed_message(record: AuditRecord, test: TestResult) -> str:

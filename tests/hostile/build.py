@@ -26,7 +26,7 @@ from typing import Any
 
 from entropy_action import __version__
 from tests.hostile.generate import GENERATORS
-from tests.support.helpers import SEED_MANIFEST, SEED_PROPERTY
+from tests.support.helpers import SEED_MANIFEST, SEED_PROPERTY, init_repo
 
 MODULE = "tests/properties/test_invoice_total.py"
 TEST_NAME = "test_invoice_total_idempotent"
@@ -153,7 +153,7 @@ def build(path: Path, folder: str, recipe: dict[str, Any], tmp: Path, secret: st
     (tmp / "outside" / "secret.txt").write_text(secret + "\n", encoding="utf-8")
     (tmp / "outside" / "secret.py").write_text(f"# {secret}\n", encoding="utf-8")
     repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
+    init_repo(repo)
     _write(repo / "entropy.yaml", recipe.get("manifest", SEED_MANIFEST.read_text("utf-8")), places)
     _write(repo / MODULE, SEED_PROPERTY, places)
     for relative, text in recipe.get("files", {}).items():

@@ -20,6 +20,7 @@ from entropy_action.hosts import hostjson, launch, testfiles
 from entropy_action.testproc import protocol
 from tests.integration.test_run_host_a import MODULE, make_repo, manifest_yaml, settings
 from tests.integration.test_run_python import venv312  # noqa: F401 - a fixture
+from tests.support.helpers import run_cli
 
 SECRET = "eu-west-secret-value-7f3a"
 FEES = """\
@@ -135,6 +136,11 @@ def test_each_live_read_of_code_under_test_is_recorded_with_its_line(tmp_path: P
     # pytest's own PYTEST_CURRENT_TEST (line 35; pytest reads it back after every phase).
     assert _records(data) == EXPECTED
     assert data["audit"]["mechanism"] == "wrappers + sys.addaudithook"
+    assert data["audit"]["unseen"] == [  # what this interpreter's audit cannot see
+        "a read through a reference taken before the audit loaded (a module imported before "
+        "pytest's plugins)",
+        "a read while freezegun's freeze_time is active (its fakes stand in for the functions)",
+    ]
     assert data["audit"]["dropped"] == 0
     assert {r["test"] for r in data["audit"]["records"]} == {
         f"{MODULE}::test_quote",
@@ -151,6 +157,11 @@ def test_host_b_audits_its_own_copy_of_the_tree(tmp_path: Path) -> None:
 def test_python_312_audits_with_sys_monitoring(tmp_path: Path, venv312: Path) -> None:  # noqa: F811
     data = _run(tmp_path, "py312", python=str(venv312))
     assert data["audit"]["mechanism"] == "sys.monitoring + sys.addaudithook"
+    assert data["audit"]["unseen"][:2] == [
+        "a call made from C code (a callable passed to map() or sorted(key=), a C extension's "
+        "callback)",
+        "a call at a site whose first call was to something else (a callable held in a variable)",
+    ]
     assert _records(data) == EXPECTED
 
 
@@ -218,15 +229,15 @@ def test_an_audit_report_the_test_process_spoiled_becomes_a_note(tmp_path: Path)
     assert missing.notes[-1] == "live-entropy audit: the test process wrote no usable report"
 
 
-AUDIT = testfiles.TESTPROC / "audit.py"
-PROTOCOL = testfiles.TESTPROC / "protocol.py"
-
-
 def _import_audit(tmp_path: Path, config: dict[str, Any] | None, script: str) -> None:
     folder = tmp_path / "plugin"
     folder.mkdir()
-    (folder / "entropy_gate_audit.py").write_bytes(AUDIT.read_bytes())
-    (folder / "entropy_gate_protocol.py").write_bytes(PROTOCOL.read_bytes())
+    for source, module in (
+        ("audit.py", protocol.AUDIT_MODULE),
+        ("wrappers.py", protocol.WRAPPERS_MODULE),
+        ("protocol.py", protocol.PROTOCOL_MODULE),
+    ):
+        (folder / f"{module}.py").write_bytes((testfiles.TESTPROC / source).read_bytes())
     env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(folder)}
     if config is not None:
         (tmp_path / "config.json").write_text(json.dumps(config))
@@ -272,3 +283,119 @@ def test_the_wrapped_sources_behave_as_before(tmp_path: Path) -> None:
         "assert dict(os.environ)['X_SET'] == '1' and 'X_SET' in os.environ\n"
     )
     _import_audit(tmp_path, {"root": str(tmp_path), "out": str(tmp_path / "a.json")}, script)
+
+
+def test_time_machines_c_extension_imported_after_the_audit_gets_the_builtins(
+    tmp_path: Path,
+) -> None:
+    # _time_machine casts what it finds at import to builtin functions and rewrites their C
+    # function pointers on every travel: handed the audit's wrappers, it wrote into them and
+    # the next call died with SIGSEGV (3.10-3.11).
+    script = (
+        "import datetime, inspect, sys, time\n"
+        "import entropy_gate_audit as audit\n"
+        "wrapped = time.time, datetime.datetime.__dict__['now']\n"
+        "assert inspect.unwrap(time.time) is not time.time or sys.version_info >= (3, 12)\n"
+        "import time_machine\n"
+        "with time_machine.travel(200, tick=False):\n"
+        "    assert time.time() == 200 and time.time_ns() == 200 * 10**9\n"
+        "    assert datetime.datetime.now(datetime.timezone.utc).timestamp() == 200\n"
+        "    assert datetime.date.today() == datetime.date(1970, 1, 1)\n"
+        "assert time.time() > 1e9\n"
+        "assert (time.time, datetime.datetime.__dict__['now']) == wrapped\n"
+        "assert type(sys.modules['_time_machine'].__loader__).__name__ != '_AsideLoader'\n"
+    )
+    config = {"root": str(tmp_path), "out": str(tmp_path / "a.json"), "pinned_env": ["TZ"]}
+    _import_audit(tmp_path, config, script)
+
+
+TRAVEL_LIB = """\
+import datetime
+import time
+
+
+def stamp():
+    return time.time()
+
+
+def now():
+    return datetime.datetime.now(datetime.timezone.utc)
+"""
+TRAVEL_PROPERTY = """\
+import datetime
+import time
+
+import time_machine
+
+from clock import lib
+
+UTC = datetime.timezone.utc
+
+
+def test_four_lines():
+    with time_machine.travel(200, tick=False):
+        assert time.time() == 200
+
+
+def test_context_manager_reaches_the_code_under_test():
+    with time_machine.travel(200, tick=False):
+        assert lib.stamp() == 200
+
+
+@time_machine.travel(datetime.datetime(2030, 1, 1, tzinfo=UTC), tick=False)
+def test_decorator():
+    assert lib.now().year == 2030
+
+
+def test_shift_and_move_to():
+    with time_machine.travel(1000, tick=False) as traveller:
+        traveller.shift(60)
+        assert lib.stamp() == 1060
+        traveller.move_to(5000)
+        assert time.time() == 5000
+        assert datetime.date.today() == datetime.date(1970, 1, 1)
+
+
+def test_ticking():
+    with time_machine.travel(datetime.datetime(2001, 1, 1, tzinfo=UTC)):
+        assert lib.now().year == 2001
+
+
+def test_fixture(time_machine):
+    time_machine.move_to(datetime.datetime(2031, 6, 1, tzinfo=UTC), tick=False)
+    assert lib.now().year == 2031
+"""
+TRAVEL_EXPECTED = {
+    ("time.time()", None, "clock/lib.py", 6, "test_context_manager_reaches_the_code_under_test", 1),
+    ("datetime.now()", None, "clock/lib.py", 10, "test_decorator", 1),
+    ("time.time()", None, "clock/lib.py", 6, "test_shift_and_move_to", 1),
+    ("datetime.now()", None, "clock/lib.py", 10, "test_ticking", 1),
+    ("datetime.now()", None, "clock/lib.py", 10, "test_fixture", 1),
+}
+
+
+@pytest.mark.parametrize("where", ["host-a", "host-b", "base-run"])
+def test_time_machine_travels_under_the_audit_and_its_reads_are_recorded(
+    tmp_path: Path, where: str
+) -> None:
+    # host B imports time-machine before the audit loads; a base run's worktree has the
+    # plugin's own meta path finder (the head checkout's code stays out) beside the audit's
+    root = make_repo(
+        tmp_path / "repo",
+        {
+            "entropy.yaml": manifest_yaml(tmp_path / "pinned-tmp"),
+            "clock/__init__.py": "",
+            "clock/lib.py": TRAVEL_LIB,
+            MODULE: TRAVEL_PROPERTY,
+        },
+    )
+    out = tmp_path / "out"
+    if where == "base-run":
+        done = run_cli(root, "run", "--host", "a", "--out", str(out), "--base-ref", "HEAD")
+        assert done.returncode == 0, done.stdout + done.stderr
+        out = out / "base"
+    else:
+        launch.run_host(settings(root, out, isolate=where == "host-b"))
+    data = json.loads((out / HOST_JSON).read_text())
+    assert data["returncode"] == 0, (out / layout.PYTEST_LOG).read_text()
+    assert _records(data) == TRAVEL_EXPECTED

@@ -40,7 +40,7 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
     target = tmp_path_factory.mktemp("wheels")
     subprocess.run(
         [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "-d", target,
-         "pytest", "setuptools"],
+         "pytest", "setuptools", "wheel"],
         check=True,
         capture_output=True,
     )  # fmt: skip
@@ -100,10 +100,70 @@ def test_the_test_extra_brings_pytest(tmp_path: Path, wheels: Path, venv: Path) 
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
         f"entropy-gate: installing the project under test: pip install -e '.[{extra}]' "
-        "(install input empty)"
+        f"(the {extra} extra of pyproject.toml; install input empty)"
     ]
     assert has(venv, "scratchlib")
     assert has(venv, "pytest")
+
+
+SETUP_CFG = """\
+[metadata]
+name = scratchlib
+version = 0.1
+
+[options]
+py_modules = scratchlib
+
+[options.extras_require]
+docs = sphinx
+tests =
+    pytest
+"""
+SETUP_PY = """\
+from setuptools import setup
+
+EXTRAS = {"docs": ["sphinx"], "test": ["pytest"]}
+
+setup(name="scratchlib", version="0.1", py_modules=["scratchlib"], extras_require=EXTRAS)
+"""
+SHIM = "from setuptools import setup\nsetup()\n"
+LEGACY = {  # setuptools' older declarations: the extra and the file the line names
+    "setup.cfg": ({"setup.cfg": SETUP_CFG, "setup.py": SHIM}, "tests"),
+    "setup.py": ({"setup.py": SETUP_PY}, "test"),
+}
+
+
+@pytest.mark.parametrize("declared", LEGACY)
+def test_an_extra_in_setup_cfg_or_setup_py_is_found_and_named(
+    tmp_path: Path, wheels: Path, venv: Path, declared: str
+) -> None:
+    files, extra = LEGACY[declared]
+    project = tmp_path / "lib"
+    project.mkdir()
+    (project / "scratchlib.py").write_text("VALUE = 1\n")
+    for name, text in files.items():
+        (project / name).write_text(text)
+    done = install_project(project, venv, wheels)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        f"entropy-gate: installing the project under test: pip install -e '.[{extra}]' "
+        f"(the {extra} extra of {declared}; install input empty)"
+    ]  # one line: the extra brought pytest, none was installed after it
+    assert has(venv, "scratchlib")
+    assert has(venv, "pytest")
+
+
+def test_setup_py_is_read_never_run(tmp_path: Path, wheels: Path, venv: Path) -> None:
+    """Run, this setup.py stops before its setup() call: the extra is found by reading it."""
+    project = tmp_path / "lib"
+    project.mkdir()
+    (project / "setup.py").write_text("raise SystemExit(3)\nsetup(extras_require={'test': []})\n")
+    done = install_project(project, venv, wheels)
+    assert done.stdout.splitlines()[0] == (
+        "entropy-gate: installing the project under test: pip install -e '.[test]' "
+        "(the test extra of setup.py; install input empty)"
+    )
+    assert done.returncode != 0  # pip's build runs it, and it fails: so does the step
 
 
 def test_a_project_without_a_test_extra_gets_pytest_after_it(
@@ -113,7 +173,8 @@ def test_a_project_without_a_test_extra_gets_pytest_after_it(
     done = install_project(project, venv, wheels)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
-        "entropy-gate: installing the project under test: pip install -e '.' (install input empty)",
+        "entropy-gate: installing the project under test: pip install -e '.' (no test, tests or "
+        "testing extra declared; install input empty)",
         "entropy-gate: pytest is not among the project's dependencies: pip install pytest",
     ]
     assert has(venv, "scratchlib")

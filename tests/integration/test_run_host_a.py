@@ -25,7 +25,7 @@ from entropy_action.core.layout import HOST_JSON, JUNIT_XML
 from entropy_action.hosts import hostjson, launch, runsettings, testfiles
 from entropy_action.manifest import pinfile
 from entropy_action.testproc import plugin, protocol
-from tests.support.helpers import Repo
+from tests.support.helpers import Repo, init_repo
 
 pytest_plugins = ["pytester"]
 
@@ -76,8 +76,9 @@ def make_repo(path: Path, files: Mapping[str, str]) -> Path:
         target = path / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(textwrap.dedent(text), encoding="utf-8")
+    init_repo(path)  # the repository's own identity: later commits in it need one too
     env = {**os.environ, **GIT_ENV}
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "base"]):
+    for args in (["add", "-A"], ["commit", "-qm", "base"]):
         subprocess.run(["git", *args], cwd=path, env=env, check=True, capture_output=True)
     return path
 
@@ -551,6 +552,7 @@ def test_the_plugin_copies_bring_the_gates_bytecode(tmp_path: Path) -> None:
     py_compile.compile(str(source), doraise=True)  # what an install does
     testfiles.copy_module(source, tmp_path, "copied_audit")
     testfiles.copy_module(testfiles.TESTPROC / "protocol.py", tmp_path, protocol.PROTOCOL_MODULE)
+    testfiles.copy_module(testfiles.TESTPROC / "wrappers.py", tmp_path, protocol.WRAPPERS_MODULE)
     env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(tmp_path)}
     done = subprocess.run(
         [sys.executable, "-v", "-c", "import copied_audit"],

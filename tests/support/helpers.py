@@ -14,6 +14,12 @@ import pytest
 from entropy_action.cli.main import main
 
 SEED_MANIFEST = Path(__file__).parent.parent / "data" / "seed_entropy.yaml"
+# Every repository a test builds sets its own identity: a fresh machine (a new laptop,
+# GitHub's hosted runners) has none, and the suite runs without one (.ci/run).
+IDENTITY = {"user.name": "Test Author", "user.email": "author@example.invalid"}
+# ... and each commit a test makes passes it too: a repository the product rebuilt (the demo's
+# base) has no config of the test's
+AS_AUTHOR = tuple(arg for key, value in IDENTITY.items() for arg in ("-c", f"{key}={value}"))
 
 # The property module the seed's manifest names, small enough to run fast.
 SEED_PROPERTY = """\
@@ -60,7 +66,7 @@ class Repo:
 
     def commit(self, message: str = "commit") -> str:
         self.git("add", "-A")
-        self.git("commit", "-q", "--allow-empty", "-m", message)
+        self.git(*AS_AUTHOR, "commit", "-q", "--allow-empty", "-m", message)
         return self.git("rev-parse", "HEAD")
 
     def cli(self, *args: str) -> Result:
@@ -80,10 +86,17 @@ class Repo:
 # test works on its own copy (`copy_world`).
 
 
+def init_repo(path: Path) -> None:
+    """`git init` (branch main) at `path`, with the repository's own identity."""
+    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
+    for key, value in IDENTITY.items():
+        subprocess.run(["git", "-C", str(path), "config", key, value], check=True)
+
+
 def build_repo(path: Path, files: dict[str, str], message: str = "base") -> str:
     """A git repository at `path` holding `files` in one commit; its sha."""
     path.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
+    init_repo(path)
     commit_files(path, files, message)
     return git_out(path, "rev-parse", "HEAD")
 
@@ -94,7 +107,7 @@ def commit_files(path: Path, files: dict[str, str], message: str) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(textwrap.dedent(text), encoding="utf-8")
     git_out(path, "add", "-A")
-    git_out(path, "commit", "-q", "--allow-empty", "-m", message)
+    git_out(path, *AS_AUTHOR, "commit", "-q", "--allow-empty", "-m", message)
 
 
 def git_out(path: Path, *args: str) -> str:

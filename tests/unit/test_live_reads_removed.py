@@ -74,6 +74,30 @@ def test_a_removed_read_counts_only_when_its_test_changed_to_pass(
     assert kinds(found) == ([("live_read_removed", "invoice_lib.py:14")] if fires else [])
 
 
+FROZEN = "freeze_time('2026-01-15') patched with freezegun in property x: freeze_time(…)"
+
+
+@pytest.mark.parametrize(
+    ("message", "test", "fires"),
+    [
+        (f"{FROZEN} — the clock is faked inside the test process, so …", None, False),
+        (f"{FROZEN} — the clock is faked inside …", "test_late_fee_after_due", False),
+        ("clock fixture 'freezer' requested by t — the clock is frozen inside …", None, False),
+        (f"{FROZEN} — the clock is faked inside the test process, so …", "test_other", True),
+        ("random.seed patched with monkeypatch — the RNG is faked inside …", None, True),
+    ],
+)  # fmt: skip
+def test_a_clock_the_heads_test_fakes_is_unseen_there_not_removed(
+    message: str, test: str | None, fires: bool
+) -> None:
+    """freezegun's fakes stand in for the clock functions: the head's audit records no read
+    in that test, which proves no removal (the scan finds the freeze itself)."""
+    path = TEST.split("::", maxsplit=1)[0]
+    static = [Finding(kind="entropy_patched", path=path, line=9, message=message, test=test)]
+    found = removed.findings([audit(rec("datetime.now()"))], [audit()], [result()], (), static)
+    assert kinds(found) == ([("live_read_removed", "invoice_lib.py:14")] if fires else [])
+
+
 def test_the_message_names_the_read_the_test_and_the_hosts_it_failed_on() -> None:
     found = removed.findings([audit(rec("date.today()"))], [audit()], [result("failed", "failed")])
     assert found[0].message == (

@@ -254,6 +254,7 @@ def test_the_json_is_the_verdict_model_and_reads_back_equal():
         "order_dependence",
         "mutation",
         "host_b_variations",
+        "crash",
         "properties",
     ]
     assert json.loads(written)["properties"] is None  # the one-property form: no roll-up

@@ -10,7 +10,7 @@ import pytest
 pytest_plugins = ["pytester"]
 
 TESTS = Path(__file__).parent.parent
-TIERS = {"unit", "integration", "e2e", "hostile"}
+TIERS = {"unit", "integration", "e2e", "hostile", "compat"}
 GUARD = Path(__file__).with_name("conftest.py")
 
 
@@ -30,6 +30,7 @@ def test_the_tiers_markers_are_given_by_folder(request: pytest.FixtureRequest) -
     assert request.node.get_closest_marker("integration") is None
     assert request.node.get_closest_marker("e2e") is None
     assert request.node.get_closest_marker("hostile") is None
+    assert request.node.get_closest_marker("compat") is None
 
 
 def test_the_unit_guard_fails_every_way_of_starting_a_process(pytester: pytest.Pytester) -> None:

@@ -139,7 +139,7 @@ def _run_group(
             print(f"property {view.property_id}: {exc.message}", file=sys.stderr)
             code = int(ExitCode.INVALID)
         codes.append(code)
-        if _wants_base(args, code):
+        if _wants_base(args, code, info):
             based.append((view, folder, info))
     _bases(args, path, based)
     return codes
@@ -174,7 +174,7 @@ def _run_one(
     info = launch.run_host(settings)
     _show_log(out / layout.PYTEST_LOG, fence=args.environ.get("GITHUB_ACTIONS") == "true")
     code = _read(args, settings, info)
-    if _wants_base(args, code):
+    if _wants_base(args, code, info):
         _bases(args, path, [(loaded, out, info)])
     return code
 
@@ -196,11 +196,14 @@ def _read(args: argparse.Namespace, settings: runsettings.RunSettings, info: Hos
     return int(code)
 
 
-def _wants_base(args: argparse.Namespace, code: int) -> bool:
+def _wants_base(args: argparse.Namespace, code: int, info: HostInfo) -> bool:
     """--base-ref: on host A always, on host B when the head did not pass; never beside an
-    unusable run (nothing beside it could be judged)."""
-    if args.base_ref is None or code == ExitCode.INVALID:
+    unusable run (nothing beside it could be judged), except one that died of a signal: the
+    base's run on the same host tells the patch from the environment (verdict.crash)."""
+    if args.base_ref is None:
         return False
+    if code == ExitCode.INVALID:
+        return info.crash is not None
     return bool(args.host == "a" or code != ExitCode.OK)
 
 
@@ -225,7 +228,7 @@ def _bases(
                 f"note: the base run failed ({error}); skips are attributed statically",
                 file=sys.stderr,
             )
-        if args.host == "a":
+        if args.host == "a" and info.crash is None:  # a crashed head: nothing to weigh
             _strength(args, check, info, out)
 
 
