@@ -18,6 +18,18 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 venv=${1:?usage: install.sh VENV}
+absolute() { case "$1" in /*|'') printf '%s' "$1" ;; *) printf '%s/%s' "$PWD" "$1" ;; esac; }
+venv=$(absolute "$venv")
+for name in ENTROPY_GATE_VENV_FROM ENTROPY_GATE_VENV_PACK ENTROPY_GATE_VENV_CACHE; do
+  if [ -n "${!name:-}" ]; then export "$name=$(absolute "${!name}")"; fi
+done
+# No PR code may run here: the job's working directory is the PR's checkout, and `python -m`,
+# `-c` and `-` put the working directory first on sys.path (a `venv.py` or `pip/` there would
+# run instead of the real one). Every interpreter below runs isolated (-I: no working
+# directory, PYTHON* variable or user site on sys.path), from an empty folder of its own.
+work=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/entropy-gate-install.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
 stamp="$venv/.entropy-gate-source"  # inside the venv: a cached venv stamps the cache
 if [ -x "$venv/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$here" ]; then
   exit 0
@@ -27,17 +39,17 @@ python=${ENTROPY_GATE_INSTALL_PYTHON:-python3}
 build() { # build DIR: the venv, from the hashed lock, then the package without dependencies
   local dir=$1 src
   local pip=(-m pip --disable-pip-version-check --quiet)
-  "$python" -m venv --clear "$dir"
-  "$dir/bin/python" "${pip[@]}" install --require-hashes -r "$here/requirements/action.lock"
+  "$python" -I -m venv --clear "$dir"
+  "$dir/bin/python" -I "${pip[@]}" install --require-hashes -r "$here/requirements/action.lock"
   src=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/entropy-gate-src.XXXXXX")
   cp -R "$here/pyproject.toml" "$here/README.md" "$here/entropy_action" "$src/"
-  "$dir/bin/python" "${pip[@]}" install --no-deps --no-build-isolation --no-index "$src"
+  "$dir/bin/python" -I "${pip[@]}" install --no-deps --no-build-isolation --no-index "$src"
   rm -rf "$src"
 }
 
 sha256() { # sha256 FILE, with the runner's own tools (never the venv being checked)
   if command -v sha256sum >/dev/null; then sha256sum "$1" | cut -d' ' -f1
-  else python3 -c 'import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest())' "$1"
+  else python3 -I -c 'import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest())' "$1"
   fi
 }
 
@@ -71,7 +83,7 @@ if [ -n "${ENTROPY_GATE_VENV_FROM:-}" ] && [ -n "${ENTROPY_GATE_VENV_DIGEST:-}" 
   && unpack "$ENTROPY_GATE_VENV_FROM" "$ENTROPY_GATE_VENV_DIGEST"; then
   :
 elif [ -n "${ENTROPY_GATE_VENV_CACHE:-}" ]; then
-  key=$("$python" - "$here" <<'PY'
+  key=$("$python" -I - "$here" <<'PY'
 import hashlib, pathlib, sys
 root = pathlib.Path(sys.argv[1])
 digest = hashlib.sha256(f"{sys.executable} {sys.version}".encode())
