@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from entropy_action.evidence import hosterror
 from tests.support import planted
 
 pytestmark = pytest.mark.integration
@@ -93,3 +94,83 @@ def test_the_machine_wide_venv_cache_key_runs_no_planted_file(
     assert done.returncode == 0, done.stdout + done.stderr
     assert planted.records(markers) == []
     assert target.is_symlink()
+
+
+# --- it trusts only what it built or verified itself -------------------------------------------
+
+VERIFY_GATE = ROOT / "scripts" / "verify-gate.sh"
+
+
+def outputs(path: Path) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
+
+
+def test_a_venv_planted_before_the_install_is_removed_and_built_again(
+    tmp_path: Path, lock_wheels: Path
+) -> None:
+    """What the PR's setup.py did in issue 34: a `bin/python` of its own at the venv's path,
+    stamped with the action's folder. The install never runs it."""
+    target = tmp_path / "runner-temp" / "entropy-gate-venv"
+    (target / "bin").mkdir(parents=True)
+    marker = tmp_path / "planted-python-ran"
+    (target / "bin" / "python").write_text(f"#!/bin/sh\ntouch {marker}\nexit 0\n")
+    (target / "bin" / "python").chmod(0o755)
+    (target / ".entropy-gate-source").write_text(f"{ROOT}\n")
+    done = install(target, tmp_path, lock_wheels)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[0] == (
+        f"::warning title=entropy-gate::{target} holds a venv this job's install did not "
+        "build, or one changed since: removed, building it here"
+    )
+    assert not marker.exists()
+    assert (target / "pyvenv.cfg").is_file()
+
+
+def test_the_jobs_own_venv_is_reused_only_unchanged_and_verified_after_the_prs_code(
+    tmp_path: Path, lock_wheels: Path
+) -> None:
+    """Install (step output venv-tree), install again in the same job (reused, the same
+    digest), then verify-gate.sh: it passes on the venv as built and refuses it once a file in
+    it changed, writing the host's error report with the runner's Python."""
+    runner_temp = tmp_path / "runner-temp"
+    target = runner_temp / "entropy-gate-venv"
+    runner_temp.mkdir()
+    first_out, second_out = tmp_path / "out-1", tmp_path / "out-2"
+    assert install(target, tmp_path, lock_wheels, GITHUB_OUTPUT=str(first_out)).returncode == 0
+    again = install(target, tmp_path, lock_wheels, GITHUB_OUTPUT=str(second_out))
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert again.stdout == ""  # reused: nothing built, nothing said
+    tree = outputs(first_out)["venv-tree"]
+    assert outputs(second_out)["venv-tree"] == tree
+    gate = runner_temp / "entropy-gate-cli"
+    env = {
+        **os.environ,
+        "VENV": str(target),
+        "TREE": tree,
+        "GATE": str(gate),
+        "HOST": "a",
+        "RUNNER_TEMP": str(runner_temp),
+        "GITHUB_OUTPUT": str(tmp_path / "out-3"),
+        "ENTROPY_GATE_INSTALL_PYTHON": sys.executable,
+    }
+    verify = ["bash", str(VERIFY_GATE)]
+    ok = subprocess.run(verify, env=env, capture_output=True, text=True, check=False)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    wrapper = f'#!/bin/sh\nexec "{target}/bin/python" -I -B -m entropy_action "$@"\n'
+    assert gate.read_text() == wrapper
+    (site,) = target.glob("lib/python*/site-packages")
+    (site / "zz-planted.pth").write_text("import os\n")  # what a setup.py could leave
+    refused = subprocess.run(verify, env=env, capture_output=True, text=True, check=False)
+    assert refused.returncode == 2
+    assert refused.stdout.startswith(
+        f"::error title=entropy-gate::host a: entropy-gate's own venv ({target}) changed after "
+        "it was installed, while the project's install ran the PR's code"
+    )
+    error = runner_temp / "entropy-gate" / "host-a" / "error.json"
+    read = hosterror.read(error.parent)  # the verdict's reader takes it as the host's cause
+    assert read is not None
+    assert (read.host, read.step) == ("a", "verify entropy-gate")
+    assert read.message.startswith("entropy-gate's own venv")
+    changed = install(target, tmp_path, lock_wheels)  # a later install in the job rebuilds it
+    assert "removed, building it here" in changed.stdout
+    assert not (site / "zz-planted.pth").exists()
