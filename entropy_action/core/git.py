@@ -164,6 +164,23 @@ def tracked_and_untracked(root: Path) -> list[str]:
     return [name for name in names if CACHE_DIRS.isdisjoint(name.split("/")[:-1])]
 
 
+def changed_tracked(root: Path) -> list[str]:
+    """Tracked files whose work-tree bytes (or mode, or existence) differ from HEAD's, staged or
+    not; git's own comparison, no content filters run. Never memoized: the tree is asked at the
+    end of a run that may have changed it."""
+    args = ["--literal-pathspecs", "diff", "HEAD", "--name-only", "--no-renames", "--no-ext-diff"]
+    out = _run_git([*args, "--no-textconv", "-z", "--"], root).stdout
+    return sorted(p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p)
+
+
+def untracked(root: Path) -> list[str]:
+    """Files git does not track and does not ignore, without caches (CACHE_DIRS); never
+    memoized (as changed_tracked)."""
+    out = _run_git(["ls-files", "--others", "--exclude-standard", "-z"], root).stdout
+    names = [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+    return [name for name in names if CACHE_DIRS.isdisjoint(name.split("/")[:-1])]
+
+
 def tracked(root: Path) -> list[str]:
     """Files of the work tree that git tracks."""
     out = _git(["ls-files", "--cached", "-z"], root).stdout
