@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,7 +61,7 @@ def hosts(checkout: Path, base: str) -> None:
         assert ran.returncode in (0, 1), ran.stderr
 
 
-def verdict(checkout: Path, base: str) -> tuple[int, dict[str, object]]:
+def verdict(checkout: Path, base: str) -> tuple[int, dict[str, Any]]:
     done = run_cli(checkout, "verdict", "--host-a", "../host-a", "--host-b", "../host-b",
                    "--base-ref", base, "--json", "../verdict.json")  # fmt: skip
     return done.returncode, json.loads((checkout.parent / "verdict.json").read_text())
