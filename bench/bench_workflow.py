@@ -231,7 +231,8 @@ def _act(world: World, workflow: str, folder: Path, *, rejects: bool = False) ->
     """One act run: seconds per job (first to last log line) and the whole run's wall time.
     `rejects`: the verdict may reject (act then exits 1), as long as one was reached."""
     folder.mkdir()
-    api = e2e_kit.ApiServer.start(folder)
+    sample = world.sample
+    api = e2e_kit.ApiServer.start(folder, world=e2e_kit.pulls_of(sample.base, sample.head))  # type: ignore[attr-defined]
     try:
         run = e2e_kit.run_act(
             world.sample, workflow, folder, kit=world.kit, project=world.project, api=api,  # type: ignore[arg-type]

@@ -117,7 +117,7 @@ def test_the_readme_workflow_as_written_passes_a_docs_patch(tmp_path: Path) -> N
     sample = e2e_kit.Sample(repo, base, head, event, {})
     folder = tmp_path / "run"
     folder.mkdir()
-    api = e2e_kit.ApiServer.start(folder)
+    api = e2e_kit.ApiServer.start(folder, world=e2e_kit.pulls_of(base, head))
     try:
         run = e2e_kit.run_act(
             sample, "entropy-gate.yml", folder, kit=kit, project=project, api=api,

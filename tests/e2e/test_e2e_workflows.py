@@ -73,7 +73,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
 def _act(world: World, workflow: str, *api_args: str) -> tuple[ActRun, list[dict[str, Any]]]:
     folder = world.root / workflow.removesuffix(".yml")
     folder.mkdir()
-    api = ApiServer.start(folder, *api_args)
+    world_pulls = e2e_kit.pulls_of(world.sample.base, world.sample.head)
+    api = ApiServer.start(folder, *api_args, world=world_pulls)
     try:
         run = e2e_kit.run_act(
             world.sample, workflow, folder, kit=world.kit, project=world.project, api=api,

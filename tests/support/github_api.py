@@ -18,6 +18,14 @@ library: whatever `entropy-gate publish` sends goes over the wire and is recorde
   (`retry-after`, or `x-ratelimit-remaining: 0` with `x-ratelimit-reset`), and delays longer
   than the client's timeout. `persistent` answers every request with one fault.
 
+- With `pulls=WORLD` (`--pulls FILE`, JSON `{"pulls": [...], "events": {"N": [...]}}`: pull
+  request objects as `pull_object` builds them, in GitHub's shape), the reads that bind a
+  verdict to a pull request (entropy_action.github.pulls): `GET .../pulls/{n}`, `GET
+  .../pulls?state=&head=owner:branch` (filtered as GitHub filters: by `head.label`), `GET
+  .../commits/{sha}/pulls` (the pull requests it heads), `GET .../issues/{n}/events`, each list
+  paginated by `per_page` and `page`; with `git=DIR` (`--git DIR`, a repository: the one act's
+  "origin" stands for), `GET .../contents/{path}?ref=REF` answers the file's real blob sha
+  (`git rev-parse REF:PATH`), 404 when there is none.
 - With `artifacts=DIR` (`--artifacts DIR`: act's `--artifact-server-path` of an earlier run,
   `DIR/<run_id>/<name>/*.zip`), the two calls actions/download-artifact v4 makes for
   `run-id:` + `name:` (read from its bundled dist): `GET /repos/{o}/{r}/actions/runs/{run_id}/
@@ -51,6 +59,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from tests.support import github_reads
+from tests.support.github_reads import World, event_object, pull_object
 from tests.support.openapi import OPENAPI, VENDORED, load_schemas, violations
 
 __all__ = [
@@ -61,7 +71,10 @@ __all__ = [
     "App",
     "GitHubAPI",
     "Reply",
+    "World",
+    "event_object",
     "load_schemas",
+    "pull_object",
     "serving",
     "violations",
 ]
@@ -170,10 +183,14 @@ class GitHubAPI:
         persistent: Reply | None = None,
         app: App | None = None,
         artifacts: Path | None = None,
+        pulls: World | None = None,
+        git: Path | None = None,
     ) -> None:
         self.token = token
         self.app = app
         self.artifacts = artifacts
+        self.world = pulls
+        self.git = git
         self.schemas = dict(schemas) if schemas is not None else load_schemas()
         self.log = log
         self.persistent = persistent
@@ -298,7 +315,8 @@ class GitHubAPI:
             return self.app.handle(request, authorization)
         if not self._authorized(authorization):
             return 401, {"message": "Bad credentials", "documentation_url": _DOCS}, {}
-        return self._artifacts(request) or self._route(request)
+        reads = github_reads.answer(self.world, self.git, request.method, request.path)
+        return self._artifacts(request) or reads or self._route(request)
 
     def _authorized(self, authorization: str) -> bool:
         scheme, _, value = authorization.partition(" ")
@@ -561,6 +579,12 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--artifacts", type=Path, metavar="DIR", help="serve act's stored artifacts from DIR"
     )
+    parser.add_argument(
+        "--pulls", type=Path, metavar="FILE", help="serve the pull requests of FILE (World)"
+    )
+    parser.add_argument(
+        "--git", type=Path, metavar="DIR", help="serve contents' blob shas from repository DIR"
+    )
     return parser.parse_args(argv)
 
 
@@ -569,7 +593,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     persistent = None
     if args.fail_status is not None:
         persistent = Reply.forbidden() if args.fail_status == 403 else Reply.error(args.fail_status)
-    api = GitHubAPI(token=args.token, log=args.log, persistent=persistent, artifacts=args.artifacts)
+    api = GitHubAPI(
+        token=args.token,
+        log=args.log,
+        persistent=persistent,
+        artifacts=args.artifacts,
+        pulls=World.read(args.pulls) if args.pulls else None,
+        git=args.git,
+    )
     api.script(*args.fault)
     stop = threading.Event()
 
