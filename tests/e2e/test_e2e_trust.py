@@ -1,0 +1,449 @@
+"""End to end under act: issue 34 — a success check run means the PR's merge was judged, by
+code the PR never ran, in every mode (the templates of workflow-templates/, verbatim).
+
+The repositories are built as GitHub holds them (tests/support/pr_world.py): a bare origin
+with the branches and GitHub's refs (`refs/pull/N/head`, `refs/pull/N/merge`, the merge made
+by git), and one working copy per act run, whose HEAD is what GitHub checks out: the merge
+commit for a `pull_request` run (act copies the working tree instead of running
+actions/checkout), the default branch for the trusted `workflow_run` run. Every copy's
+`origin` URL is GitHub's, pointed at the bare origin with `url.<path>.insteadOf`, so the
+trusted job's `git fetch origin refs/pull/N/merge` really fetches by ref. The GitHub API
+stand-in answers the pull requests' reads and the base branch's blob shas from the origin.
+
+Every repository has the files a PR can plant to run its code in a job that only reads it
+(tests/support/planted.py: `venv.py` — the exploit of case 1, which makes the check run a
+success when it runs while the gate's venv is built —, `pip/`, `sitecustomize.py`, `site.py`,
+a `.pth`, ...) at its root and in the property's folder, on the default branch too (such a PR
+merged). Each records where it ran: never in a job that judges or posts (check, legs,
+verdict), never in the gate's own interpreter; in the host jobs, where the PR's code runs by
+design, they do run (the control that shows they are live).
+
+Runs (act, 1-4 min each here): the required workflow on a pull request into a branch that
+holds the fix while another with the same head targets main (case 5); the split's hosts and
+trusted side on an honest same-repo pull request behind its base (cases 6, 7), the trusted
+side again while a second pull request with that head targets another branch (case 4), the
+split on an honest fork pull request (case 6); and the README's workflow on a pull request
+whose setup.py undoes its defect in the working tree (case 2).
+
+What act cannot show, and how the code handles it: GitHub's own computation of
+refs/pull/N/merge (built here with git's merge, which GitHub's equals for a clean merge; a
+merge GitHub made again after the base moved is confirmed by git's merge-tree, see
+tests/integration/test_trigger_binding.py); a fork's read-only token (the fork's hosts run
+here with the sample's token, and post nothing either way); the ruleset itself; a GitHub
+App's token; a runner where a host job's PR code has root (act runs every job as this user).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import time
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support import e2e_kit, planted, pr_world
+from tests.support.e2e_kit import DEMO, OWNER_REPO, PYPROJECT, ActRun, ApiServer, Sample
+from tests.support.github_reads import World
+
+pytestmark = pytest.mark.e2e
+TEMPLATES = e2e_kit.ROOT / "workflow-templates"
+HOSTS = ".github/workflows/entropy-gate-split-hosts.yml"
+JUDGING_JOBS = {"check", "legs", "verdict"}  # the jobs that judge, plan or post: no PR code
+PROPERTY_FOLDER = "tests/properties"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _prerequisites() -> None:
+    e2e_kit.require_prerequisites()
+
+
+@dataclass
+class Kit:
+    root: Path
+    project: Path
+    toolcache: Path
+    wheels: Path
+    markers: Path
+
+
+@pytest.fixture(scope="module")
+def kit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kit]:
+    root = tmp_path_factory.mktemp("e2e-trust")
+    wheels = e2e_kit.wheelhouse(root / "wheelhouse")
+    toolcache = root / "toolcache"
+    e2e_kit.tool_cache(toolcache, wheels)
+    e2e_kit.serialize_pip(toolcache)  # both hosts of a template run on one Python here
+    yield Kit(
+        root, e2e_kit.project_copy(root / "entropy-gate"), toolcache, wheels, root / "markers"
+    )
+    if not os.environ.get("ENTROPY_GATE_E2E_KEEP"):
+        shutil.rmtree(root, ignore_errors=True)
+
+
+# --- the repositories -------------------------------------------------------------------------
+
+
+def _write(repo: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text, encoding="utf-8")
+
+
+def _commit(repo: Path, message: str) -> str:
+    pr_world.git(repo, "add", "-A")
+    pr_world.git(repo, "commit", "-q", "-m", message)
+    return pr_world.git(repo, "rev-parse", "HEAD")
+
+
+def _invoice_repo(kit: Kit, github: Path, *, lib: str | None = None) -> str:
+    """GitHub's side of the invoice example at the root (a template's defaults), with the
+    templates and the planted files; its first commit on main (`lib`: invoice_lib.py's)."""
+    shutil.copytree(DEMO / "base", github)
+    manifest = github / "entropy.yaml"
+    clock = str(int(time.time()) // 86_400 * 86_400)
+    text = manifest.read_text(encoding="utf-8").replace("{clock_unix}", clock)
+    manifest.write_text(text.replace("{temp_root}", str(kit.root / "pins-tmp")), "utf-8")
+    _write(github, {"pyproject.toml": PYPROJECT, **({"invoice_lib.py": lib} if lib else {})})
+    for template in sorted(TEMPLATES.glob("*.yml")):
+        _write(github, {f".github/workflows/{template.name}": template.read_text("utf-8")})
+    planted.plant(github, kit.markers, exploit=True)
+    planted.plant(github / PROPERTY_FOLDER, kit.markers)
+    pr_world.git(github, "init", "-q", "-b", "main")
+    return _commit(github, "base: the invoice example under the gate")
+
+
+def _copy(origin: Path, target: Path, checkout: str, *fetch: str) -> Path:
+    """A working copy of `origin` as act sees GitHub's checkout: GitHub's origin URL (pointed
+    at the bare origin), `fetch` refspecs fetched, `checkout` checked out."""
+    pr_world.git(origin.parent, "clone", "-q", str(origin), str(target))
+    url = f"https://github.com/{OWNER_REPO}.git"
+    pr_world.git(target, "remote", "set-url", "origin", url)
+    pr_world.git(target, "config", f"url.{origin}.insteadOf", url)
+    if fetch:
+        pr_world.git(target, "fetch", "-q", "origin", *fetch)
+    pr_world.git(target, "checkout", "-q", "--detach", checkout)
+    return target
+
+
+def _pull_event(path: Path, number: int, head: str, head_ref: str, base: str, base_ref: str,
+                head_repo: str = OWNER_REPO) -> Path:  # fmt: skip
+    side = {"ref": head_ref, "sha": head, "repo": {"full_name": head_repo}}
+    payload = {
+        "number": number,
+        "pull_request": {
+            "number": number, "head": side,
+            "base": {"ref": base_ref, "sha": base, "repo": {"full_name": OWNER_REPO}},
+        },
+        "repository": {"full_name": OWNER_REPO},
+    }  # fmt: skip
+    path.write_text(json.dumps(payload), encoding="utf-8")
+    return path
+
+
+# --- one act run ------------------------------------------------------------------------------
+
+
+@dataclass
+class Done:
+    run: ActRun
+    requests: list[dict[str, Any]]
+    folder: Path
+
+    def posted(self) -> list[dict[str, Any]]:
+        return [r["body"] for r in self.requests if r["method"] == "POST"]
+
+    def verdict(self, name: str = "verdict") -> dict[str, Any]:
+        folders = sorted((self.folder / "artifacts" / "1").glob(f"entropy-gate-*-{name}"))
+        with zipfile.ZipFile(next(folders[0].glob("*.zip"))) as archive:
+            found: dict[str, Any] = json.loads(archive.read("verdict.json"))
+        return found
+
+
+def act(kit: Kit, name: str, copy: Path, workflow: str, event: str, event_file: Path, *,
+        world: World, origin: Path, api_args: tuple[str, ...] = ()) -> Done:  # fmt: skip
+    folder = kit.root / name
+    folder.mkdir()
+    api = ApiServer.start(folder, *api_args, world=world, git=origin)
+    try:
+        run = e2e_kit.run_act(
+            Sample(copy, "", "", event_file, {}), workflow, folder, kit=e2e_kit.kit_dir(),
+            project=kit.project, api=api, toolcache=kit.toolcache, wheels=kit.wheels,
+            cache_server=kit.root / "cache-server", event=event, event_file=event_file,
+            venv_cache=False,
+        )  # fmt: skip
+    finally:
+        api.stop()
+    (folder / "act.log").write_text(run.log, encoding="utf-8")
+    print(f"act {name}: exit {run.code} in {run.seconds:.1f} s (log: {folder / 'act.log'})")
+    return Done(run, api.requests(), folder)
+
+
+def no_pr_code_in_the_judging_jobs(kit: Kit) -> None:
+    """What ran of the planted files: in host jobs only, never in the gate's interpreter."""
+    ran = planted.records(kit.markers)
+    judged = [r for r in ran if r["job"] in JUDGING_JOBS]
+    assert judged == [], judged
+    gate = [
+        r
+        for r in ran
+        if "entropy-gate-venv" in r["prefix"] or "entropy-gate-venv" in r["executable"]
+    ]
+    assert gate == [], gate
+    assert {r["job"] for r in ran} == {"hosts"}, ran  # the control: they run where PR code does
+
+
+# --- case 5 (and case 1) in the ruleset's required workflow ----------------------------------
+
+
+@pytest.fixture(scope="module")
+def shared_head(kit: Kit) -> Done:
+    """main has a defect; `fixed` holds the fix; H (a docs change off main) heads #7 into
+    main and #8 into fixed. The required workflow runs for #8 on GitHub's merge of H into
+    fixed: honestly a merge candidate, and a success on H would pass #7 too."""
+    github = kit.root / "shared-github"
+    off_by_one = (DEMO / "patches" / "off-by-one" / "invoice_lib.py").read_text("utf-8")
+    main = _invoice_repo(kit, github, lib=off_by_one)
+    pr_world.git(github, "checkout", "-q", "-b", "fixed")
+    _write(github, {"invoice_lib.py": (DEMO / "base" / "invoice_lib.py").read_text("utf-8")})
+    fixed = _commit(github, "the fix")
+    pr_world.git(github, "checkout", "-q", "-b", "docs", main)
+    _write(github, {"README.md": "# invoices\n\nTotals.\n"})
+    head = _commit(github, "docs")
+    merge = pr_world.merge(github, fixed, head)
+    origin = pr_world.bare(github, kit.root / "shared-origin.git")
+    pr_world.push(github, origin, {"refs/pull/8/head": head, "refs/pull/8/merge": merge,
+                                   "refs/pull/7/head": head})  # fmt: skip
+    copy = _copy(origin, kit.root / "shared-8", merge, "+refs/pull/8/merge:refs/pull/8/merge")
+    event = _pull_event(kit.root / "shared-8.json", 8, head, "docs", fixed, "fixed")
+    world = World([
+        pr_world.pull_request(OWNER_REPO, 7, head=head, head_ref="docs", base=main,
+                              merge_commit=None),
+        pr_world.pull_request(OWNER_REPO, 8, head=head, head_ref="docs", base=fixed,
+                              base_ref="fixed", merge_commit=merge),
+    ])  # fmt: skip
+    return act(kit, "shared-head", copy, "entropy-gate-required.yml", "pull_request", event,
+               world=world, origin=origin)  # fmt: skip
+
+
+def test_a_success_another_pull_request_with_the_same_head_would_share_is_withheld(
+    shared_head: Done,
+) -> None:
+    assert shared_head.verdict()["classification"] == "merge_candidate"
+    assert [(b["name"], b["conclusion"]) for b in shared_head.posted()] == [
+        ("entropy-gate", "failure")
+    ], shared_head.run.log[-6000:]
+    (body,) = shared_head.posted()
+    summary = body["output"]["summary"]
+    assert "is also the head of pull request \\#7 into main" in summary.splitlines()[0]
+    assert "**Judged:** pull request #8" in summary
+    assert [r for r in shared_head.requests if r["violations"]] == []
+
+
+def test_the_required_workflows_judging_jobs_run_none_of_the_prs_files(
+    kit: Kit, shared_head: Done
+) -> None:
+    """Case 1: the exploit `venv.py` would have made the check run a success."""
+    no_pr_code_in_the_judging_jobs(kit)
+
+
+# --- cases 6, 7 and 4: the split on an honest same-repo pull request behind its base --------
+
+
+@dataclass
+class Split:
+    github: Path
+    origin: Path
+    main: str  # main's tip, after the head forked: the pull request is behind its base
+    honest: str
+    merge: str
+    fork_head: str
+    fork_merge: str
+    evil_merge: str
+
+    def world(self, *extra: dict[str, Any]) -> World:
+        return World([
+            pr_world.pull_request(OWNER_REPO, 7, head=self.honest, head_ref="honest",
+                                  base=self.main, merge_commit=self.merge),
+            pr_world.pull_request(OWNER_REPO, 10, head=self.fork_head, head_ref="patch-1",
+                                  base=self.main, merge_commit=self.fork_merge,
+                                  head_repo="forker/invoices"),
+            *extra,
+        ])  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def split(kit: Kit) -> Split:
+    github = kit.root / "split-github"
+    first = _invoice_repo(kit, github)
+    pr_world.git(github, "checkout", "-q", "-b", "honest")
+    _write(github, {"invoice_lib.py": (DEMO / "patches" / "honest-fix" / "invoice_lib.py")
+                    .read_text("utf-8")})  # fmt: skip
+    honest = _commit(github, "honest fix")
+    pr_world.git(github, "checkout", "-q", "--detach", first)
+    _write(github, {"README.md": "# invoices\n\nFrom a fork.\n"})
+    fork_head = _commit(github, "a fork's docs")  # on no branch: only refs/pull/10/head
+    pr_world.git(github, "checkout", "-q", "-b", "evil", first)
+    _write(github, {"EVIL.md": "a base whose hosts workflow uploads what it likes\n"})
+    evil = _commit(github, "evil base")
+    pr_world.git(github, "checkout", "-q", "main")
+    _write(github, {"CHANGES.md": "main moved on\n"})
+    main = _commit(github, "main moves on")
+    merge, fork_merge = (
+        pr_world.merge(github, main, honest),
+        pr_world.merge(github, main, fork_head),
+    )
+    evil_merge = pr_world.merge(github, evil, honest)
+    origin = pr_world.bare(github, kit.root / "split-origin.git")
+    pr_world.push(github, origin, {
+        "refs/pull/7/head": honest, "refs/pull/7/merge": merge,
+        "refs/pull/9/head": honest, "refs/pull/9/merge": evil_merge,
+        "refs/pull/10/head": fork_head, "refs/pull/10/merge": fork_merge,
+    })  # fmt: skip
+    return Split(github, origin, main, honest, merge, fork_head, fork_merge, evil_merge)
+
+
+def _trusted(kit: Kit, split: Split, name: str, hosts: Done, head: str, branch: str,
+             head_repo: str = OWNER_REPO, *extra: dict[str, Any]) -> Done:  # fmt: skip
+    copy = _copy(split.origin, kit.root / f"{name}-copy", "main")
+    pr_world.git(copy, "checkout", "-q", "main")
+    event = kit.root / f"{name}.json"
+    payload = pr_world.workflow_run(OWNER_REPO, head=head, head_branch=branch, path=HOSTS,
+                                    head_repo=head_repo)  # fmt: skip
+    event.write_text(json.dumps(payload), encoding="utf-8")
+    return act(kit, name, copy, "entropy-gate-split-trusted.yml", "workflow_run", event,
+               world=split.world(*extra), origin=split.origin,
+               api_args=("--artifacts", str(hosts.folder / "artifacts")))  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def honest_hosts(kit: Kit, split: Split) -> Done:
+    copy = _copy(split.origin, kit.root / "honest-7", split.merge,
+                 "+refs/pull/7/merge:refs/pull/7/merge")  # fmt: skip
+    event = _pull_event(kit.root / "honest-7.json", 7, split.honest, "honest", split.main, "main")
+    return act(kit, "honest-hosts", copy, "entropy-gate-split-hosts.yml", "pull_request",
+               event, world=split.world(), origin=split.origin)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def honest_trusted(kit: Kit, split: Split, honest_hosts: Done) -> Done:
+    return _trusted(kit, split, "honest-trusted", honest_hosts, split.honest, "honest")
+
+
+def test_the_split_posts_for_an_honest_pull_request_behind_its_base(
+    split: Split, honest_hosts: Done, honest_trusted: Done
+) -> None:
+    """Cases 6 and 7: the hosts ran GitHub's merge; the trusted side fetched it by ref,
+    judged it against the tip it was merged into (not the fork point) and posted on the head."""
+    assert honest_hosts.run.code == 0, honest_hosts.run.log[-6000:]
+    assert honest_hosts.posted() == []
+    assert honest_trusted.run.code == 0, honest_trusted.run.log[-8000:]
+    assert [(b["name"], b["head_sha"], b["conclusion"]) for b in honest_trusted.posted()] == [
+        ("entropy-gate", split.honest, "success")
+    ]
+    (body,) = honest_trusted.posted()
+    assert body["output"]["summary"].startswith(
+        f"**Judged:** pull request #7, (`{split.honest[:12]}`) merged into `main` at "
+        f"`{split.main[:12]}`, merge commit `{split.merge[:12]}`."
+    )
+    assert re.search(rf"the hosts ran {split.merge}, GitHub's merge of pull request #7",
+                     honest_trusted.run.log)  # fmt: skip
+    assert [r for r in honest_trusted.requests if r["violations"]] == []
+
+
+def test_the_trusted_job_runs_none_of_the_files_the_default_branch_holds(
+    kit: Kit, honest_trusted: Done
+) -> None:
+    """Case 1 in the job that holds the App's key: the planted files are on main too."""
+    no_pr_code_in_the_judging_jobs(kit)
+
+
+def test_a_second_pull_request_with_the_head_into_another_branch_withholds_the_success(
+    kit: Kit, split: Split, honest_hosts: Done
+) -> None:
+    """Case 4: #9 has the same head into `evil`, whose copy of the hosts workflow could upload
+    any folders under #7's merge: the check run on the head would speak for #9 too."""
+    evil = pr_world.pull_request(OWNER_REPO, 9, head=split.honest, head_ref="honest",
+                                 base=split.main, base_ref="evil",
+                                 merge_commit=split.evil_merge)  # fmt: skip
+    done = _trusted(kit, split, "evil-trusted", honest_hosts, split.honest, "honest",
+                    OWNER_REPO, evil)  # fmt: skip
+    conclusions = [b["conclusion"] for b in done.posted()]
+    assert conclusions == ["failure"], done.run.log[-6000:]
+    summary = done.posted()[0]["output"]["summary"]
+    assert "is also the head of pull request \\#9 into evil" in summary.splitlines()[0]
+
+
+def test_the_split_posts_for_an_honest_fork_pull_request(kit: Kit, split: Split) -> None:
+    """Case 6, a fork: no pull_requests in the event, the head in no branch of the origin;
+    the trusted side finds #10 through the API and fetches its merge by ref."""
+    copy = _copy(split.origin, kit.root / "fork-10", split.fork_merge,
+                 "+refs/pull/10/merge:refs/pull/10/merge")  # fmt: skip
+    event = _pull_event(kit.root / "fork-10.json", 10, split.fork_head, "patch-1", split.main,
+                        "main", head_repo="forker/invoices")  # fmt: skip
+    hosts = act(kit, "fork-hosts", copy, "entropy-gate-split-hosts.yml", "pull_request", event,
+                world=split.world(), origin=split.origin)  # fmt: skip
+    assert hosts.run.code == 0, hosts.run.log[-6000:]
+    done = _trusted(kit, split, "fork-trusted", hosts, split.fork_head, "patch-1",
+                    "forker/invoices")  # fmt: skip
+    assert done.run.code == 0, done.run.log[-8000:]
+    assert [(b["head_sha"], b["conclusion"]) for b in done.posted()] == [
+        (split.fork_head, "success")
+    ]
+
+
+# --- case 2: a setup.py that undoes the defect in the working tree -----------------------------
+
+SETUP_PY = '''\
+"""Issue 34, case 2: at install, the defect is undone in the working tree only, and the gate's
+own venv (when it is already there) gets a file of the PR's."""
+import os
+import pathlib
+
+from setuptools import setup
+
+pathlib.Path("greeter.py").write_text(
+    "def greeting(name):\\n    return f\\"hello, {name.strip() or 'stranger'}\\"\\n"
+)
+venv = pathlib.Path(os.environ.get("RUNNER_TEMP", "/nonexistent")) / "entropy-gate-venv"
+for site in venv.glob("lib/python*/site-packages"):
+    (site / "zz_setup_py.pth").write_text("import os\\n")
+setup()
+'''
+
+
+def test_a_setup_py_that_undoes_the_defect_in_the_working_tree_gets_no_success(kit: Kit) -> None:
+    """The README's workflow (its default install runs setup.py). Before: both hosts passed on
+    the rewritten tree, host.json named the head, and the check run said success."""
+    from tests.e2e.test_e2e_readme import LIBRARY, readme_workflow  # noqa: PLC0415
+
+    github = kit.root / "greeter-github"
+    _write(github, {**LIBRARY, ".github/workflows/entropy-gate.yml": readme_workflow()})
+    pr_world.git(github, "init", "-q", "-b", "main")
+    base = _commit(github, "greeter under the gate")
+    pr_world.git(github, "checkout", "-q", "-b", "fix")
+    _write(
+        github, {"greeter.py": 'def greeting(name):\n    return "hello"\n', "setup.py": SETUP_PY}
+    )
+    head = _commit(github, "simplify the greeting")
+    origin = pr_world.bare(github, kit.root / "greeter-origin.git")
+    copy = _copy(origin, kit.root / "greeter-7", head)
+    pr_world.git(copy, "update-ref", "refs/remotes/origin/main", base)
+    event = _pull_event(kit.root / "greeter-7.json", 7, head, "fix", base, "main")
+    done = act(kit, "setup-py", copy, "entropy-gate.yml", "pull_request", event,
+               world=e2e_kit.pulls_of(base, head), origin=origin)  # fmt: skip
+    conclusions = [b["conclusion"] for b in done.posted()]
+    assert "success" not in conclusions, done.run.log[-8000:]
+    verdict = done.verdict()
+    assert verdict["classification"] == "invalid", verdict["reasons"]
+    reasons = json.dumps(verdict["reasons"])
+    assert "did not run the commit it names" in reasons or "verify entropy-gate" in reasons
+    findings = {(f["kind"], f["path"]) for f in verdict.get("findings", [])}
+    assert ("report_tampering", "setup.py") in findings
+    assert ("unit_replaced", "setup.py") in findings
