@@ -120,12 +120,11 @@ def _invoice_repo(kit: Kit, github: Path, *, lib: str | None = None) -> str:
 
 
 def _copy(origin: Path, target: Path, checkout: str, *fetch: str) -> Path:
-    """A working copy of `origin` as act sees GitHub's checkout: GitHub's origin URL (pointed
-    at the bare origin), `fetch` refspecs fetched, `checkout` checked out."""
+    """A working copy of `origin` as act sees GitHub's checkout: GitHub's origin URL (the jobs'
+    git points it at the bare origin: `gitconfig`), `fetch` refspecs fetched, `checkout`
+    checked out."""
     pr_world.git(origin.parent, "clone", "-q", str(origin), str(target))
-    url = f"https://github.com/{OWNER_REPO}.git"
-    pr_world.git(target, "remote", "set-url", "origin", url)
-    pr_world.git(target, "config", f"url.{origin}.insteadOf", url)
+    pr_world.git(target, "remote", "set-url", "origin", f"https://github.com/{OWNER_REPO}.git")
     if fetch:
         pr_world.git(target, "fetch", "-q", "origin", *fetch)
     pr_world.git(target, "checkout", "-q", "--detach", checkout)
@@ -170,13 +169,14 @@ def act(kit: Kit, name: str, copy: Path, workflow: str, event: str, event_file: 
         world: World, origin: Path, api_args: tuple[str, ...] = ()) -> Done:  # fmt: skip
     folder = kit.root / name
     folder.mkdir()
+    jobs_git = ("--env", f"GIT_CONFIG_GLOBAL={pr_world.gitconfig(folder, origin, OWNER_REPO)}")
     api = ApiServer.start(folder, *api_args, world=world, git=origin)
     try:
         run = e2e_kit.run_act(
             Sample(copy, "", "", event_file, {}), workflow, folder, kit=e2e_kit.kit_dir(),
             project=kit.project, api=api, toolcache=kit.toolcache, wheels=kit.wheels,
             cache_server=kit.root / "cache-server", event=event, event_file=event_file,
-            venv_cache=False,
+            venv_cache=False, extra=jobs_git,
         )  # fmt: skip
     finally:
         api.stop()

@@ -80,3 +80,13 @@ def workflow_run(
         "workflow_run": run,
         "repository": {"full_name": repository, "default_branch": default_branch},
     }
+
+
+def gitconfig(folder: Path, origin: Path, repository: str) -> Path:
+    """A global git configuration for an act run's jobs (`--env GIT_CONFIG_GLOBAL=`): GitHub's
+    URL of `repository` is the bare `origin` (`url.<origin>.insteadOf`), for the jobs only —
+    act itself reads the working copy's own URL to name the repository."""
+    path = folder / "gitconfig"
+    url = f"https://github.com/{repository}.git"
+    path.write_text(f'[url "{origin}"]\n\tinsteadOf = {url}\n', encoding="utf-8")
+    return path
