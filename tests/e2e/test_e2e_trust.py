@@ -124,9 +124,9 @@ def _copy(origin: Path, target: Path, checkout: str, *fetch: str) -> Path:
     git points it at the bare origin: `gitconfig`), `fetch` refspecs fetched, `checkout`
     checked out."""
     pr_world.git(origin.parent, "clone", "-q", str(origin), str(target))
-    pr_world.git(target, "remote", "set-url", "origin", f"https://github.com/{OWNER_REPO}.git")
     if fetch:
         pr_world.git(target, "fetch", "-q", "origin", *fetch)
+    pr_world.git(target, "remote", "set-url", "origin", f"https://github.com/{OWNER_REPO}.git")
     pr_world.git(target, "checkout", "-q", "--detach", checkout)
     return target
 
@@ -186,27 +186,44 @@ def act(kit: Kit, name: str, copy: Path, workflow: str, event: str, event_file: 
 
 
 def no_pr_code_in_the_judging_jobs(kit: Kit) -> None:
-    """What ran of the planted files: in host jobs only, never in the gate's interpreter."""
+    """What ran of the planted files: in host jobs only (host B's test process, whose
+    environment is scrubbed of GITHUB_JOB, from its copy of the tree), never in the gate's
+    own interpreter. The host jobs' records are the control that the files are live."""
     ran = planted.records(kit.markers)
     judged = [r for r in ran if r["job"] in JUDGING_JOBS]
     assert judged == [], judged
-    gate = [
-        r
-        for r in ran
-        if "entropy-gate-venv" in r["prefix"] or "entropy-gate-venv" in r["executable"]
-    ]
+    gate = [r for r in ran if "entropy-gate-venv" in r["prefix"] + r["executable"]]
     assert gate == [], gate
-    assert {r["job"] for r in ran} == {"hosts"}, ran  # the control: they run where PR code does
+    host_b = [r for r in ran if r["job"] == "" and "/entropy-gate-b-" in r["file"]]
+    assert {r["job"] for r in ran if r not in host_b} == {"hosts"}, ran
 
 
 # --- case 5 (and case 1) in the ruleset's required workflow ----------------------------------
 
 
-@pytest.fixture(scope="module")
-def shared_head(kit: Kit) -> Done:
+@dataclass
+class Shared:
     """main has a defect; `fixed` holds the fix; H (a docs change off main) heads #7 into
-    main and #8 into fixed. The required workflow runs for #8 on GitHub's merge of H into
-    fixed: honestly a merge candidate, and a success on H would pass #7 too."""
+    main and #8 into fixed."""
+
+    origin: Path
+    main: str
+    fixed: str
+    head: str
+    merge_7: str  # GitHub's merge of H into main: the defect stands
+    merge_8: str  # ... into fixed: honestly a merge candidate
+
+    def world(self) -> World:
+        return World([
+            pr_world.pull_request(OWNER_REPO, 7, head=self.head, head_ref="docs",
+                                  base=self.main, merge_commit=self.merge_7),
+            pr_world.pull_request(OWNER_REPO, 8, head=self.head, head_ref="docs",
+                                  base=self.fixed, base_ref="fixed", merge_commit=self.merge_8),
+        ])  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def shared(kit: Kit) -> Shared:
     github = kit.root / "shared-github"
     off_by_one = (DEMO / "patches" / "off-by-one" / "invoice_lib.py").read_text("utf-8")
     main = _invoice_repo(kit, github, lib=off_by_one)
@@ -216,20 +233,45 @@ def shared_head(kit: Kit) -> Done:
     pr_world.git(github, "checkout", "-q", "-b", "docs", main)
     _write(github, {"README.md": "# invoices\n\nTotals.\n"})
     head = _commit(github, "docs")
-    merge = pr_world.merge(github, fixed, head)
+    merge_7, merge_8 = pr_world.merge(github, main, head), pr_world.merge(github, fixed, head)
     origin = pr_world.bare(github, kit.root / "shared-origin.git")
-    pr_world.push(github, origin, {"refs/pull/8/head": head, "refs/pull/8/merge": merge,
-                                   "refs/pull/7/head": head})  # fmt: skip
-    copy = _copy(origin, kit.root / "shared-8", merge, "+refs/pull/8/merge:refs/pull/8/merge")
-    event = _pull_event(kit.root / "shared-8.json", 8, head, "docs", fixed, "fixed")
-    world = World([
-        pr_world.pull_request(OWNER_REPO, 7, head=head, head_ref="docs", base=main,
-                              merge_commit=None),
-        pr_world.pull_request(OWNER_REPO, 8, head=head, head_ref="docs", base=fixed,
-                              base_ref="fixed", merge_commit=merge),
-    ])  # fmt: skip
-    return act(kit, "shared-head", copy, "entropy-gate-required.yml", "pull_request", event,
-               world=world, origin=origin)  # fmt: skip
+    pr_world.push(github, origin, {
+        "refs/pull/7/head": head, "refs/pull/7/merge": merge_7,
+        "refs/pull/8/head": head, "refs/pull/8/merge": merge_8,
+    })  # fmt: skip
+    return Shared(origin, main, fixed, head, merge_7, merge_8)
+
+
+def _required(kit: Kit, shared: Shared, number: int, merge: str, base: str, base_ref: str) -> Done:
+    name = f"shared-{number}"
+    copy = _copy(shared.origin, kit.root / name, merge,
+                 f"+refs/pull/{number}/merge:refs/pull/{number}/merge")  # fmt: skip
+    event = _pull_event(kit.root / f"{name}.json", number, shared.head, "docs", base, base_ref)
+    return act(kit, f"{name}-run", copy, "entropy-gate-required.yml", "pull_request", event,
+               world=shared.world(), origin=shared.origin)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def failing(kit: Kit, shared: Shared) -> Done:
+    """Case 1: #7, H merged into main, fails on both hosts; the exploit venv.py is planted."""
+    return _required(kit, shared, 7, shared.merge_7, shared.main, "main")
+
+
+def test_a_planted_venv_py_does_not_make_a_failing_pull_request_a_success(
+    kit: Kit, failing: Done
+) -> None:
+    """Before: the check job's `python -m venv` ran the PR's venv.py, which left a hook in
+    the packed venv, and the verdict job's publish posted success on failing properties."""
+    assert failing.verdict()["classification"] == "real_defect"
+    assert [b["conclusion"] for b in failing.posted()] == ["failure"], failing.run.log[-6000:]
+    no_pr_code_in_the_judging_jobs(kit)
+
+
+@pytest.fixture(scope="module")
+def shared_head(kit: Kit, shared: Shared) -> Done:
+    """Case 5: the required workflow runs for #8 on GitHub's merge of H into fixed: honestly
+    a merge candidate, and a success on H would pass #7 too."""
+    return _required(kit, shared, 8, shared.merge_8, shared.fixed, "fixed")
 
 
 def test_a_success_another_pull_request_with_the_same_head_would_share_is_withheld(
