@@ -123,7 +123,9 @@ def _copy(origin: Path, target: Path, checkout: str, *fetch: str) -> Path:
     """A working copy of `origin` as act sees GitHub's checkout: GitHub's origin URL (the jobs'
     git points it at the bare origin: `gitconfig`), `fetch` refspecs fetched, `checkout`
     checked out."""
-    pr_world.git(origin.parent, "clone", "-q", str(origin), str(target))
+    # --no-local: only what the origin's branches reach, as actions/checkout fetches (a local
+    # clone would copy every object, the merges refs/pull/N/merge names included).
+    pr_world.git(origin.parent, "clone", "-q", "--no-local", str(origin), str(target))
     if fetch:
         pr_world.git(target, "fetch", "-q", "origin", *fetch)
     pr_world.git(target, "remote", "set-url", "origin", f"https://github.com/{OWNER_REPO}.git")
@@ -186,15 +188,16 @@ def act(kit: Kit, name: str, copy: Path, workflow: str, event: str, event_file: 
 
 
 def no_pr_code_in_the_judging_jobs(kit: Kit) -> None:
-    """What ran of the planted files: in host jobs only (host B's test process, whose
-    environment is scrubbed of GITHUB_JOB, from its copy of the tree), never in the gate's
-    own interpreter. The host jobs' records are the control that the files are live."""
+    """What ran of the planted files: in host jobs only (host B's test processes, their own
+    and their attribution re-runs, have an environment scrubbed of GITHUB_JOB: they load the
+    gate's plugin), never in the gate's own interpreter. The host jobs' records are the
+    control that the files are live."""
     ran = planted.records(kit.markers)
     judged = [r for r in ran if r["job"] in JUDGING_JOBS]
     assert judged == [], judged
     gate = [r for r in ran if "entropy-gate-venv" in r["prefix"] + r["executable"]]
     assert gate == [], gate
-    host_b = [r for r in ran if r["job"] == "" and "/entropy-gate-b-" in r["file"]]
+    host_b = [r for r in ran if r["job"] == "" and "entropy_gate_plugin" in r["argv"]]
     assert {r["job"] for r in ran if r not in host_b} == {"hosts"}, ran
 
 

@@ -78,7 +78,7 @@ def pr_fixture(
     origin = pr_world.bare(github, tmp_path / "origin.git")
     pr_world.push(github, origin, {"refs/pull/7/head": head, "refs/pull/7/merge": merge})
     clone = tmp_path / "repo"
-    pr_world.git(tmp_path, "clone", "-q", str(origin), str(clone))
+    pr_world.git(tmp_path, "clone", "-q", "--no-local", str(origin), str(clone))  # no refs/pull
     with serving(git=origin) as api:
         out = tmp_path / "github_output"
         out.write_text("", encoding="utf-8")
