@@ -130,7 +130,11 @@ else
     output "venv-digest=$digest"
   fi
 fi
-printf '%s\n' "$here" > "$stamp"
+# Written only when it says otherwise, and whole (a venv that ENTROPY_GATE_VENV_CACHE shares
+# is hashed by other jobs' verify-gate.sh meanwhile: a rewrite would look like tampering).
+if [ "$(cat "$stamp" 2>/dev/null)" != "$here" ]; then
+  printf '%s\n' "$here" > "$stamp.$$" && mv -f "$stamp.$$" "$stamp"
+fi
 # The interpreter by path (an unpacked venv's scripts keep the path of the job that built it);
 # -B: no bytecode written into the venv, whose digest is taken next.
 "$venv/bin/python" -I -B -m entropy_action --version
