@@ -1,13 +1,26 @@
-"""How much reading reports safely costs: read + pair two pytest-shaped JUnit files of
-100,000 test cases each (DTD-free prolog checked by defusedxml, streamed parse, junitparser
-for results, id normalization, pairing), against a plain `xml.etree.ElementTree.parse` of
-the same two files; each side in its own subprocess, alternating. Prints the ratio's
-min / median / max and the peak RSS against the size of the XML.
+"""How much reading reports safely costs, and the whole `entropy-gate compare` around it.
+
+Two pytest-shaped JUnit files of 100,000 test cases each: read + pair them in-process
+(DTD-free prolog checked by defusedxml, streamed parse, junitparser for results, id
+normalization, pairing), against a plain `xml.etree.ElementTree.parse` of the same two
+files; then the whole command (`python -m entropy_action compare`: start-up, host.json,
+junit.xml, outcomes.json, pairing, the verdict, the text and the verdict JSON written) in a
+process of its own, against a process that parses both files with `ET.parse`. Each side runs
+in its own subprocess, alternating. Prints the ratio's min / median / max and each side's
+peak RSS against the size of the XML.
 
     .venv/bin/python bench/bench_compare.py [--cases 100000] [--repeat 7] [--smoke] [--seeded]
+    .venv/bin/python bench/bench_compare.py --make-hosts DIR [--cases 100000]
+    .venv/bin/python bench/bench_compare.py --hosts DIR/a DIR/b --manifest DIR/repo/entropy.yaml
+        [--repeat 5] [--profile]
 
 --seeded writes the reports the gate's own runs write: every testcase carries the plugin's
 properties (its seed, the run's base seed, the assertions it executed and their sites).
+--make-hosts runs a module of --cases parametrized tests with `entropy-gate run --host a`
+and `--host b --isolate` into DIR/a and DIR/b (real reports: outcomes.json, the plugin's
+properties, host B's shuffled order; minutes at 100,000 tests); --hosts times the whole
+command on such folders. --profile adds the command's steps (CPU time, share, peak RSS after
+each) and cProfile's top functions, each from a fresh process.
 
 Not a test: timings depend on the machine.
 """
@@ -123,6 +136,73 @@ def child(kind: str, a: Path, b: Path, cases: int) -> None:
         benchlib.child_report(lambda: _plain_parse(a, b))
 
 
+def compare_argv(a: Path, b: Path, manifest: Path | None, out: Path) -> list[str]:
+    """The whole command, as a user runs it (from the manifest's folder when there is one)."""
+    argv = [sys.executable, "-m", "entropy_action", "compare", "--host-a", str(a)]
+    argv += ["--host-b", str(b), "--json", str(out)]
+    return argv + (["--manifest", str(manifest)] if manifest else [])
+
+
+FLOOR = "import sys, xml.etree.ElementTree as ET\nfor path in sys.argv[1:]: ET.parse(path)"
+
+
+def whole_command(a: Path, b: Path, manifest: Path | None, repeat: int, profile: bool) -> None:
+    """`entropy-gate compare` on two host folders against ET.parse of their junit.xml."""
+    size = (a / JUNIT_XML).stat().st_size + (b / JUNIT_XML).stat().st_size
+    cwd = str(manifest.parent if manifest else a.parent)
+    with tempfile.TemporaryDirectory(prefix="bench-compare-out-") as out:
+        ours = compare_argv(a, b, manifest, Path(out) / "verdict.json")
+        floor = [sys.executable, "-c", FLOOR, str(a / JUNIT_XML), str(b / JUNIT_XML)]
+        verdict = Path(out) / "verdict.json"
+
+        def judged() -> benchlib.Sample:
+            verdict.unlink(missing_ok=True)
+            sample = benchlib.process(ours, cwd, ok=(0, 1, 2))  # any verdict, invalid included
+            assert verdict.stat().st_size > 0, "compare wrote no verdict: it stopped before"
+            return sample
+
+        judged()  # warm the file cache and .pyc files
+        benchlib.process(floor)
+        measured, base = benchlib.alternate(judged, lambda: benchlib.process(floor), repeat)
+        steps = profile_steps(a, b, manifest, Path(out), cwd) if profile else ""
+    print(f"-- the whole command: entropy-gate compare on {a} and {b} ({size / 2**20:.1f} MiB)")
+    benchlib.print_ratio("entropy-gate compare", "ET.parse of both files", measured, base)
+    cpu = [o.cpu / f.cpu for o, f in zip(measured, base, strict=True)]
+    print(f"cpu time ratio over {len(cpu)} pairs: {benchlib.stats(cpu)}")
+    for name, samples in (("entropy-gate compare", measured), ("ET.parse of both", base)):
+        peak = statistics.median(s.peak_rss for s in samples)
+        print(f"{name}: peak RSS {peak / 2**20:6.1f} MiB ({peak / size:.2f}x the XML)")
+    print(steps, end="")
+
+
+def profile_steps(a: Path, b: Path, manifest: Path | None, out: Path, cwd: str) -> str:
+    """The steps table and cProfile's top functions, each from a fresh child process."""
+    text = ""
+    for kind in ("steps", "cprofile"):
+        steps = Path(__file__).with_name("compare_steps.py")  # imports nothing of the gate
+        argv = [sys.executable, str(steps), kind]
+        argv += compare_argv(a, b, manifest, out / f"{kind}.json")[3:]
+        done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise SystemExit(f"--profile {kind} failed:\n{done.stderr[-2000:]}")
+        text += done.stdout
+    return text
+
+
+def make_hosts(folder: Path, cases: int) -> None:
+    """Real host folders: `entropy-gate run` on host A and host B (--isolate) of a module of
+    `cases` parametrized tests (bench_run.py's repository)."""
+    import bench_run  # noqa: PLC0415 (its repository, only here)
+
+    folder.mkdir(parents=True, exist_ok=True)
+    root = bench_run.make_repo(folder, cases)
+    for host, extra in (("a", []), ("b", ["--isolate"])):
+        argv = [sys.executable, "-m", "entropy_action", "run", "--host", host]
+        argv += ["--out", str(folder / host), "--manifest", str(root / "entropy.yaml"), *extra]
+        subprocess.run(argv, cwd=root, check=True, stdout=subprocess.DEVNULL)
+    print(f"--hosts {folder / 'a'} {folder / 'b'} --manifest {root / 'entropy.yaml'}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=100_000)
@@ -131,6 +211,10 @@ def main() -> int:
     parser.add_argument(
         "--seeded", action="store_true", help="every testcase with the plugin's properties"
     )
+    parser.add_argument("--hosts", nargs=2, type=Path, metavar=("A", "B"))
+    parser.add_argument("--manifest", type=Path, help="with --hosts: the entropy.yaml they ran")
+    parser.add_argument("--make-hosts", type=Path, metavar="DIR")
+    parser.add_argument("--profile", action="store_true", help="the whole command's steps")
     parser.add_argument("--child", nargs=3, metavar=("KIND", "A", "B"), help=argparse.SUPPRESS)
     parser.add_argument("--generate", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -144,6 +228,21 @@ def main() -> int:
         host_dir(Path(args.generate), "a", args.cases, fail_every=0, seeded=args.seeded)
         host_dir(Path(args.generate), "b", args.cases, fail_every=97, seeded=args.seeded)
         return 0
+    if args.make_hosts:
+        make_hosts(args.make_hosts, args.cases)
+        return 0
+    print(benchlib.load_note())
+    if args.hosts:
+        host_a, host_b = args.hosts
+        whole_command(host_a, host_b, args.manifest, args.repeat, args.profile)
+        print(benchlib.load_note())
+        return 0
+    synthetic(args)
+    return 0
+
+
+def synthetic(args: argparse.Namespace) -> None:
+    """Generated reports: read + pair in-process, reading alone, then the whole command."""
     with tempfile.TemporaryDirectory(prefix="bench-compare-") as scratch:
         # Generated in a child: a child's peak RSS starts at its parent's (Linux keeps
         # ru_maxrss across exec), so the parent stays small.
@@ -159,25 +258,24 @@ def main() -> int:
 
         ours, base = benchlib.alternate(lambda: run("ours"), lambda: run("floor"), args.repeat)
         read, base2 = benchlib.alternate(lambda: run("read"), lambda: run("floor"), args.repeat)
-    print(benchlib.load_note())
-    shape = "each with the plugin's four properties" if args.seeded else "without properties"
-    print(f"{args.cases} test cases per host ({shape}), {size / 2**20:.1f} MiB of JUnit XML in all")
-    benchlib.print_ratio(
-        "read + pair (streamed, defused prolog, normalize, pair)",
-        "xml.etree.ElementTree.parse of both files",
-        ours,
-        base,
-    )
-    print("-- reading alone (the two HostReports, no pairing into the verdict's TestResults)")
-    benchlib.print_ratio("read both", "xml.etree.ElementTree.parse of both files", read, base2)
-    for name, samples in (("read + pair", ours), ("read alone", read), ("ET.parse", base)):
-        peak = statistics.median(s.peak_rss for s in samples)
-        grew = statistics.median(s.peak_rss - s.start_rss for s in samples)
-        print(
-            f"{name}: peak RSS {peak / 2**20:6.1f} MiB ({peak / size:.2f}x the XML), "
-            f"grown by the work {grew / 2**20:6.1f} MiB ({grew / size:.2f}x the XML)"
+        shape = "each with the plugin's four properties" if args.seeded else "without properties"
+        print(f"{args.cases} test cases per host ({shape}), {size / 2**20:.1f} MiB of JUnit XML")
+        benchlib.print_ratio(
+            "read + pair (streamed, defused prolog, normalize, pair)",
+            "xml.etree.ElementTree.parse of both files",
+            ours,
+            base,
         )
-    return 0
+        print("-- reading alone (the two HostReports, no pairing into the verdict's TestResults)")
+        benchlib.print_ratio("read both", "xml.etree.ElementTree.parse of both files", read, base2)
+        for name, samples in (("read + pair", ours), ("read alone", read), ("ET.parse", base)):
+            peak = statistics.median(s.peak_rss for s in samples)
+            grew = statistics.median(s.peak_rss - s.start_rss for s in samples)
+            print(
+                f"{name}: peak RSS {peak / 2**20:6.1f} MiB ({peak / size:.2f}x the XML), "
+                f"grown by the work {grew / 2**20:6.1f} MiB ({grew / size:.2f}x the XML)"
+            )
+        whole_command(a, b, None, args.repeat, args.profile)
 
 
 if __name__ == "__main__":

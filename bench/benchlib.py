@@ -9,10 +9,12 @@ the machine; `--smoke` runs small sizes once so CI keeps the scripts working.
 from __future__ import annotations
 
 import json
+import os
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -23,6 +25,7 @@ class Sample:
     seconds: float
     peak_rss: int  # bytes: the process's peak resident set (ru_maxrss)
     start_rss: int  # bytes: the peak before the measured work (interpreter and imports)
+    cpu: float = 0.0  # seconds of CPU (user + system) the process took, where measured
 
 
 def peak_rss() -> int:
@@ -57,6 +60,24 @@ def wall(argv: Sequence[str], cwd: str | None = None, env: dict[str, str] | None
         raise SystemExit(f"{argv[:4]} failed ({done.returncode}):\n{done.stderr[-2000:]}")
     rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
     return Sample(seconds=seconds, peak_rss=rss, start_rss=0)
+
+
+def process(argv: Sequence[str], cwd: str | None = None, ok: tuple[int, ...] = (0, 1)) -> Sample:
+    """One command's wall time, CPU time and peak RSS, its own (os.wait4's rusage of that
+    process alone: RUSAGE_CHILDREN's peak is the largest of every child so far); an exit
+    code outside `ok` stops the script."""
+    with tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        child = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - started
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode not in ok:
+            err.seek(0)
+            tail = err.read()[-2000:].decode(errors="replace")
+            raise SystemExit(f"{argv[:4]} failed ({child.returncode}):\n{tail}")
+    rss = usage.ru_maxrss if sys.platform == "darwin" else usage.ru_maxrss * 1024
+    return Sample(seconds, rss, 0, usage.ru_utime + usage.ru_stime)
 
 
 def alternate(

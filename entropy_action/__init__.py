@@ -4,4 +4,4 @@ This module is imported inside the test process (the in-process plugin lives in 
 package), so it must stay free of imports beyond the standard library.
 """
 
-__version__ = "0.1.0"
+__version__ = "1.0.0"

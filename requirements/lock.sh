@@ -9,3 +9,4 @@ common=(--universal --python-version 3.10 --generate-hashes --quiet)
 "$uv" pip compile "${common[@]}" pyproject.toml requirements/build.in -o requirements/action.lock
 "$uv" pip compile "${common[@]}" requirements/host-b.in -c requirements/action.lock \
   -o requirements/host-b.lock
+"$uv" pip compile "${common[@]}" requirements/release.in -o requirements/release.txt

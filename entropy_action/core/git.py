@@ -138,18 +138,47 @@ def list_tree(root: Path, commit: str) -> list[str]:
     return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
 
 
-def changed_files(root: Path, commit: str) -> list[str]:
-    """Files that differ between `commit` and the work tree, untracked ones included."""
+def changed_files(root: Path, commit: str, *, staged: bool = False) -> list[str]:
+    """Files that differ between `commit` and the work tree, untracked ones included; with
+    `staged`, between `commit` and git's index (what the next commit holds)."""
+    if staged:
+        diff = _git(["diff", "--cached", "--name-only", "-z", commit, "--"], root).stdout
+        return sorted({p.decode("utf-8", "surrogateescape") for p in diff.split(b"\0") if p})
     diff = _git(["diff", "--name-only", "-z", commit, "--"], root).stdout
     untracked = _git(["ls-files", "--others", "--exclude-standard", "-z"], root).stdout
     names = {p.decode("utf-8", "surrogateescape") for p in (diff + untracked).split(b"\0") if p}
     return sorted(names)
 
 
-def diff_zero_context(root: Path, commit: str, relative: str) -> bytes:
-    """`git diff --unified=0` of one path from `commit` to the work tree (no textconv)."""
+def diff_zero_context(root: Path, commit: str, relative: str, *, staged: bool = False) -> bytes:
+    """`git diff --unified=0` of one path from `commit` to the work tree (no textconv); with
+    `staged`, to git's index."""
     args = ["--literal-pathspecs", "diff", "--unified=0", "--no-color", "--no-ext-diff"]
+    args += ["--cached"] if staged else []
     return _git([*args, "--no-textconv", "--no-renames", commit, "--", relative], root).stdout
+
+
+# The index entries a file's bytes can be read from: regular files, not symbolic links (120000)
+# or submodules (160000).
+_BLOB_MODES = frozenset({b"100644", b"100755"})
+
+
+def index_files(root: Path) -> dict[str, str]:
+    """Repository-relative path -> blob id of each regular file in git's index (stage 0: a
+    path with an unresolved conflict has none), i.e. what the next commit holds."""
+    out = _git(["ls-files", "--stage", "-z"], root).stdout
+    files = {}
+    for entry in out.split(b"\0"):
+        info, _, name = entry.partition(b"\t")
+        fields = info.split()
+        if len(fields) == 3 and fields[0] in _BLOB_MODES and fields[2] == b"0":
+            files[name.decode("utf-8", "surrogateescape")] = fields[1].decode()
+    return files
+
+
+def blob(root: Path, blob_id: str) -> bytes:
+    """The bytes of the blob `blob_id`."""
+    return _git(["cat-file", "blob", blob_id], root).stdout
 
 
 # Folders of files derived from the tree by the tools that run in it (bytecode, pytest's and

@@ -75,7 +75,9 @@ class TestCase:
 @contextlib.contextmanager
 def no_gc() -> Iterator[None]:
     """The cyclic garbage collector paused: building 100,000 acyclic values (tests, their
-    pairs) otherwise triggers full collections that cost as much as the parse itself."""
+    pairs) otherwise triggers full collections that cost as much as the parse itself. The
+    commands that judge reports (compare, verdict) run paused from reading to writing: the
+    values live to the end, and each collection after a pause would walk them all again."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:

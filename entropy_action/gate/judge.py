@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from entropy_action import __version__, scan
+from entropy_action import __version__
 from entropy_action.core import git, layout
 from entropy_action.core.errors import GateError
 from entropy_action.core.findings import Finding
@@ -38,12 +39,14 @@ from entropy_action.gate import attribution
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.manifest.pindiff import PinChange
 from entropy_action.manifest.pinfile import Constraints, LoadedManifest
-from entropy_action.scan import ScanResult
-from entropy_action.strength import base_on_head
-from entropy_action.strength.assess import Strength
 from entropy_action.verdict import hook_inventory, pairing, rollup, treecheck, variation_check
 from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import Verdict
+
+if TYPE_CHECKING:  # the scan and the strength check are imported where they run: a compare
+    # without a base ref runs neither (a third of the command's import time)
+    from entropy_action.scan import ScanResult
+    from entropy_action.strength.assess import Strength
 
 NO_BASE = (
     "no base commit to judge against: no pin check and no silencing scan could run, so "
@@ -102,18 +105,18 @@ def judge(dossier: Dossier) -> Verdict:
         report_b or dossier.host_b,
         loaded=loaded,
         pin_diff=check.diff if check is not None else None,
-        findings=(*static, *hooks, *strong.findings),
-        runtime_findings=scan.runtime_rule(scanned, base_cases) if scanned else None,
+        findings=(*static, *hooks, *(strong.findings if strong else ())),
+        runtime_findings=_runtime_rule(scanned, base_cases),
         strict_baseline=constraints.strict_baseline if constraints else False,
         require_host_b=constraints.require_host_b if constraints else True,
         invalid=[*problems, *more, *lost],
-        notes=[*notes, *strong.notes, *unmeasured_notes],
+        notes=[*notes, *(strong.notes if strong else ()), *unmeasured_notes],
         base_a=dossier.base_a,
         base_b=dossier.base_b,
         forbid_live_entropy=constraints.forbid_live_entropy if constraints else False,
         seams=scanned.seams if scanned else (),
     )
-    verdict = _attributed(strong.annotate(verdict), report_b)
+    verdict = _attributed(strong.annotate(verdict) if strong else verdict, report_b)
     if report_b is not None:
         verdict = verdict.model_copy(update={"host_b_variations": report_b.info.variations})
     return _with_inputs(verdict, dossier, report_a, report_b)
@@ -130,11 +133,14 @@ def _variation_problems(report_b: HostReport | None, loaded: LoadedManifest | No
     return variation_check.problems(report_b.info.variations, off, current=current)
 
 
-def _unmeasured(strong: Strength, constraints: Constraints | None) -> tuple[list[str], list[str]]:
+def _unmeasured(
+    strong: Strength | None, constraints: Constraints | None
+) -> tuple[list[str], list[str]]:
     """What the strength check could not measure: invalid causes when the base manifest asks
     for strength (`constraints.mutation` other than `off`: cannot measure is never clean),
     else notes. (invalid, notes)."""
-    lines = [f"strength: cannot measure: {why}" for why in strong.unmeasured]
+    unmeasured = strong.unmeasured if strong is not None else ()
+    lines = [f"strength: cannot measure: {why}" for why in unmeasured]
     if constraints is not None and constraints.mutation != "off":
         asked = f"constraints.mutation is {constraints.mutation!r}"
         return [f"{line} ({asked}: the patch's strength must be measurable)" for line in lines], []
@@ -194,6 +200,17 @@ def _base_hooks(source: Path | HostReport | None) -> HookInventory | None:
         return None
 
 
+def _runtime_rule(
+    scanned: ScanResult | None, base_cases: dict[str, str] | None
+) -> pairing.RuntimeFindings | None:
+    """The scan's rules over the paired tests (not_executed), when a scan ran."""
+    if scanned is None:
+        return None
+    from entropy_action import scan  # noqa: PLC0415 (see TYPE_CHECKING)
+
+    return scan.runtime_rule(scanned, base_cases)
+
+
 def _errors(scanned: ScanResult | None) -> tuple[str, ...]:
     return scanned.errors if scanned is not None else ()
 
@@ -214,16 +231,21 @@ def _read(label: pairing.Label, source: Path | HostReport | None) -> HostReport 
 def strength_needed(check: PinCheck | None) -> bool:
     """Whether the base manifest calls for the strength check: a base to compare with and a
     property module the patch changed (else both modules detect the same things)."""
+    from entropy_action.strength import base_on_head  # noqa: PLC0415 (see TYPE_CHECKING)
+
     if check is None or check.base is None or check.base_commit is None:
         return False
     return base_on_head.plan(check) is not None
 
 
-def _strength(dossier: Dossier, report_a: HostReport | None) -> tuple[Strength, list[str]]:
-    """What host A's strength step found (strength.json), and why it cannot be used."""
+def _strength(dossier: Dossier, report_a: HostReport | None) -> tuple[Strength | None, list[str]]:
+    """What host A's strength step found (strength.json), and why it cannot be used; None
+    without a base to measure against."""
     check = dossier.check
     if check is None or check.base is None or check.base_commit is None:
-        return Strength(), []
+        return None, []
+    from entropy_action.strength.assess import Strength  # noqa: PLC0415 (see TYPE_CHECKING)
+
     if dossier.strength_off is not None:
         return Strength(notes=(dossier.strength_off,)), []
     if report_a is None:

@@ -25,6 +25,7 @@ class PinCheck:
     base_commit: str | None
     diff: pindiff.PinDiff
     notes: tuple[str, ...] = ()
+    staged: bool = False  # the head is git's index (the pre-commit hook), not the work tree
 
 
 @dataclass(frozen=True)
@@ -109,8 +110,25 @@ def check(
     return check_all(manifest_path, base_ref, baseline_file).select(property_id)
 
 
-def check_all(manifest_path: Path, base_ref: str | None, baseline_file: Path | None) -> RepoCheck:
-    """The pin check of every property in the manifest (see RepoCheck)."""
+def check_all(
+    manifest_path: Path,
+    base_ref: str | None,
+    baseline_file: Path | None,
+    *,
+    staged: bool = False,
+) -> RepoCheck:
+    """The pin check of every property in the manifest (see RepoCheck). With `staged`, the
+    head is what git's index holds (the manifest's staged bytes), not the work tree."""
+    repo = _check_all(manifest_path, base_ref, baseline_file, staged)
+    if not staged:
+        return repo
+    checks = tuple(dataclasses.replace(one, staged=True) for one in repo.checks)
+    return dataclasses.replace(repo, checks=checks)
+
+
+def _check_all(
+    manifest_path: Path, base_ref: str | None, baseline_file: Path | None, staged: bool
+) -> RepoCheck:
     if (base_ref is None) == (baseline_file is None):
         raise GateError("give exactly one of --base-ref REF or --baseline FILE")
     if baseline_file is not None:
@@ -134,12 +152,14 @@ def check_all(manifest_path: Path, base_ref: str | None, baseline_file: Path | N
     def whole(one: PinCheck, many: bool) -> RepoCheck:
         return RepoCheck(root, relative, commit, (one,), (), many, one.notes)
 
-    if base is not None and not os.path.lexists(root / relative):
+    raw = _head_bytes(root, relative, staged)
+    if base is not None and raw is None:
         assert first_base is not None
         gone = f"deleted or renamed by the patch; it exists at {source}"
         diff = pindiff.diff(first_base, None, relative, source, [(1, gone)])
         return whole(PinCheck(root, relative, None, first_base, commit, diff, notes), base.many)
-    raw = pinfile.read(root / relative, relative)
+    if raw is None:
+        raw = _missing(root, relative, staged)
     if base is None:
         head_file = pinfile.parse_file(raw, relative, root)
         introduced = (
@@ -228,6 +248,31 @@ def _dropped(
         ),
         rejects=True,
     )
+
+
+def _head_bytes(root: Path, relative: str, staged: bool) -> bytes | None:
+    """The head manifest's bytes (git's index with `staged`, else the work tree), None when
+    the head has none there."""
+    if not staged:
+        return pinfile.read(root / relative, relative) if os.path.lexists(root / relative) else None
+    blob_id = git.index_files(root).get(relative)
+    if blob_id is None:
+        return None
+    raw = git.blob(root, blob_id)
+    if len(raw) > safe_yaml.MAX_BYTES:
+        limit = f"the limit is {safe_yaml.MAX_BYTES} (1 MiB)"
+        raise safe_yaml.problem(relative, 1, f"file is {len(raw)} bytes; {limit}")
+    return raw
+
+
+def _missing(root: Path, relative: str, staged: bool) -> bytes:
+    """No manifest at the base or the head: the work tree's read says why (no such file, a
+    folder); git's index has no file there."""
+    if staged:
+        raise GateError(
+            f"{relative}: not in git's index (stage it, or write one: entropy-gate init drafts one)"
+        )
+    return pinfile.read(root / relative, relative)
 
 
 def repo_root(manifest_path: Path) -> Path:

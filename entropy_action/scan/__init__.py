@@ -29,7 +29,7 @@ from entropy_action.scan.runtime import (
     executed_names,
     not_executed,
 )
-from entropy_action.scan.source import CommitTree, WorkTree
+from entropy_action.scan.source import CommitTree, head_tree
 from entropy_action.scan.weakening import compare
 from entropy_action.verdict.model import TestResult
 from entropy_action.verdict.removed import Seam
@@ -48,7 +48,8 @@ class ScanResult:
 
 
 def scan(check: PinCheck) -> ScanResult:
-    """Scan the head work tree, and the base ref's tree to tell pre-existing findings apart."""
+    """Scan the head (the work tree, or git's index for a staged check), and the base ref's
+    tree to tell pre-existing findings apart."""
     if check.head is None:
         raise GateError(
             f"{check.relative}: cannot be read at the head, so the scan has no property module"
@@ -56,7 +57,7 @@ def scan(check: PinCheck) -> ScanResult:
     head_manifest = check.head.manifest
     base_manifest = check.base.manifest if check.base is not None else None
     rules = Rules.of(head_manifest, base_manifest)
-    head = analyze(WorkTree(check.root), head_manifest.module, rules)
+    head = analyze(head_tree(check.root, staged=check.staged), head_manifest.module, rules)
     errors = head.errors
     if not head.module_found:
         errors += (f"{head_manifest.module}: the property module does not exist at the head",)

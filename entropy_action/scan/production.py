@@ -41,7 +41,7 @@ from entropy_action.core import git
 from entropy_action.core.findings import Finding
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.scan.scope import is_support
-from entropy_action.scan.source import CommitTree, Tree, WorkTree, parse
+from entropy_action.scan.source import CommitTree, Tree, head_tree, parse
 from entropy_action.testproc.protocol import GATE_PREFIX
 from entropy_action.verdict.removed import Seam, pin_message
 
@@ -143,7 +143,7 @@ def check(pins: PinCheck) -> Production:
     folder = PurePosixPath(pins.relative).parent
     changed = [
         p
-        for p in git.changed_files(pins.root, pins.base_commit)
+        for p in git.changed_files(pins.root, pins.base_commit, staged=pins.staged)
         if _production(p, prop)
         and (folder == PurePosixPath(".") or folder in PurePosixPath(p).parents)
     ]
@@ -152,10 +152,10 @@ def check(pins: PinCheck) -> Production:
         notes = (f"production scan read {MAX_FILES} of {len(changed)} changed production files",)
         changed = changed[:MAX_FILES]
     base_tree = CommitTree(pins.root, pins.base_commit)
-    head_tree = WorkTree(pins.root)
+    head = head_tree(pins.root, staged=pins.staged)
     found = compare(
         {p: m for p in changed if (m := read(base_tree, p)) is not None},
-        {p: m for p in changed if (m := read(head_tree, p)) is not None},
+        {p: m for p in changed if (m := read(head, p)) is not None},
     )
     return Production(found.findings, found.seams, notes)
 

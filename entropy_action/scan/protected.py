@@ -5,7 +5,7 @@ events), CODEOWNERS — lies in the repository, so a pull request could change i
 patch the gate judges. Every file under the base manifest's `constraints.protected_paths`
 that the patch added, modified, deleted or renamed is a `gate_config_changed` finding. Both
 sides are read as the pin check reads them: the base from git objects, the head from the
-work tree (`git.changed_files`).
+work tree (`git.changed_files`), or from git's index for a staged check (the pre-commit hook).
 """
 
 from __future__ import annotations
@@ -36,7 +36,9 @@ def check(pins: PinCheck) -> Protected:
     if pins.base is None or pins.base_commit is None:
         return Protected()  # the gate is being introduced: nothing protected it yet
     entries = pins.base.manifest.constraints.protected_paths
-    changed = [p for p in git.changed_files(pins.root, pins.base_commit) if matches(p, entries)]
+    staged = pins.staged
+    listed = git.changed_files(pins.root, pins.base_commit, staged=staged)
+    changed = [p for p in listed if matches(p, entries)]
     if not changed:
         return Protected()
     at_base = set(git.list_tree(pins.root, pins.base_commit))
@@ -44,7 +46,7 @@ def check(pins: PinCheck) -> Protected:
     if not _has_caller(pins.root, pins.base_commit, at_base):
         introduced = [p for p in changed if p not in at_base and _is_workflow(p)]
     findings = [
-        _finding(path, _line(pins.root, pins.base_commit, path, path in at_base))
+        _finding(path, _line(pins.root, pins.base_commit, path, path in at_base, staged))
         for path in changed
         if path not in introduced
     ]
@@ -64,15 +66,19 @@ def first_head_line(diff: bytes) -> int:
     return max(int(hunk.group(1)), 1)  # a pure removal names the line before it (0: the top)
 
 
-def _line(root: Path, commit: str, path: str, existed: bool) -> int:
-    if not existed or not _readable(root, path):
+def _line(root: Path, commit: str, path: str, existed: bool, staged: bool) -> int:
+    if not existed or not _readable(root, path, staged):
         return 1  # added, deleted, replaced by a folder, or a name git would mangle
-    return first_head_line(git.diff_zero_context(root, commit, path))
+    return first_head_line(git.diff_zero_context(root, commit, path, staged=staged))
 
 
-def _readable(root: Path, path: str) -> bool:
+def _readable(root: Path, path: str, staged: bool) -> bool:
+    if not _decodable(path):
+        return False
+    if staged:
+        return path in git.index_files(root)
     target = root / path
-    return _decodable(path) and os.path.lexists(target) and not target.is_dir()
+    return os.path.lexists(target) and not target.is_dir()
 
 
 def _decodable(path: str) -> bool:

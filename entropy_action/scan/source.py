@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Protocol
@@ -51,13 +52,11 @@ class WorkTree:
             return None
 
 
-class CommitTree:
-    """The files of a commit, listed once and read with `git show` (never checked out)."""
+class _Listed:
+    """A revision listed once by path: which files and folders it has."""
 
-    def __init__(self, root: Path, commit: str) -> None:
-        self.root = root
-        self.commit = commit
-        self.files = frozenset(git.list_tree(root, commit))
+    def __init__(self, names: Iterable[str]) -> None:
+        self.files = frozenset(names)
         dirs = {""}
         for name in self.files:
             dirs.update(str(parent) for parent in PurePosixPath(name).parents)
@@ -70,11 +69,43 @@ class CommitTree:
     def is_dir(self, relative: str) -> bool:
         return relative in self.dirs
 
+
+class CommitTree(_Listed):
+    """The files of a commit, listed once and read with `git show` (never checked out)."""
+
+    def __init__(self, root: Path, commit: str) -> None:
+        super().__init__(git.list_tree(root, commit))
+        self.root = root
+        self.commit = commit
+
     def read(self, relative: str) -> bytes | None:
         if relative not in self.files:
             return None
         data = git.show(self.root, self.commit, relative)
         return None if data is None or len(data) > MAX_BYTES else data
+
+
+class IndexTree(_Listed):
+    """The files of git's index, as the next commit will hold them (the pre-commit hook's
+    head): read from their blobs, never from the work tree, whose unstaged edits and
+    untracked files are not part of the commit."""
+
+    def __init__(self, root: Path) -> None:
+        self.blobs = git.index_files(root)
+        super().__init__(self.blobs)
+        self.root = root
+
+    def read(self, relative: str) -> bytes | None:
+        blob_id = self.blobs.get(relative)
+        if blob_id is None:
+            return None
+        data = git.blob(self.root, blob_id)
+        return None if len(data) > MAX_BYTES else data
+
+
+def head_tree(root: Path, *, staged: bool) -> Tree:
+    """The patch's side of a scan: git's index for the pre-commit hook, else the work tree."""
+    return IndexTree(root) if staged else WorkTree(root)
 
 
 @dataclass(frozen=True)

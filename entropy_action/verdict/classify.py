@@ -44,11 +44,13 @@ class Evidence:
 
 def counted(evidence: Evidence) -> list[Finding]:
     """The findings that count against the patch."""
-    return [
-        f
-        for f in evidence.findings
-        if f.level == "error" and (f.introduced or evidence.strict_baseline)
-    ]
+    return [f for f in evidence.findings if counts(f, strict_baseline=evidence.strict_baseline)]
+
+
+def counts(finding: Finding, *, strict_baseline: bool) -> bool:
+    """Whether one finding counts against the patch: an error the patch introduced, or under
+    `constraints.strict_baseline` any error (the pre-commit hook asks this of each one)."""
+    return finding.level == "error" and (finding.introduced or strict_baseline)
 
 
 # A pin too: the patch changed what decides the gate's run (constraints.protected_paths).

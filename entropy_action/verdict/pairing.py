@@ -322,6 +322,7 @@ def _pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:
     by_a = junitcases.merge(a.tests) if a else {}
     by_b = junitcases.merge(b.tests) if b else {}
     results = []
+    paired = 0  # tests both hosts ran
     # One pass over a suite that may hold 100,000 tests: for a test both hosts ran (nearly
     # every one) the helpers are inlined, and called only for what a test has.
     for test_id, in_a in by_a.items():
@@ -329,6 +330,7 @@ def _pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:
         if in_b is None:
             results.append(_result(test_id, in_a, None))
             continue
+        paired += 1
         raw = in_a.raw_id
         seed_a = None if in_a.seed is None else _seed(in_a)
         results.append(
@@ -347,7 +349,8 @@ def _pair(a: HostReport | None, b: HostReport | None) -> list[TestResult]:
                 assertions_b=None if in_b.assertions is None else _assertions(in_b),
             )
         )
-    results.extend(_result(key, None, test) for key, test in by_b.items() if key not in by_a)
+    if paired < len(by_b):  # tests only host B ran, in its order
+        results.extend(_result(key, None, test) for key, test in by_b.items() if key not in by_a)
     return results
 
 
@@ -440,7 +443,8 @@ def _outcome(report: HostReport | None, tests: Sequence[TestResult], host: Label
         return "missing"
     if report.errors or not report.tests:
         return "fail"
-    if any(t.outcome(host) in FAILING for t in tests) or not_run_on(tests, host):
+    outcomes = (t.host_a for t in tests) if host == "a" else (t.host_b for t in tests)
+    if not FAILING.isdisjoint(outcomes) or not_run_on(tests, host):
         return "fail"
     return report.outcome  # a nonzero exit without a failing test still fails
 

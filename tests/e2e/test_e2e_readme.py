@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from entropy_action import __version__
 from tests.support import e2e_kit, planted
 
 pytestmark = pytest.mark.e2e
@@ -82,6 +83,27 @@ def readme_workflow() -> str:
     return found.group(1)
 
 
+def readme_pins() -> tuple[str, str, str]:
+    """(the version the README's install pins, the tag its git fallback names, the tag its
+    workflow lines call)."""
+    text = README.read_text(encoding="utf-8")
+    pinned = re.search(r"pip install entropy-gate==(\d+\.\d+\.\d+)\n", text)
+    fallback = re.search(r"git\+https://github\.com/entropy-gate/entropy-gate@(v\d+)'", text)
+    called = re.search(r"\.github/workflows/entropy-gate\.yml@(v\d+)\n", readme_workflow())
+    assert pinned, "the README no longer pins `pip install entropy-gate==X.Y.Z`"
+    assert fallback, "the README no longer gives the git form of the tag"
+    assert called, "the README's workflow lines no longer call a major tag"
+    return pinned.group(1), fallback.group(1), called.group(1)
+
+
+def test_the_readme_installs_the_release_its_workflow_lines_call() -> None:
+    """`pip install entropy-gate==X.Y.Z` first, the git form of the tag as the fallback, and
+    the workflow at `@vX`: one release (the act run below shows `@v1`'s action installing X.Y.Z)."""
+    pinned, fallback, called = readme_pins()
+    assert pinned == __version__
+    assert fallback == called == f"v{pinned.split('.')[0]}"
+
+
 def git(repo: Path, *args: str) -> str:
     return subprocess.run(
         ["git", "-C", str(repo), "-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid",
@@ -142,6 +164,9 @@ def test_the_readme_workflow_as_written_passes_a_docs_patch(tmp_path: Path) -> N
     assert posted["entropy-gate"]["conclusion"] == "success"
     assert posted["entropy-gate"]["head_sha"] == head
     assert re.search(r"entropy-gate verdict: merge_candidate", run.log)
+    # `@v1`'s action installed the release the README's pip line pins, on every job.
+    versions = set(re.findall(r"\]\s+\| entropy-gate (\d+\.\d+\.\d+)$", run.log, re.M))
+    assert versions == {readme_pins()[0]}, versions
     # The default install: the test extra, on both hosts.
     host = r"^\[entropy-gate/entropy-gate/host ([ab]) leg \d+-\d+\s*\]\s+\| "
     installs = re.findall(

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from entropy_action import __version__
 from tests.hostile.generate import GENERATORS
 from tests.support.helpers import SEED_MANIFEST, SEED_PROPERTY
 
@@ -61,7 +62,7 @@ def host_json(host: str, root: str, sha: str) -> dict[str, Any]:
     return {
         "format": 1,
         "host": host,
-        "gate_version": "0.1.0",
+        "gate_version": __version__,  # this gate: its variation rules apply
         "property_id": "invoice_total_idempotent",
         "module": MODULE,
         "manifest_sha256": sha,

@@ -4,11 +4,13 @@ The steps are read from the README's code blocks, in order, so this test breaks 
 README changes them: each `sh` block runs verbatim under bash in a real git repository of a
 small library (real git, real subprocesses: `entropy-gate init`, the review, the commit, the
 docs-only patch, `entropy-gate gate`), and the `yaml` block is written to the path the README
-names for it. One step is substituted: the first block installs the CLI from GitHub
-(`pip install 'entropy-gate @ git+https://github.com/entropy-gate/entropy-gate@v1'`), which
-needs the network; this checkout's installed entropy-gate (the interpreter running these
+names for it. One step is substituted: the first block installs the CLI from PyPI, pinned to
+this checkout's version (`pip install entropy-gate==X.Y.Z`, the release the workflow's `@vX`
+names; the git form of the same tag is the fallback the README gives), which needs the
+published release; this checkout's installed entropy-gate (the interpreter running these
 tests, its `bin/` first on PATH) stands in for it. That environment lives outside the scratch
-repository, as a project's venv would.
+repository, as a project's venv would. (tests/integration/test_release.py installs the pinned
+form from a local index.)
 """
 
 from __future__ import annotations
@@ -21,14 +23,15 @@ from pathlib import Path
 
 import pytest
 
+from entropy_action import __version__
 from tests.conftest import FULL_PYTHON  # the test venv (its bin/ has the console script)
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 SECTION = "## Adopt it in your repository"
-INSTALL = (
-    "python -m pip install 'entropy-gate @ git+https://github.com/entropy-gate/entropy-gate@v1'"
-)
+MAJOR = f"v{__version__.split('.')[0]}"
+INSTALL = f"python -m pip install entropy-gate=={__version__}"
+FALLBACK = f"python -m pip install 'entropy-gate @ git+https://github.com/entropy-gate/entropy-gate@{MAJOR}'"
 BLOCK = re.compile(r"^```(\w+)\n(.*?)^```$", re.S | re.M)
 
 LIBRARY = {
@@ -155,8 +158,21 @@ def test_the_readme_names_every_adoption_step() -> None:
     assert [s.lang for s in steps] == ["sh", "sh", "sh", "yaml", "sh", "sh"]
     assert steps[0].text == f"{INSTALL}\n", "the install step changed: update INSTALL here"
     assert steps[3].path == ".github/workflows/entropy-gate.yml"
+    assert f"@{MAJOR}\n" in steps[3].text  # the workflow of the release the pin installs
     assert "entropy-gate init --module tests/test_x.py" in steps[1].text
     assert "entropy-gate gate" in steps[-1].text
+
+
+def test_the_install_pins_the_release_the_workflow_calls_with_the_git_form_as_fallback() -> None:
+    readme = README.read_text(encoding="utf-8")
+    section = readme[readme.index(SECTION) : readme.index("\n## ", readme.index(SECTION) + 1)]
+    prose = BLOCK.sub("", section)
+    assert f"`{FALLBACK}`" in " ".join(prose.split())  # inline, as prose: not a step to run
+    assert prose.index("PyPI") < prose.index("git+https")  # PyPI first, the tag as the fallback
+    pinned = re.findall(r"pip install entropy-gate==(\S+)", readme)
+    assert pinned == [__version__]
+    majors = set(re.findall(r"entropy-gate/entropy-gate/\.github/workflows/[\w.-]+@(v\d+)", readme))
+    assert majors == {MAJOR}
 
 
 def test_a_section_without_the_workflow_file_is_refused() -> None:

@@ -22,6 +22,7 @@ SCRIPTS = sorted(p.name for p in BENCH.glob("bench_*.py"))
 MEASURES = [
     "bench_compare.py",
     "bench_gate.py",
+    "bench_precommit.py",
     "bench_properties.py",
     "bench_run.py",
     "bench_scan.py",
@@ -60,6 +61,7 @@ def test_the_workflow_bench_runs_one_pair_under_act(script, tmp_path):
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     assert "ratio over 1 alternating pairs: min" in done.stdout, done.stdout
     assert "(critical path)" in done.stdout, done.stdout
+    assert "-- on GitHub (modelled): 3 jobs in series against 1" in done.stdout, done.stdout
 
 
 @pytest.mark.parametrize("script", MEASURES)
@@ -105,3 +107,27 @@ def test_the_compare_bench_reads_reports_with_the_plugins_properties(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "each with the plugin's four properties" in done.stdout
     assert "ratio over 1 alternating pairs: min" in done.stdout
+
+
+def test_the_compare_bench_profiles_the_whole_command_step_by_step(tmp_path):
+    """--profile: each step of the command timed where it runs (a step that moved or was
+    renamed stops the script), then cProfile's top functions."""
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "bench_compare.py"), "--smoke", "--seeded", "--profile"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "-- the whole command: entropy-gate compare on " in done.stdout
+    steps = re.search(r"-- the command's steps .*?\n   peak RSS", done.stdout, re.DOTALL)
+    assert steps, done.stdout
+    for step in (
+        "junit.xml (streamed parse, cases)",
+        "pairing the tests",
+        "the verdict JSON (written)",
+    ):
+        assert re.search(re.escape(step) + r" +x[12] ", steps.group(0)), steps.group(0)
+    assert "-- cProfile of the command" in done.stdout

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from entropy_action import __version__
 from entropy_action.core import variations
 from entropy_action.core.errors import GateError
 from entropy_action.core.hostinfo import Fingerprint, HostInfo
@@ -45,7 +46,7 @@ def host_info(host: str, root: Path | str, **overrides: object) -> HostInfo:
     isolated = host == "b"
     fields: dict[str, object] = {
         "host": host,
-        "gate_version": "0.1.0",
+        "gate_version": __version__,
         "property_id": "shapes",
         "module": MODULE,
         "manifest_sha256": SHA,

@@ -84,22 +84,23 @@ class Inputs:
 
 
 def run(args: argparse.Namespace) -> int:
+    from entropy_action.evidence.junitcases import no_gc  # noqa: PLC0415 (--help imports no model)
     from entropy_action.render import summary  # noqa: PLC0415 (--help imports no model)
     from entropy_action.verdict.classify import exit_code  # noqa: PLC0415 (--help imports no model)
 
-    verdict = judge_reports(
-        Inputs(
-            host_a=args.host_a,
-            host_b=args.host_b,
-            manifest=args.manifest,
-            base_ref=args.base_ref,
-            base_a=args.base_host_a,
-            base_b=args.base_host_b,
-            properties=tuple(args.properties),
-        )
+    inputs = Inputs(
+        host_a=args.host_a,
+        host_b=args.host_b,
+        manifest=args.manifest,
+        base_ref=args.base_ref,
+        base_a=args.base_host_a,
+        base_b=args.base_host_b,
+        properties=tuple(args.properties),
     )
-    print(summary.render_text(verdict), end="")
-    write_verdict(args.json, summary.render_json(verdict))
+    with no_gc():  # the reports' values live to the end: see no_gc
+        verdict = judge_reports(inputs)
+        print(summary.render_text(verdict), end="")
+        write_verdict(args.json, verdict)
     return exit_code(verdict)
 
 
@@ -126,9 +127,7 @@ def _gather(
 ) -> tuple[list[judge.PropertyDossier], tuple[PinChange, ...], bool]:
     """Each property's pin check and scan (from git objects and the tree, read as data)
     around its report folders; without a base ref, the manifest alone."""
-    from entropy_action import scan  # noqa: PLC0415 (--help imports no model)
     from entropy_action.gate import judge  # noqa: PLC0415 (--help imports no model)
-    from entropy_action.manifest import baseline  # noqa: PLC0415 (--help imports no model)
 
     if inputs.base_ref is None:
         views, notes, many = _without_base(inputs.manifest)
@@ -153,6 +152,9 @@ def _gather(
             (),
             many,
         )
+    from entropy_action import scan  # noqa: PLC0415 (only with a base ref: see judge.py)
+    from entropy_action.manifest import baseline  # noqa: PLC0415 (--help imports no model)
+
     repo = baseline.check_all(inputs.manifest or Path(MANIFEST_NAME), inputs.base_ref, None)
     repo = repo.only(inputs.properties)
     for note in repo.notes:
@@ -275,10 +277,13 @@ def _without_base(
     return list(loaded.views), notes, loaded.many
 
 
-def write_verdict(path: Path, text: str) -> None:
-    """Write the verdict JSON, creating its folder."""
+def write_verdict(path: Path, verdict: Verdict) -> None:
+    """Write the verdict JSON (summary.render_json's bytes, in pieces), creating its folder."""
+    from entropy_action.render import verdictjson  # noqa: PLC0415 (--help imports no model)
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        with path.open("wb") as handle:
+            handle.writelines(verdictjson.chunks(verdict))
     except OSError as exc:
         raise GateError(f"{path}: cannot write the verdict JSON: {exc.strerror}") from None

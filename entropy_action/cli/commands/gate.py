@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 from entropy_action.cli import options
-from entropy_action.core.errors import GateError
+from entropy_action.cli.commands import compare
 
 NAME = "gate"
 HELP = (
@@ -87,7 +87,7 @@ def _gate(args: argparse.Namespace, out: Path) -> int:
         print(note, file=sys.stderr)
     print(summary.render_text(result.verdict), end="")
     if args.json is not None:
-        _write(args.json, summary.render_json(result.verdict))
+        compare.write_verdict(args.json, result.verdict)
     return exit_code(result.verdict)
 
 
@@ -99,10 +99,3 @@ def _cache_dir() -> Path:
 
 def _progress(line: str) -> None:
     print(f"entropy-gate: {line}", file=sys.stderr, flush=True)
-
-
-def _write(path: Path, text: str) -> None:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise GateError(f"--json {path}: cannot write: {exc.strerror}") from None

@@ -63,26 +63,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from entropy_action.evidence.junitcases import no_gc  # noqa: PLC0415 (--help imports no model)
     from entropy_action.manifest import legs  # noqa: PLC0415 (--help imports no model)
     from entropy_action.render import summary  # noqa: PLC0415 (--help imports no model)
     from entropy_action.verdict.classify import exit_code  # noqa: PLC0415 (--help imports no model)
 
-    host_a, host_b = args.host_a, args.host_b
     carried = legs.carried(args.matrix) if args.matrix else {}
-    verdict = compare_command.judge_reports(
-        compare_command.Inputs(
-            host_a=host_a,
-            host_b=host_b,
-            manifest=args.manifest,
-            base_ref=args.base_ref or None,
-            require_base=True,
-            bases_beside=True,
-            legs=carried,
-        )
+    inputs = compare_command.Inputs(
+        host_a=args.host_a,
+        host_b=args.host_b,
+        manifest=args.manifest,
+        base_ref=args.base_ref or None,
+        require_base=True,
+        bases_beside=True,
+        legs=carried,
     )
-    print(summary.render_text(verdict), end="")
-    compare_command.write_verdict(args.json, summary.render_json(verdict))
-    publish_to_workflow(verdict, args.json, args.environ)
+    with no_gc():  # the reports' values live to the end: see no_gc
+        verdict = compare_command.judge_reports(inputs)
+        print(summary.render_text(verdict), end="")
+        compare_command.write_verdict(args.json, verdict)
+        publish_to_workflow(verdict, args.json, args.environ)
     return exit_code(verdict)
 
 
