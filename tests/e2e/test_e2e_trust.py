@@ -21,16 +21,19 @@ design, they do run (the control that shows they are live).
 Runs (act, 1-4 min each here): the required workflow on a pull request into a branch that
 holds the fix while another with the same head targets main (case 5); the split's hosts and
 trusted side on an honest same-repo pull request behind its base (cases 6, 7), the trusted
-side again while a second pull request with that head targets another branch (case 4), the
-split on an honest fork pull request (case 6); and the README's workflow on a pull request
+side again while a second pull request with that head targets another branch (case 4), and
+posting as a GitHub App (the job that holds its key), the split on an honest fork pull
+request (case 6); and the README's workflow on a pull request
 whose setup.py undoes its defect in the working tree (case 2).
 
 What act cannot show, and how the code handles it: GitHub's own computation of
 refs/pull/N/merge (built here with git's merge, which GitHub's equals for a clean merge; a
 merge GitHub made again after the base moved is confirmed by git's merge-tree, see
 tests/integration/test_trigger_binding.py); a fork's read-only token (the fork's hosts run
-here with the sample's token, and post nothing either way); the ruleset itself; a GitHub
-App's token; a runner where a host job's PR code has root (act runs every job as this user).
+here with the sample's token, and post nothing either way); the ruleset itself; GitHub's
+own App (the stand-in checks the JWT and answers an installation token, GitHub binds the
+required check to the App that posts it); an environment secret (act passes `-s`); a runner
+where a host job's PR code has root (act runs every job as this user).
 """
 
 from __future__ import annotations
@@ -158,7 +161,11 @@ class Done:
     folder: Path
 
     def posted(self) -> list[dict[str, Any]]:
-        return [r["body"] for r in self.requests if r["method"] == "POST"]
+        """The check runs created (an App's token request is a POST too)."""
+        return [
+            r["body"] for r in self.requests
+            if r["method"] == "POST" and r["path"].endswith("/check-runs")
+        ]  # fmt: skip
 
     def verdict(self, name: str = "verdict") -> dict[str, Any]:
         folders = sorted((self.folder / "artifacts" / "1").glob(f"entropy-gate-*-{name}"))
@@ -168,10 +175,12 @@ class Done:
 
 
 def act(kit: Kit, name: str, copy: Path, workflow: str, event: str, event_file: Path, *,
-        world: World, origin: Path, api_args: tuple[str, ...] = ()) -> Done:  # fmt: skip
+        world: World, origin: Path, api_args: tuple[str, ...] = (),
+        act_args: tuple[str, ...] = ()) -> Done:  # fmt: skip
     folder = kit.root / name
     folder.mkdir()
-    jobs_git = ("--env", f"GIT_CONFIG_GLOBAL={pr_world.gitconfig(folder, origin, OWNER_REPO)}")
+    config = pr_world.gitconfig(folder, origin, OWNER_REPO)
+    jobs_git: tuple[str, ...] = ("--env", f"GIT_CONFIG_GLOBAL={config}", *act_args)
     api = ApiServer.start(folder, *api_args, world=world, git=origin)
     try:
         run = e2e_kit.run_act(
@@ -311,6 +320,9 @@ class Split:
     fork_head: str
     fork_merge: str
     evil_merge: str
+    defect: str  # #11's head: a defect
+    defect_merge: str  # GitHub's merge of it into main: fails
+    shaped: str  # a pushed branch's commit with parents [main, defect] and main's tree
 
     def world(self, *extra: dict[str, Any]) -> World:
         return World([
@@ -319,6 +331,8 @@ class Split:
             pr_world.pull_request(OWNER_REPO, 10, head=self.fork_head, head_ref="patch-1",
                                   base=self.main, merge_commit=self.fork_merge,
                                   head_repo="forker/invoices"),
+            pr_world.pull_request(OWNER_REPO, 11, head=self.defect, head_ref="defect",
+                                  base=self.main, merge_commit=self.defect_merge),
             *extra,
         ])  # fmt: skip
 
@@ -337,6 +351,10 @@ def split(kit: Kit) -> Split:
     pr_world.git(github, "checkout", "-q", "-b", "evil", first)
     _write(github, {"EVIL.md": "a base whose hosts workflow uploads what it likes\n"})
     evil = _commit(github, "evil base")
+    pr_world.git(github, "checkout", "-q", "-b", "defect", first)
+    _write(github, {"invoice_lib.py": (DEMO / "patches" / "off-by-one" / "invoice_lib.py")
+                    .read_text("utf-8")})  # fmt: skip
+    defect = _commit(github, "a defect")
     pr_world.git(github, "checkout", "-q", "main")
     _write(github, {"CHANGES.md": "main moved on\n"})
     main = _commit(github, "main moves on")
@@ -345,26 +363,46 @@ def split(kit: Kit) -> Split:
         pr_world.merge(github, main, fork_head),
     )
     evil_merge = pr_world.merge(github, evil, honest)
+    defect_merge = pr_world.merge(github, main, defect)
+    shaped = pr_world.commit_tree(github, main, main, defect, f"Merge {defect} into {main}")
     origin = pr_world.bare(github, kit.root / "split-origin.git")
     pr_world.push(github, origin, {
         "refs/pull/7/head": honest, "refs/pull/7/merge": merge,
         "refs/pull/9/head": honest, "refs/pull/9/merge": evil_merge,
         "refs/pull/10/head": fork_head, "refs/pull/10/merge": fork_merge,
+        "refs/pull/11/head": defect, "refs/pull/11/merge": defect_merge,
+        "refs/heads/looks-merged": shaped,  # anyone who can push a branch
     })  # fmt: skip
-    return Split(github, origin, main, honest, merge, fork_head, fork_merge, evil_merge)
+    return Split(github, origin, main, honest, merge, fork_head, fork_merge, evil_merge,
+                 defect, defect_merge, shaped)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Caller:
+    """The trusted side's caller workflow (default: the template), what act and the API
+    stand-in get besides."""
+
+    workflow: str = "entropy-gate-split-trusted.yml"
+    text: str | None = None  # written into the default branch's working copy (act runs it)
+    act_args: tuple[str, ...] = ()
+    api_args: tuple[str, ...] = ()
 
 
 def _trusted(kit: Kit, split: Split, name: str, hosts: Done, head: str, branch: str,
-             head_repo: str = OWNER_REPO, *extra: dict[str, Any]) -> Done:  # fmt: skip
+             head_repo: str = OWNER_REPO, *extra: dict[str, Any],
+             caller: Caller = Caller()) -> Done:  # fmt: skip
     copy = _copy(split.origin, kit.root / f"{name}-copy", "main")
     pr_world.git(copy, "checkout", "-q", "main")
+    if caller.text is not None:
+        _write(copy, {f".github/workflows/{caller.workflow}": caller.text})
     event = kit.root / f"{name}.json"
     payload = pr_world.workflow_run(OWNER_REPO, head=head, head_branch=branch, path=HOSTS,
                                     head_repo=head_repo)  # fmt: skip
     event.write_text(json.dumps(payload), encoding="utf-8")
-    return act(kit, name, copy, "entropy-gate-split-trusted.yml", "workflow_run", event,
+    return act(kit, name, copy, caller.workflow, "workflow_run", event,
                world=split.world(*extra), origin=split.origin,
-               api_args=("--artifacts", str(hosts.folder / "artifacts")))  # fmt: skip
+               api_args=("--artifacts", str(hosts.folder / "artifacts"), *caller.api_args),
+               act_args=caller.act_args)  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -441,6 +479,93 @@ def test_the_split_posts_for_an_honest_fork_pull_request(kit: Kit, split: Split)
     assert [(b["head_sha"], b["conclusion"]) for b in done.posted()] == [
         (split.fork_head, "success")
     ]
+
+
+def test_hosts_that_ran_a_pushed_commit_shaped_like_the_merge_get_no_check_run(
+    kit: Kit, split: Split
+) -> None:
+    """Case 3: #11's head has a defect; a branch holds a commit with parents [main, head] and
+    main's tree (no defect), and the hosts ran it (a forged run: GitHub's checkout is
+    refs/pull/11/merge). Before: the trusted side took the shape for GitHub's merge (the
+    branch is in its clone) and posted success on the head; now it binds refs/pull/11/merge,
+    fetched by ref, and refuses."""
+    copy = _copy(split.origin, kit.root / "shaped-11", split.shaped)
+    event = _pull_event(kit.root / "shaped-11.json", 11, split.defect, "defect", split.main,
+                        "main")  # fmt: skip
+    hosts = act(kit, "shaped-hosts", copy, "entropy-gate-split-hosts.yml", "pull_request",
+                event, world=split.world(), origin=split.origin)  # fmt: skip
+    assert hosts.run.code == 0, hosts.run.log[-6000:]
+    done = _trusted(kit, split, "shaped-trusted", hosts, split.defect, "defect")
+    assert done.posted() == [], done.run.log[-6000:]
+    assert done.run.code != 0
+    assert (
+        f"which is not GitHub's merge of pull request #11 (merge_commit_sha {split.defect_merge}"
+        in done.run.log
+    ), done.run.log[-6000:]
+
+
+# --- case 1 in the split with a GitHub App: the job that holds the App's key ----------------
+
+APP_ID = "123456"
+APP_SECRET = "ENTROPY_GATE_APP_PRIVATE_KEY"
+
+
+def _app_caller(public_key: Path, private_key: str) -> Caller:
+    """The split's trusted template as docs/ci.md has it for an App: `app-id` and the secret
+    `app-private-key`; the API stand-in knows the App (its public key, installed here)."""
+    template = (TEMPLATES / "entropy-gate-split-trusted.yml").read_text("utf-8")
+    last = "      caller-workflow: .github/workflows/entropy-gate-split-hosts.yml\n"
+    assert template.endswith(last), "the template's last line moved: update this test"
+    text = template + (
+        f'      app-id: "{APP_ID}"\n'
+        "    secrets:\n"
+        f"      app-private-key: ${{{{ secrets.{APP_SECRET} }}}}\n"
+    )
+    return Caller(
+        "entropy-gate-split-trusted-app.yml", text, ("-s", f"{APP_SECRET}={private_key}"),
+        ("--app-id", APP_ID, "--app-public-key", str(public_key), "--app-installed", OWNER_REPO),
+    )  # fmt: skip
+
+
+def _key_pair() -> tuple[str, bytes]:
+    from cryptography.hazmat.primitives import serialization  # noqa: PLC0415
+    from cryptography.hazmat.primitives.asymmetric import rsa  # noqa: PLC0415
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
+        serialization.NoEncryption(),
+    ).decode("ascii")  # fmt: skip
+    public = key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    return private, public
+
+
+def test_the_split_with_a_github_app_posts_as_the_app_and_runs_no_file_of_the_pr(
+    kit: Kit, split: Split, honest_hosts: Done
+) -> None:
+    """The job that holds the App's private key (the default branch holds the planted files,
+    as a merged PR's would be): the check run is written with the App's installation token,
+    the pull requests are read with the workflow's, and no planted file runs there."""
+    private, public = _key_pair()
+    (kit.root / "app-public.pem").write_bytes(public)
+    done = _trusted(kit, split, "app-trusted", honest_hosts, split.honest, "honest",
+                    caller=_app_caller(kit.root / "app-public.pem", private))  # fmt: skip
+    assert done.run.code == 0, done.run.log[-8000:]
+    created = [
+        (r["body"]["head_sha"], r["body"]["conclusion"], r["credential"], r["status"])
+        for r in done.requests if r["method"] == "POST" and r["path"].endswith("/check-runs")
+    ]  # fmt: skip
+    assert created == [(split.honest, "success", "app", 201)], done.run.log[-8000:]
+    tokens = [r for r in done.requests if r["path"].endswith("/access_tokens")]
+    assert [r["status"] for r in tokens] == [201]
+    reads = {r["credential"] for r in done.requests if "/pulls" in r["path"]}
+    assert reads == {"workflow"}
+    assert [r for r in done.requests if r["violations"]] == []
+    key_line = private.splitlines()[1]
+    assert key_line not in done.run.log
+    no_pr_code_in_the_judging_jobs(kit)
 
 
 # --- case 2: a setup.py that undoes the defect in the working tree -----------------------------
