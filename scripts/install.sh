@@ -43,9 +43,12 @@ tree() { ENTROPY_GATE_INSTALL_PYTHON=$python "$here/scripts/gate-tree.sh" "$venv
 output() { if [ -n "${GITHUB_OUTPUT:-}" ]; then echo "$1" >> "$GITHUB_OUTPUT"; fi; }
 
 if [ -e "$venv" ] || [ -L "$venv" ]; then
-  if [ -x "$venv/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$here" ] \
+  # (a cached venv carries no stamp: the cache's key names the action's sources)
+  if [ -x "$venv/bin/python" ] \
+    && { [ -n "${ENTROPY_GATE_VENV_CACHE:-}" ] || [ "$(cat "$stamp" 2>/dev/null)" = "$here" ]; } \
     && [ -f "$record" ] && [ "$(tree)" = "$(cat "$record")" ]; then
     output "venv-tree=$(cat "$record")"
+    output "venv-dir=$(cd "$venv" && pwd -P)"
     exit 0  # this job's own install, unchanged (verdict, then publish)
   fi
   echo "::warning title=entropy-gate::$venv holds a venv this job's install did not build, or one changed since: removed, building it here"
@@ -119,6 +122,10 @@ PY
   mkdir -p "$(dirname "$venv")"
   ln -s "$cached" "$venv"
   echo "entropy-gate: venv from ENTROPY_GATE_VENV_CACHE ($cached)"
+  # From here on the cached venv itself: the link is in a folder other jobs on the machine
+  # may share (act's RUNNER_TEMP for jobs of one name), whose installs remove and remake it.
+  venv=$cached
+  stamp="$venv/.entropy-gate-source"
 else
   build "$venv"
   if [ -n "${ENTROPY_GATE_VENV_PACK:-}" ]; then
@@ -130,9 +137,11 @@ else
     output "venv-digest=$digest"
   fi
 fi
-# Written only when it says otherwise, and whole (a venv that ENTROPY_GATE_VENV_CACHE shares
-# is hashed by other jobs' verify-gate.sh meanwhile: a rewrite would look like tampering).
-if [ "$(cat "$stamp" 2>/dev/null)" != "$here" ]; then
+# Written only when it says otherwise, and whole; never into a venv ENTROPY_GATE_VENV_CACHE
+# shares: other jobs' verify-gate.sh hash it meanwhile, and their action paths differ (act
+# gives each job its own), so a rewrite would look like tampering. A cached venv is relinked
+# instead of reused, which costs a link.
+if [ -z "${ENTROPY_GATE_VENV_CACHE:-}" ] && [ "$(cat "$stamp" 2>/dev/null)" != "$here" ]; then
   printf '%s\n' "$here" > "$stamp.$$" && mv -f "$stamp.$$" "$stamp"
 fi
 # The interpreter by path (an unpacked venv's scripts keep the path of the job that built it);
@@ -141,3 +150,4 @@ fi
 tree_digest=$(tree)
 printf "%s\n" "$tree_digest" > "$record"
 output "venv-tree=$tree_digest"
+output "venv-dir=$venv"  # the venv this digest is of (the cached one, with the cache)
