@@ -19,7 +19,7 @@ out=${REPORT_DIR:-${RUNNER_TEMP:?}/entropy-gate/host-$HOST}
 step=${STEP:-} message=${MESSAGE:-}
 if [ -z "$step" ]; then
   if [ "${PROJECT:-}" = failure ]; then
-    step="install the project under test" message="the install failed; the host job's log says why"
+    step="install the project under test" message="the install input failed; the host job's log says why"
   elif [ "${VALIDATE:-}" = failure ]; then
     step="validate the manifest"
   elif [ "${PREPARE:-}" = failure ]; then

@@ -229,14 +229,17 @@ def test_faults_fail_closed_and_fall_back(
     ), "\n".join(host_b[-60:])
     # An invalid verdict names its cause first, from each host's error report.
     runs = _check_runs(requests)
+    invalid = "**Invalid input: the runs could not be judged.**"
     hostfail = _summary_lines(runs["entropy-gate (hostfail)"])
-    assert hostfail[4] == (
+    cause_at = hostfail.index(invalid) + 2  # after the judged merge's line and the title
+    assert hostfail[cause_at] == (
         "- host B could not run: the install input failed; the host job's log says why "
         "(step: install the project under test)"
     ), hostfail
     nopytest = _summary_lines(runs["entropy-gate (nopytest)"])
     cause = "could not run: pytest is not importable by …/bin/python: install the project's "
-    assert nopytest[4:6] == [
+    cause_at = nopytest.index(invalid) + 2
+    assert nopytest[cause_at : cause_at + 2] == [
         f"- host {host} {cause}test dependencies there (the install input) (step: prepare the host)"
         for host in "AB"
     ], nopytest
