@@ -343,7 +343,8 @@ def _act(world: World, workflow: str, folder: Path, *, rejects: bool = False) ->
     toolcache = folder / "toolcache"  # a clean interpreter per version, as a runner starts
     e2e_kit.tool_cache(toolcache, world.wheels, with_pytest=False)
     e2e_kit.serialize_pip(toolcache)
-    api = e2e_kit.ApiServer.start(folder)
+    sample = world.sample
+    api = e2e_kit.ApiServer.start(folder, world=e2e_kit.pulls_of(sample.base, sample.head))  # type: ignore[attr-defined]
     try:
         run = e2e_kit.run_act(
             world.sample, workflow, folder, kit=world.kit, project=world.project, api=api,  # type: ignore[arg-type]

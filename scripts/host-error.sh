@@ -5,7 +5,7 @@
 # that holds host.json or the error.json `run` wrote itself is left as it is. Inputs come from
 # the environment only: GATE, HOST (a|b), REPORT_DIR (may be empty), STEP and MESSAGE (the
 # host-error command's inputs; empty in the failure step), and for the failure step the
-# outcomes of the action's steps (VALIDATE, PREPARE, CACHE_KEY_STEP, RUN) with the error lines
+# outcomes of the action's steps (PROJECT, VALIDATE, PREPARE, CACHE_KEY_STEP, RUN) with the error lines
 # PREPARE_ERROR and RUN_ERROR that prepare-host.sh and run-host.sh leave as step outputs.
 # A leg of a list manifest (PROPERTIES: its ids, space-separated; LEG: its number) writes the
 # report into each of its properties' folders, its message naming the leg.
@@ -18,7 +18,9 @@ esac
 out=${REPORT_DIR:-${RUNNER_TEMP:?}/entropy-gate/host-$HOST}
 step=${STEP:-} message=${MESSAGE:-}
 if [ -z "$step" ]; then
-  if [ "${VALIDATE:-}" = failure ]; then
+  if [ "${PROJECT:-}" = failure ]; then
+    step="install the project under test" message="the install input failed; the host job's log says why"
+  elif [ "${VALIDATE:-}" = failure ]; then
     step="validate the manifest"
   elif [ "${PREPARE:-}" = failure ]; then
     step="prepare the host" message=${PREPARE_ERROR:-}

@@ -202,6 +202,23 @@ def tracked_and_untracked(root: Path) -> list[str]:
     return [name for name in names if CACHE_DIRS.isdisjoint(name.split("/")[:-1])]
 
 
+def changed_tracked(root: Path) -> list[str]:
+    """Tracked files whose work-tree bytes (or mode, or existence) differ from HEAD's, staged or
+    not; git's own comparison, no content filters run. Never memoized: the tree is asked at the
+    end of a run that may have changed it."""
+    args = ["--literal-pathspecs", "diff", "HEAD", "--name-only", "--no-renames", "--no-ext-diff"]
+    out = _run_git([*args, "--no-textconv", "-z", "--"], root).stdout
+    return sorted(p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p)
+
+
+def untracked(root: Path) -> list[str]:
+    """Files git does not track and does not ignore, without caches (CACHE_DIRS); never
+    memoized (as changed_tracked)."""
+    out = _run_git(["ls-files", "--others", "--exclude-standard", "-z"], root).stdout
+    names = [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+    return [name for name in names if CACHE_DIRS.isdisjoint(name.split("/")[:-1])]
+
+
 def tracked(root: Path) -> list[str]:
     """Files of the work tree that git tracks."""
     out = _git(["ls-files", "--cached", "-z"], root).stdout
@@ -315,3 +332,38 @@ def merge_base(root: Path, one: str, other: str) -> str | None:
     """The best common ancestor of two commits, or None when they share no history."""
     proc = _git(["merge-base", one, other], root, check=False)
     return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+
+
+def merge_tree(root: Path, base: str, head: str) -> str | None:
+    """The tree of git's own merge of `head` into `base` (`git merge-tree --write-tree`, git
+    2.38 or later), or None when they conflict or this git cannot say."""
+    proc = _git(["merge-tree", "--write-tree", "--no-messages", base, head], root, check=False)
+    lines = proc.stdout.decode().split()
+    return lines[0] if proc.returncode == 0 and lines else None
+
+
+def blob_id(root: Path, commit: str, relative: str) -> str | None:
+    """The blob id of `relative` at `commit` (None: no such file there)."""
+    spec = f"{commit}:{relative}"
+    proc = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", spec], root, check=False)
+    return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+
+
+def fetch(root: Path, remote: str, refspecs: list[str], env: dict[str, str]) -> str | None:
+    """`git fetch --no-tags REMOTE REFSPEC...` with `env` added (GIT_CONFIG_* for the token's
+    header: never on the command line); None, or git's last line when it failed."""
+    executable = shutil.which("git")
+    if executable is None:
+        return "git: not found on PATH"
+    args = [executable, "fetch", "--no-tags", "--quiet", remote, *refspecs]
+    try:
+        proc = subprocess.run(
+            args, cwd=root, capture_output=True, check=False, timeout=300,
+            env={**os.environ, **env},
+        )  # fmt: skip
+    except (subprocess.TimeoutExpired, OSError) as exc:
+        return f"git fetch: {exc}"
+    if proc.returncode == 0:
+        return None
+    lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+    return lines[-1] if lines else f"git fetch exited {proc.returncode}"

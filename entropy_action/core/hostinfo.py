@@ -289,6 +289,44 @@ class ChannelInfo(BaseModel):
     truncated: bool = False
 
 
+MAX_TREE_LISTED = 50  # paths per list in host.json's tree
+
+
+class TreeState(BaseModel):
+    """The checkout's state at the end of the run, against the commit host.json names: what a
+    step of the host job (the project's install, a test, a setup.py) changed in it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    changed: list[Annotated[str, Field(max_length=1000, pattern=_PRINTABLE)]] = Field(
+        default_factory=list,
+        max_length=MAX_TREE_LISTED,
+        description="Tracked files whose bytes differ from the commit (changed or deleted), "
+        "the first MAX_TREE_LISTED by path",
+    )
+    changed_count: int = Field(0, ge=0)
+    changed_sha256: str = Field(
+        pattern=_SHA256,
+        description="sha256 over every changed tracked file's path and bytes (or its absence)",
+    )
+    untracked: list[Annotated[str, Field(max_length=1000, pattern=_PRINTABLE)]] = Field(
+        default_factory=list,
+        max_length=MAX_TREE_LISTED,
+        description="Untracked, not ignored files that can change what runs (Python files, "
+        ".pth files, pytest and build configuration), the first MAX_TREE_LISTED by path",
+    )
+    untracked_count: int = Field(0, ge=0)
+
+    @field_validator("changed", "untracked")
+    @classmethod
+    def _all_relative(cls, value: list[str]) -> list[str]:
+        return [repository_relative(item) for item in value]
+
+    @property
+    def dirty(self) -> bool:
+        return self.changed_count > 0
+
+
 class HostInfo(BaseModel):
     """The contents of host.json."""
 
@@ -387,6 +425,11 @@ class HostInfo(BaseModel):
         None,
         description="pytest died of a signal: which, and the frames faulthandler left "
         "(faulthandler.log beside this file); None: it did not",
+    )
+    tree: TreeState | None = Field(
+        None,
+        description="The checkout at the end of the run against `commit` (None: outside git, "
+        "or an older gate)",
     )
 
 

@@ -39,7 +39,7 @@ from entropy_action.gate import attribution, crashed
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.manifest.pindiff import PinChange
 from entropy_action.manifest.pinfile import Constraints, LoadedManifest
-from entropy_action.verdict import hook_inventory, pairing, rollup, variation_check
+from entropy_action.verdict import hook_inventory, pairing, rollup, treecheck, variation_check
 from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import Verdict
 
@@ -98,6 +98,11 @@ def judge(dossier: Dossier) -> Verdict:
     hooks = _hook_findings(dossier, (report_a, report_b), static)
     problems += _lost_inventories((report_a, report_b))
     problems += _variation_problems(report_b, loaded)
+    root = dossier.root or (check.root if check is not None else None)
+    infos = {label: r.info for label, r in (("a", report_a), ("b", report_b)) if r is not None}
+    tree_problems, tree_notes = treecheck.check(root, dossier.exclude, infos)
+    problems += tree_problems
+    notes += tree_notes
     verdict = pairing.evaluate(
         report_a or dossier.host_a,
         report_b or dossier.host_b,

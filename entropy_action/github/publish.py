@@ -24,10 +24,10 @@ from entropy_action import __version__
 from entropy_action.core.errors import GateError
 from entropy_action.evidence import inputs
 from entropy_action.evidence.bounded import field_problem, read_capped, read_json_object
-from entropy_action.github import api, workflow
+from entropy_action.github import api, sharing, workflow
 from entropy_action.github.api import ApiSettings, PublishError, Secret
 from entropy_action.render import checkrun, markdown
-from entropy_action.render.checkrun import Annotation, CheckRunPlan
+from entropy_action.render.checkrun import Annotation, CheckRunPlan, JudgedMerge
 from entropy_action.verdict.classify import contradictions
 from entropy_action.verdict.model import Verdict
 
@@ -57,6 +57,8 @@ class PublishSettings:
     manifest_path: str | None
     api: ApiSettings | None  # None: no token, so straight to the fallback
     environ: Mapping[str, str] = field(default_factory=dict)  # for GITHUB_STEP_SUMMARY
+    judged: JudgedMerge | None = None  # the merge the verdict judged (the event's, or given)
+    read_api: ApiSettings | None = None  # reads the pull requests (sharing); default: api
 
 
 def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> PublishSettings:
@@ -66,22 +68,66 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Publi
     problem = refusal(verdict, folders)
     if problem:
         raise GateError(f"{args.verdict}: publish refuses it: {problem}")
-    token = Secret(environ.get(args.token_env, ""))
-    api = None
-    if token:
-        api = ApiSettings(
-            api_url=api_url(environ.get("GITHUB_API_URL") or DEFAULT_API),
-            repository=repository(environ.get("GITHUB_REPOSITORY", "")),
-            token=token,
-        )
+    head = args.head_sha or head_sha(environ)
     return PublishSettings(
         verdict=verdict,
-        head_sha=args.head_sha or head_sha(environ),
+        head_sha=head,
         check_name=args.check_name,
         manifest_path=_manifest_path(args.manifest),
-        api=api,
+        api=_api(environ, args.token_env),
         environ=environ,
+        judged=judged_merge(args, environ, head),
+        read_api=_api(environ, args.read_token_env),
     )
+
+
+def _api(environ: Mapping[str, str], token_env: str) -> ApiSettings | None:
+    token = Secret(environ.get(token_env, ""))
+    if not token:
+        return None
+    return ApiSettings(
+        api_url=api_url(environ.get("GITHUB_API_URL") or DEFAULT_API),
+        repository=repository(environ.get("GITHUB_REPOSITORY", "")),
+        token=token,
+    )
+
+
+def judged_merge(
+    args: argparse.Namespace, environ: Mapping[str, str], head: str
+) -> JudgedMerge | None:
+    """The merge the verdict judged: --pull-request, --base-branch and --base-sha (the
+    trusted workflow passes resolve-run's), else the event's pull request or merge group."""
+    event = _event(Path(environ["GITHUB_EVENT_PATH"])) if environ.get("GITHUB_EVENT_PATH") else {}
+    found = _from_event(event, environ)
+    number = args.pull_request if args.pull_request is not None else found.get("number")
+    base_ref = args.base_branch or found.get("base_ref")
+    base_sha = args.base_sha or found.get("base_sha")
+    if not isinstance(base_ref, str) or not isinstance(base_sha, str) or not base_ref:
+        return None
+    return JudgedMerge(
+        base_ref=base_ref.removeprefix("refs/heads/"),
+        base_sha=base_sha,
+        head_sha=head,
+        pull_request=number if isinstance(number, int) else None,
+        head_ref=str(found.get("head_ref") or ""),
+        merge_commit=args.merge_commit or str(found.get("merge_commit") or ""),
+    )
+
+
+def _from_event(event: Mapping[str, object], environ: Mapping[str, str]) -> dict[str, object]:
+    pr, group = event.get("pull_request"), event.get("merge_group")
+    if isinstance(pr, dict):
+        base, head = pr.get("base"), pr.get("head")
+        return {
+            "number": pr.get("number"),
+            "base_ref": base.get("ref") if isinstance(base, dict) else None,
+            "base_sha": base.get("sha") if isinstance(base, dict) else None,
+            "head_ref": head.get("ref") if isinstance(head, dict) else None,
+            "merge_commit": environ.get("GITHUB_SHA", ""),
+        }
+    if isinstance(group, dict):
+        return {"base_ref": group.get("base_ref"), "base_sha": group.get("base_sha")}
+    return {}
 
 
 def read_verdict(path: Path) -> Verdict:
@@ -199,11 +245,14 @@ def publish(settings: PublishSettings) -> int:
     """Send the plan; on failure publish by the fallback. Exit 0 either way."""
     verdict = settings.verdict
     summary = markdown.render(verdict, limit=workflow.SUMMARY_CHARS)  # the fallback's
+    withheld = _withheld(settings)
     plan = checkrun.plan(  # its own summary: a many-property one is fitted to GitHub's limit
         verdict,
         head_sha=settings.head_sha,
         check_name=settings.check_name,
         manifest_path=settings.manifest_path,
+        judged=settings.judged,
+        withheld=withheld,
     )
     if settings.api is None:
         return _fallback(plan, summary, settings, "no token (set GITHUB_TOKEN or --token-env)")
@@ -223,7 +272,20 @@ def publish(settings: PublishSettings) -> int:
     workflow.append_summary(
         pointer(settings.check_name, plan.conclusion, sent.html_url), settings.environ
     )
+    if withheld is not None:
+        print(f"entropy-gate: the merge candidate is not a success on this commit: {withheld}")
+        return 1
     return 0
+
+
+def _withheld(settings: PublishSettings) -> str | None:
+    """Why a merge candidate is not posted as a success (github.sharing), or None."""
+    reader = settings.read_api or settings.api
+    if settings.verdict.classification != "merge_candidate" or settings.judged is None:
+        return None
+    if reader is None:
+        return None  # no token at all: the fallback writes no check run
+    return sharing.withheld(reader, settings.judged)
 
 
 _URL = re.compile(r"https://[^\s<>`]+")

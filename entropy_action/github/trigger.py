@@ -1,12 +1,16 @@
-"""What triggered a trusted run, and which commit its host reports may speak for.
+"""What triggered a trusted run, and which pull request's merge its host reports may speak for.
 
 The trusted workflow (`entropy-gate-trusted.yml`) runs from the default branch on a
 `workflow_run` event after the PR's own workflow ran the host jobs. Everything it is handed is
-checked here before anything is judged: the event must be a `workflow_run` of the caller
-workflow (by path, not by name: any workflow can be *named* entropy-gate) for a
-`pull_request`, and the commit host A's report names must be the run's `head_sha`, or
-GitHub's merge of it into the base branch (`refs/pull/N/merge`: parents [P1, head], P1 on the
-base branch). The host folders are untrusted data: only their host.json is read, capped and
+checked before anything is judged: the event must be a `workflow_run` of the caller workflow
+(by path, not by name: any workflow can be *named* entropy-gate) for a `pull_request`
+(`triggering_run`), and the commit the host reports name must be GitHub's merge of one open
+pull request whose head is the run's `head_sha` (`bind`): its `merge_commit_sha` or
+`refs/pull/N/merge`, fetched by ref, or — when the base moved on while the hosts ran and
+GitHub merged again — a commit whose parents are [a commit of the pull request's base branch,
+the head] and whose tree is git's own merge of the two (`git merge-tree`), so no tree of
+anyone's choosing. A commit of the right shape and another tree, pushed to any branch, is
+refused. The host folders are untrusted data: only their host.json is read, capped and
 without following a symlink.
 """
 
@@ -21,6 +25,7 @@ from entropy_action.core import git
 from entropy_action.core.errors import GateError
 from entropy_action.core.layout import HOST_JSON, PROPERTIES_FOLDER
 from entropy_action.evidence import bounded, hostreport
+from entropy_action.github.pulls import PullRequest
 
 MAX_EVENT = 64 * 1024 * 1024  # bytes of $GITHUB_EVENT_PATH (as publisher reads it)
 CALLER = ".github/workflows/entropy-gate.yml"
@@ -28,16 +33,34 @@ SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 
 
 @dataclass(frozen=True)
+class TriggeringRun:
+    """The run a `workflow_run` event names, as its event file says (checked)."""
+
+    id: int
+    path: str
+    head_sha: str
+    head_branch: str
+    head_owner: str  # head_repository.owner.login (a fork's owner, or this repository's)
+    head_repo: str  # head_repository.full_name
+    created_at: str  # when GitHub read its workflow file (ISO 8601)
+    repository: str  # this repository, owner/name
+    default_branch: str
+
+
+@dataclass(frozen=True)
 class Resolved:
-    """The commit the hosts ran (C), the PR's head (H) and the base to judge C against."""
+    """The commit the hosts ran (C: GitHub's merge of the pull request), the PR's head (H),
+    the base to judge C against (C's first parent), and the pull request."""
 
     commit: str
     head_sha: str
     base: str
+    pull_request: int
+    base_branch: str
 
 
-def trusted_head(event_name: str, event_path: Path | None, caller: str) -> str:
-    """`workflow_run.head_sha` of a `workflow_run` event of `caller` for a pull_request."""
+def triggering_run(event_name: str, event_path: Path | None, caller: str) -> TriggeringRun:
+    """The `workflow_run` of `caller` for a pull_request that the event names."""
     if event_name != "workflow_run":
         raise GateError(
             f"resolve-run: the event is {event_name or 'unset'!r} (GITHUB_EVENT_NAME), "
@@ -45,7 +68,8 @@ def trusted_head(event_name: str, event_path: Path | None, caller: str) -> str:
         )
     if event_path is None:
         raise GateError("resolve-run: GITHUB_EVENT_PATH is not set (no event to check)")
-    run = _event(event_path).get("workflow_run")
+    event = _event(event_path)
+    run = event.get("workflow_run")
     if not isinstance(run, dict):
         raise GateError(f"{event_path}: no workflow_run object in the event")
     triggering = run.get("event")
@@ -62,7 +86,46 @@ def trusted_head(event_name: str, event_path: Path | None, caller: str) -> str:
     head = run.get("head_sha")
     if not isinstance(head, str) or not SHA.match(head):
         raise GateError(f"{event_path}: workflow_run.head_sha is {_shown(head)}, not a commit id")
-    return head
+    return _run(event_path, event, run, caller, head)
+
+
+def _run(
+    where: Path, event: dict[str, object], run: dict[str, object], path: str, head: str
+) -> TriggeringRun:
+    head_repo = run.get("head_repository")
+    owner = head_repo.get("owner") if isinstance(head_repo, dict) else None
+    repository = event.get("repository")
+    fields = {
+        "workflow_run.id": run.get("id"),
+        "workflow_run.head_branch": run.get("head_branch"),
+        "workflow_run.created_at": run.get("created_at"),
+        "workflow_run.head_repository.full_name": _get(head_repo, "full_name"),
+        "workflow_run.head_repository.owner.login": _get(owner, "login"),
+        "repository.full_name": _get(repository, "full_name"),
+        "repository.default_branch": _get(repository, "default_branch"),
+    }
+    for name, value in fields.items():
+        if name == "workflow_run.id":
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise GateError(f"{where}: {name} is {_shown(value)}, not a run id")
+        elif not isinstance(value, str) or not value:
+            raise GateError(f"{where}: {name} is {_shown(value)}: the run cannot be bound")
+    got = {name.rpartition(".")[2]: value for name, value in fields.items()}
+    return TriggeringRun(
+        id=int(str(got["id"])),
+        path=path,
+        head_sha=head,
+        head_branch=str(got["head_branch"]),
+        head_owner=str(got["login"]),
+        head_repo=str(fields["workflow_run.head_repository.full_name"]),
+        created_at=str(got["created_at"]),
+        repository=str(fields["repository.full_name"]),
+        default_branch=str(got["default_branch"]),
+    )
+
+
+def _get(node: object, key: str) -> object:
+    return node.get(key) if isinstance(node, dict) else None
 
 
 def _event(path: Path) -> dict[str, object]:
@@ -116,27 +179,67 @@ def _commit(path: Path) -> str:
     return info.commit
 
 
-def bind(root: Path, commit: str, head: str, base_branch: str) -> Resolved:
-    """The base to judge `commit` against, when `commit` is the run's head or GitHub's merge
-    of it into the base branch; anything else is refused."""
-    for sha, what in ((head, "the run's head_sha"), (commit, "host A's commit")):
+def bind(root: Path, commit: str, run: TriggeringRun, pr: PullRequest, merge_ref: str | None,
+         base_branch: str) -> Resolved:  # fmt: skip
+    """The base to judge `commit` against, when it is GitHub's merge of pull request `pr`
+    (which must be open, into `base_branch`, from the run's head repository and head) — its
+    merge_commit_sha, `merge_ref` (refs/pull/N/merge as fetched), or a re-merge git confirms;
+    anything else is refused, naming why."""
+    problem = pull_problem(run, pr, base_branch)
+    if problem:
+        raise GateError(f"resolve-run: {problem}")
+    for sha, what in ((run.head_sha, "the run's head_sha"), (commit, "host A's commit")):
         if not git.has_commit(root, sha):
             raise GateError(
                 f"resolve-run: {what} {sha} is not in this clone (git fetch origin {sha})"
             )
-    tip = git.resolve_ref(root, base_branch)
-    if commit == head:
-        base = git.merge_base(root, head, tip)
-        if base is None:
-            raise GateError(f"resolve-run: {head} shares no history with {base_branch!r}")
-        return Resolved(commit, head, base)
     parents = git.parents(root, commit)
-    if len(parents) == 2 and parents[1] == head and git.is_ancestor(root, parents[0], tip):
-        return Resolved(commit, head, parents[0])
-    raise GateError(
-        f"resolve-run: host A's report names commit {commit}, the run was for {head} "
-        f"(neither that commit nor its merge into {base_branch!r})"
-    )
+    if len(parents) != 2 or parents[1] != run.head_sha:
+        raise GateError(
+            f"resolve-run: host A's report names commit {commit}, not a merge of the run's "
+            f"head {run.head_sha} (pull request #{pr.number}'s merge is "
+            f"{pr.merge_commit_sha or merge_ref or 'not computed'})"
+        )
+    if commit not in (pr.merge_commit_sha, merge_ref) and not _remerged(root, commit, parents, pr):
+        raise GateError(
+            f"resolve-run: host A's report names commit {commit}, which is not GitHub's merge "
+            f"of pull request #{pr.number} (merge_commit_sha {pr.merge_commit_sha or 'none'}, "
+            f"refs/pull/{pr.number}/merge {merge_ref or 'not fetched'}), and its tree is not "
+            f"git's merge of {parents[1][:12]} into {parents[0][:12]} of {base_branch!r}"
+        )
+    return Resolved(commit, run.head_sha, parents[0], pr.number, base_branch)
+
+
+def pull_problem(run: TriggeringRun, pr: PullRequest, base_branch: str) -> str | None:
+    """Pure: why pull request `pr` is not the one the run's hosts may speak for, or None."""
+    number = f"pull request #{pr.number}"
+    if pr.state != "open":
+        return f"{number} is {pr.state}: nothing is posted for it"
+    if pr.head_sha != run.head_sha:
+        return (
+            f"{number}'s head is now {pr.head_sha[:12]}, not the run's {run.head_sha[:12]}: a "
+            "later run judges it"
+        )
+    if pr.head_repo != run.head_repo:
+        return (
+            f"{number}'s head repository is {pr.head_repo or 'gone'!r}, the run's {run.head_repo!r}"
+        )
+    if pr.base_ref != base_branch:
+        return (
+            f"{number} targets {pr.base_ref!r}, not {base_branch!r}: the trusted workflow "
+            "judges pull requests into its base branch only (input base-branch)"
+        )
+    return None
+
+
+def _remerged(root: Path, commit: str, parents: list[str], pr: PullRequest) -> bool:
+    """Whether `commit` is GitHub's earlier merge of the pull request, as git can confirm it:
+    its first parent is on the base branch (an ancestor of its tip, pr.base_sha) and its tree
+    is exactly git's merge of the head into that parent."""
+    if not git.has_commit(root, pr.base_sha) or not git.is_ancestor(root, parents[0], pr.base_sha):
+        return False
+    merged = git.merge_tree(root, parents[0], parents[1])
+    return merged is not None and merged == git.tree_of(root, commit)
 
 
 def manifest_in(worktree: Path, manifest: str) -> Path:

@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from entropy_action import __version__
-from entropy_action.core import git, layout
+from entropy_action.core import git, layout, treestate
 from entropy_action.core.errors import ExitCode, GateError
 from entropy_action.core.hostinfo import (
     HOOKS_UNUSABLE,
@@ -21,6 +21,7 @@ from entropy_action.core.hostinfo import (
     HostInfo,
     Provenance,
     TestOrder,
+    TreeState,
     outside_reason,
 )
 from entropy_action.core.layout import EVIDENCE_FILES, HOST_JSON, JUNIT_XML, PYTEST_LOG
@@ -204,6 +205,8 @@ def host_info(
         dimensions = varied.variations_of(seen)
     temp_root = report.get("gettempdir") if report else None
     imports = pinsseen.read_imports(launch.scratch / IMPORTS_FILE)
+    commit = git.head_commit(settings.root)
+    tree = _tree(settings, notes) if commit is not None else None
     return HostInfo(
         host=settings.host,
         gate_version=__version__,
@@ -234,9 +237,20 @@ def host_info(
         else None,
         test_order_seed=_order_seed(report),
         test_order=_test_order(report) if _order_seed(report) is not None else None,
-        commit=git.head_commit(settings.root),
+        commit=commit,
         variations=dimensions,
+        tree=tree,
     )
+
+
+def _tree(settings: RunSettings, notes: list[str]) -> TreeState | None:
+    """The checkout against its commit at the end of the run (treestate); a tree git cannot
+    read is a note (the judge then finds no `tree`: the run cannot be checked)."""
+    try:
+        return treestate.capture(settings.root, exclude=(settings.out,))
+    except GateError as exc:
+        notes.append(f"the working tree's state could not be taken: {exc.message}")
+        return None
 
 
 def _test_order(report: dict[str, Any] | None) -> TestOrder | None:

@@ -82,6 +82,34 @@ class Annotation:
 
 
 @dataclass(frozen=True)
+class JudgedMerge:
+    """What the verdict judged: the pull request's head merged into its base at one commit.
+    A check run sits on a commit, which other pull requests may share: its output names the
+    pair it speaks for."""
+
+    base_ref: str  # the base branch ("main")
+    base_sha: str
+    head_sha: str
+    pull_request: int | None = None  # None: a merge group
+    head_ref: str = ""
+    merge_commit: str = ""  # the commit the hosts ran ("": not known here)
+
+    def line(self) -> str:
+        """The summary's first line."""
+        merge = f", merge commit `{self.merge_commit[:12]}`" if self.merge_commit else ""
+        if self.pull_request is None:
+            return (
+                f"**Judged:** merge group `{self.head_sha[:12]}` against "
+                f"{markdown.code(self.base_ref)} at `{self.base_sha[:12]}`{merge}."
+            )
+        head = f"{markdown.code(self.head_ref)} " if self.head_ref else ""
+        return (
+            f"**Judged:** pull request #{self.pull_request}, {head}(`{self.head_sha[:12]}`) "
+            f"merged into {markdown.code(self.base_ref)} at `{self.base_sha[:12]}`{merge}."
+        )
+
+
+@dataclass(frozen=True)
 class CheckRunPlan:
     """Everything the sender transmits; nothing is decided after this."""
 
@@ -131,21 +159,33 @@ def plan(
     check_name: str = "entropy-gate",
     manifest_path: str | None = "entropy.yaml",
     summary: str | None = None,
+    judged: JudgedMerge | None = None,
+    withheld: str | None = None,
 ) -> CheckRunPlan:
     """The check run for `verdict` on commit `head_sha`. `summary` defaults to the Markdown
     render of the verdict; it is truncated to GitHub's limit either way. A many-property
     verdict's default summary is fitted (`render.properties.fit`) and the sections it left
-    out go in output.text, as far as they fit."""
+    out go in output.text, as far as they fit. `judged` names the merge the verdict is about
+    (the summary's first line); `withheld` is why a merge candidate is not a success on this
+    commit (another pull request shares it, the base changed): the conclusion is then
+    `failure`, the title and the summary's first line say why."""
     details = ""
     if summary is None and verdict.properties:
         fitted = properties.fit(verdict, MAX_SUMMARY, where=properties.WHERE_CHECK_RUN)
         summary, details = fitted.summary, markdown.truncate(fitted.details, MAX_TEXT)
     text = markdown.render(verdict) if summary is None else summary
+    success = verdict.classification == "merge_candidate" and withheld is None
+    title = markdown.title(verdict)
+    lead = [judged.line()] if judged is not None else []
+    if withheld is not None and verdict.classification == "merge_candidate":
+        title = f"{title}, but not a success on this commit"
+        lead.insert(0, f"> **Not a success on this commit:** {markdown.text(withheld)}")
+    text = "\n\n".join([*lead, text]) if lead else text
     return CheckRunPlan(
         name=check_name,
         head_sha=head_sha,
-        conclusion="success" if verdict.classification == "merge_candidate" else "failure",
-        title=markdown.title(verdict),
+        conclusion="success" if success else "failure",
+        title=title,
         summary=markdown.truncate(text, MAX_SUMMARY),
         annotations=tuple(list_annotations(verdict, manifest_path=manifest_path)),
         text=details,

@@ -10,6 +10,7 @@ from entropy_action.scan import (
     config,
     hollow,
     hooks,
+    installtime,
     markers,
     patching,
     provenance,
@@ -73,6 +74,7 @@ def analyze(tree: Tree, module_path: str, rules: Rules) -> Analysis:
         *weakening.find(ctx, shadowed),
         *hollow.find(ctx),
         *provenance.find(ctx),
+        *installtime.find(ctx),
     ]
     tests = tuple(DefinedTest(t.name, module_path, t.func.node.lineno) for t in ctx.tests)
     fatal = {module_path, *scope.conftests()}

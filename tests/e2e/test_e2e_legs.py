@@ -58,7 +58,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     print(f"e2e legs setup: {time.monotonic() - started:.1f} s")
     folder = root / "legs"
     folder.mkdir()
-    api = ApiServer.start(folder)
+    api = ApiServer.start(folder, world=e2e_kit.pulls_of(sample.base, sample.head))
     try:
         run = e2e_kit.run_act(
             sample, "legs.yml", folder, kit=e2e_kit.kit_dir(), project=project, api=api,  # type: ignore[arg-type]

@@ -3,7 +3,10 @@ declares pytest only in a `test` extra, the runner's Python has no pytest, and n
 the `install` input. A docs-only PR must reach `merge_candidate` and post a green check run
 named `entropy-gate`, with entropy-gate's own venv built once per runner image (the check job
 packs it; host A and the verdict job unpack it, sha256-checked; host B, on another image,
-builds its own), as on GitHub's runners (no machine-wide venv cache)."""
+builds its own), as on GitHub's runners (no machine-wide venv cache). The repository holds
+the files a PR can plant to run its code in a job that only reads it (tests/support/planted.py,
+the exploit `venv.py` of issue 34 included) at its root and in tests/: none runs in the check
+or the verdict job, nor in the gate's own interpreter."""
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from entropy_action import __version__
-from tests.support import e2e_kit
+from tests.support import e2e_kit, planted
 
 pytestmark = pytest.mark.e2e
 README = Path(__file__).parent.parent.parent / "README.md"
@@ -120,6 +123,9 @@ def test_the_readme_workflow_as_written_passes_a_docs_patch(tmp_path: Path) -> N
     for name, text in LIBRARY.items():
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
         (repo / name).write_text(text, encoding="utf-8")
+    markers = tmp_path / "markers"
+    planted.plant(repo, markers, exploit=True)
+    planted.plant(repo / "tests", markers)
     workflow = readme_workflow()
     (repo / ".github" / "workflows").mkdir(parents=True)
     (repo / ".github" / "workflows" / "entropy-gate.yml").write_text(workflow, encoding="utf-8")
@@ -139,7 +145,7 @@ def test_the_readme_workflow_as_written_passes_a_docs_patch(tmp_path: Path) -> N
     sample = e2e_kit.Sample(repo, base, head, event, {})
     folder = tmp_path / "run"
     folder.mkdir()
-    api = e2e_kit.ApiServer.start(folder)
+    api = e2e_kit.ApiServer.start(folder, world=e2e_kit.pulls_of(base, head))
     try:
         run = e2e_kit.run_act(
             sample, "entropy-gate.yml", folder, kit=kit, project=project, api=api,
@@ -175,4 +181,7 @@ def test_the_readme_workflow_as_written_passes_a_docs_patch(tmp_path: Path) -> N
     unpacked = re.findall(job + "unpacked", run.log, re.M)
     assert packed == ["pins and silencing scan"], packed
     assert sorted(unpacked) == ["host a leg 1", "verdict"], unpacked
+    ran = planted.records(markers)
+    assert [r for r in ran if r["job"] in ("check", "verdict")] == [], ran
+    assert [r for r in ran if "entropy-gate-venv" in r["prefix"] + r["executable"]] == [], ran
     shutil.rmtree(tmp_path / "cache-server", ignore_errors=True)

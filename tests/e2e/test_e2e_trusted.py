@@ -6,16 +6,18 @@ Six act runs, 10-30 s each here:
   of the fix into main (`gh-readonly-queue/main/pr-7`): the check run goes on the merge
   group's head, and the pin check, the scan and the base run use `merge_group.base_sha`;
   then on `pull_request` (the checkout is that merge commit, as `refs/pull/N/merge` is);
-- the split: the hosts template on `pull_request` (no check run), a forged verdict planted
-  among its stored artifacts, then the trusted template on a `workflow_run` event naming that
-  run: `download-artifact` (`run-id:`) reads the artifacts through
-  tests/support/github_api.py, which serves what act's artifact server stored; and a
-  `workflow_run` of `.github/workflows/evil.yml`;
+- the split: the hosts template on `pull_request` with the merge commit checked out as
+  `refs/pull/7/merge` (no check run), a forged verdict planted among its stored artifacts,
+  then the trusted template on a `workflow_run` event naming that run: `download-artifact`
+  (`run-id:`) reads the artifacts through tests/support/github_api.py, which serves what
+  act's artifact server stored, and `resolve-run` fetches `refs/pull/7/merge` from the
+  sample's origin (a bare clone its `origin` URL points at); and a `workflow_run` of
+  `.github/workflows/evil.yml`;
 - the reusable workflow on a `workflow_dispatch` (no base): invalid, no success check run.
 
-What act cannot show: GitHub's own merge ref and a fork's head fetched by sha (the commits are
-already in act's copy of the work tree, so the fetch step is a no-op), the ruleset itself, and
-a GitHub App's token (the template runs with the workflow token).
+What act cannot show: GitHub's own computation of the merge ref (git's merge here), the
+ruleset itself, and a GitHub App's token (the template runs with the workflow token).
+tests/e2e/test_e2e_trust.py holds issue 34's cases.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import e2e_kit
+from tests.support import e2e_kit, pr_world
 from tests.support.e2e_kit import ActRun, ApiServer, QueueSample
 
 pytestmark = pytest.mark.e2e
@@ -56,6 +58,7 @@ class World:
     project: Path
     toolcache: Path
     wheels: Path
+    origin: Path  # the bare origin GitHub holds: its branches and refs/pull/7/*
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +70,11 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     e2e_kit.serialize_pip(toolcache)  # both hosts of a template run on one Python here
     project = e2e_kit.project_copy(root / "entropy-gate")
     sample = e2e_kit.queue_sample(root / "sample", root / "pins-tmp", [*TEMPLATE_FILES, NO_BASE])
-    yield World(sample, root, project, toolcache, wheels)
+    # The merge queue's commit is the fix merged into main: GitHub's refs/pull/7/merge too.
+    origin = pr_world.bare(sample.path, root / "origin.git")
+    pr_world.push(sample.path, origin, {"refs/pull/7/head": sample.head,
+                                        "refs/pull/7/merge": sample.group})  # fmt: skip
+    yield World(sample, root, project, toolcache, wheels, origin)
     if not os.environ.get("ENTROPY_GATE_E2E_KEEP"):
         shutil.rmtree(root, ignore_errors=True)
 
@@ -81,12 +88,15 @@ def _act(
     subprocess.run(["git", "-C", str(world.sample.path), "checkout", "-q", checkout], check=True)
     folder = world.root / (name or event)
     folder.mkdir()
-    api = ApiServer.start(folder, *api_args)
+    pulls = e2e_kit.pulls_of(world.sample.base, world.sample.head, world.sample.group)
+    api = ApiServer.start(folder, *api_args, world=pulls, git=world.origin)
+    jobs_git = pr_world.gitconfig(folder, world.origin, e2e_kit.OWNER_REPO)
     try:
         run = e2e_kit.run_act(
             world.sample, workflow, folder, kit=e2e_kit.kit_dir(),
             project=world.project, api=api, toolcache=world.toolcache, wheels=world.wheels,
             cache_server=world.root / "cache-server", event=event, event_file=event_file,
+            extra=("--env", f"GIT_CONFIG_GLOBAL={jobs_git}"),
         )  # fmt: skip
     finally:
         api.stop()
@@ -110,7 +120,7 @@ def hosts_run(world: World) -> Run:
     """The split's PR side (host jobs only), then a hand-written verdict planted among its
     artifacts, as a PR's workflow could upload one."""
     done = _act(
-        world, "pull_request", world.sample.pull_request_event, checkout="fix",
+        world, "pull_request", world.sample.pull_request_event, checkout=world.sample.group,
         name="split-hosts", workflow="entropy-gate-split-hosts.yml",
     )  # fmt: skip
     forged = done[3] / "artifacts" / "1" / f"entropy-gate-{PROPERTY}-verdict"
@@ -127,16 +137,9 @@ def _trusted(world: World, hosts: Run, name: str, path: str) -> Run:
     """The split's trusted side on a workflow_run event naming the hosts run (act's run id
     is 1), from main; the API serves the hosts run's artifacts."""
     event = world.root / f"{name}.json"
-    run = {
-        "id": 1, "name": "entropy-gate hosts", "event": "pull_request", "path": path,
-        "head_sha": world.sample.head, "head_branch": "fix", "status": "completed",
-        "conclusion": "success", "pull_requests": [],
-    }  # fmt: skip
-    payload = {
-        "action": "completed",
-        "workflow_run": run,
-        "repository": {"full_name": "acme/invoices"},
-    }
+    payload = pr_world.workflow_run(
+        e2e_kit.OWNER_REPO, head=world.sample.head, head_branch="fix", path=path
+    )
     event.write_text(json.dumps(payload), encoding="utf-8")
     return _act(
         world, "workflow_run", event, checkout="main", name=name,

@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 
 from tests.support import hostpython
+from tests.support.github_reads import World, pull_object
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "entropy_action" / "gate" / "demo_data"
@@ -329,6 +330,16 @@ def _event(base: str, head: str) -> dict[str, Any]:
     }
 
 
+def pulls_of(base: str, head: str, merge: str | None = None) -> World:
+    """A sample's pull request #7 as GitHub's API holds it: `fix` at `head` into main at
+    `base`, alone on its head (`merge`: GitHub's merge commit, when the test built one)."""
+    pull = pull_object(
+        OWNER_REPO, 7, head_sha=head, head_ref="fix", base_sha=base,
+        base_ref="main", merge_commit_sha=merge,
+    )  # fmt: skip
+    return World([pull])
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -344,10 +355,18 @@ class ApiServer:
     log: Path
 
     @classmethod
-    def start(cls, folder: Path, *extra: str) -> ApiServer:
+    def start(
+        cls, folder: Path, *extra: str, world: World | None = None, git: Path | None = None
+    ) -> ApiServer:
+        """`world`: the pull requests it serves (pulls_of: the sample's own); `git`: the
+        repository whose blobs the contents endpoint answers."""
         port_file, log = folder / "api.port", folder / "api.jsonl"
         argv = [sys.executable, "-m", "tests.support.github_api", "--port-file", str(port_file)]
         argv += ["--log", str(log), "--token", TOKEN, *extra]
+        if world is not None:
+            argv += ["--pulls", str(world.write(folder / "api-pulls.json"))]
+        if git is not None:
+            argv += ["--git", str(git)]
         process = subprocess.Popen(argv, cwd=ROOT)  # validates against the vendored OpenAPI
         deadline = time.monotonic() + 30
         while not (port_file.exists() and port_file.read_text().strip()):

@@ -12,12 +12,22 @@ library: whatever `entropy-gate publish` sends goes over the wire and is recorde
   otherwise). Recorded headers never hold the token's value.
 - With an `App`, `GET /repos/{owner}/{repo}/installation` and
   `POST /app/installations/{id}/access_tokens` check the App's JWT (RS256 against the public
-  key the test passes; iss, iat, exp) and answer with an installation token (see `App`).
+  key the test passes; iss, iat, exp) and answer with an installation token (see `App`),
+  which every other endpoint then accepts beside the workflow's token; each request records
+  whose it carried (`credential`: workflow, app), never its value.
 - Faults are scripted as a queue of `Reply`s, one per request, before normal handling: a
   status sequence (502 then 201), 403 "Resource not accessible by integration", rate limits
   (`retry-after`, or `x-ratelimit-remaining: 0` with `x-ratelimit-reset`), and delays longer
   than the client's timeout. `persistent` answers every request with one fault.
 
+- With `pulls=WORLD` (`--pulls FILE`, JSON `{"pulls": [...], "events": {"N": [...]}}`: pull
+  request objects as `pull_object` builds them, in GitHub's shape), the reads that bind a
+  verdict to a pull request (entropy_action.github.pulls): `GET .../pulls/{n}`, `GET
+  .../pulls?state=&head=owner:branch` (filtered as GitHub filters: by `head.label`), `GET
+  .../commits/{sha}/pulls` (the pull requests it heads), `GET .../issues/{n}/events`, each list
+  paginated by `per_page` and `page`; with `git=DIR` (`--git DIR`, a repository: the one act's
+  "origin" stands for), `GET .../contents/{path}?ref=REF` answers the file's real blob sha
+  (`git rev-parse REF:PATH`), 404 when there is none.
 - With `artifacts=DIR` (`--artifacts DIR`: act's `--artifact-server-path` of an earlier run,
   `DIR/<run_id>/<name>/*.zip`), the two calls actions/download-artifact v4 makes for
   `run-id:` + `name:` (read from its bundled dist): `GET /repos/{o}/{r}/actions/runs/{run_id}/
@@ -29,6 +39,7 @@ end-to-end test):
 
     python -m tests.support.github_api --port-file PORT --log REQUESTS.jsonl [--token T]
         [--fault 502 --fault 201 ...] [--fail-status 403]
+        [--app-id ID --app-public-key PEM --app-installed OWNER/REPO]
 
 writes the port to PORT once it listens, appends one JSON line per request to the log
 (`method`, `path`, `headers`, `body`, `status`, `violations`), and serves until SIGTERM/SIGINT.
@@ -51,6 +62,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from tests.support import github_reads
+from tests.support.github_reads import World, event_object, pull_object
 from tests.support.openapi import OPENAPI, VENDORED, load_schemas, violations
 
 __all__ = [
@@ -61,7 +74,10 @@ __all__ = [
     "App",
     "GitHubAPI",
     "Reply",
+    "World",
+    "event_object",
     "load_schemas",
+    "pull_object",
     "serving",
     "violations",
 ]
@@ -129,6 +145,9 @@ class Request:
     body: Any  # the parsed JSON, or the raw text when it was not JSON
     status: int = 0  # what the server answered
     violations: list[str] = field(default_factory=list)
+    # Whose token it carried: "workflow" (the job's), "app" (an App's installation token),
+    # "" (none the server knows, or an App's JWT).
+    credential: str = ""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -138,6 +157,7 @@ class Request:
             "body": self.body,
             "status": self.status,
             "violations": self.violations,
+            "credential": self.credential,
         }
 
 
@@ -170,10 +190,14 @@ class GitHubAPI:
         persistent: Reply | None = None,
         app: App | None = None,
         artifacts: Path | None = None,
+        pulls: World | None = None,
+        git: Path | None = None,
     ) -> None:
         self.token = token
         self.app = app
         self.artifacts = artifacts
+        self.world = pulls
+        self.git = git
         self.schemas = dict(schemas) if schemas is not None else load_schemas()
         self.log = log
         self.persistent = persistent
@@ -296,13 +320,21 @@ class GitHubAPI:
             _INSTALLATION.match(request.path) or _ACCESS_TOKENS.match(request.path)
         ):
             return self.app.handle(request, authorization)
-        if not self._authorized(authorization):
+        request.credential = self._credential(authorization)
+        if not request.credential:
             return 401, {"message": "Bad credentials", "documentation_url": _DOCS}, {}
-        return self._artifacts(request) or self._route(request)
+        reads = github_reads.answer(self.world, self.git, request.method, request.path)
+        return self._artifacts(request) or reads or self._route(request)
 
-    def _authorized(self, authorization: str) -> bool:
+    def _credential(self, authorization: str) -> str:
+        """Whose token `authorization` carries: the workflow's, the App's installation token
+        (with an App), or "" (refused)."""
         scheme, _, value = authorization.partition(" ")
-        return scheme.lower() in ("bearer", "token") and value == self.token
+        if scheme.lower() not in ("bearer", "token"):
+            return ""
+        if value == self.token:
+            return "workflow"
+        return "app" if self.app is not None and value == self.app.token else ""
 
     def _route(self, request: Request) -> tuple[int, Any, Mapping[str, str]]:
         create, update = _CREATE.match(request.path), _UPDATE.match(request.path)
@@ -561,7 +593,31 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--artifacts", type=Path, metavar="DIR", help="serve act's stored artifacts from DIR"
     )
+    parser.add_argument(
+        "--pulls", type=Path, metavar="FILE", help="serve the pull requests of FILE (World)"
+    )
+    parser.add_argument(
+        "--git", type=Path, metavar="DIR", help="serve contents' blob shas from repository DIR"
+    )
+    parser.add_argument("--app-id", help="a GitHub App (with --app-public-key): its ID")
+    parser.add_argument(
+        "--app-public-key", type=Path, metavar="PEM", help="the App's public key (PEM file)"
+    )
+    parser.add_argument(
+        "--app-installed", action="append", default=[], metavar="OWNER/REPO",
+        help="a repository the App is installed on (repeat)",
+    )  # fmt: skip
     return parser.parse_args(argv)
+
+
+def _app(args: argparse.Namespace) -> App | None:
+    if not args.app_id:
+        return None
+    return App(
+        app_id=args.app_id,
+        public_key_pem=args.app_public_key.read_bytes(),
+        installed=frozenset(args.app_installed),
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -569,7 +625,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     persistent = None
     if args.fail_status is not None:
         persistent = Reply.forbidden() if args.fail_status == 403 else Reply.error(args.fail_status)
-    api = GitHubAPI(token=args.token, log=args.log, persistent=persistent, artifacts=args.artifacts)
+    api = GitHubAPI(
+        token=args.token,
+        log=args.log,
+        persistent=persistent,
+        artifacts=args.artifacts,
+        pulls=World.read(args.pulls) if args.pulls else None,
+        git=args.git,
+        app=_app(args),
+    )
     api.script(*args.fault)
     stop = threading.Event()
 

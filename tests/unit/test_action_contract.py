@@ -87,11 +87,17 @@ def test_no_expression_is_interpolated_into_a_script(path: Path) -> None:
     assert [s for s in scripts if "${{" in s] == []
 
 
-def test_every_composite_step_runs_in_bash() -> None:
+def test_every_composite_step_runs_in_bash_and_the_gate_is_verified_after_the_prs_code() -> None:
+    """The gate's install and the manifest's validation come before the project's install
+    (the first of the PR's code in a host job); the step right after it verifies the gate."""
     steps = _steps(_load(ACTION))
     assert steps
     scripts = [s for s in steps if "uses" not in s]
     assert [s.get("name") for s in scripts if s.get("shell") != "bash"] == []
+    ids = [s.get("id") for s in scripts]
+    assert ids[: ids.index("project") + 2] == ["install", "property", "project", "verify"]
+    verify = scripts[ids.index("verify")]
+    assert verify["env"]["TREE"] == "${{ steps.install.outputs.venv-tree }}"
     assert {s["uses"].split("@")[0] for s in steps if "uses" in s} == {
         "actions/cache/restore",
         "actions/cache/save",
@@ -200,8 +206,8 @@ def test_the_trusted_workflow_judges_and_never_takes_a_verdict_file() -> None:
 def test_the_hosts_workflow_posts_nothing() -> None:
     steps = _steps(_load(WORKFLOWS / "entropy-gate-hosts.yml"))
     commands = [s["with"]["command"] for s in steps if s.get("uses") == f"{OWN_ACTION}@v1"]
-    # the legs read from the manifest, a leg's own run, and its error report
-    assert commands == ["matrix", "run", "host-error"]
+    # the legs read from the manifest, and a leg's own run (the project's install inside it)
+    assert commands == ["matrix", "run"]
 
 
 @pytest.mark.parametrize(

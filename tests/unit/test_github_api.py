@@ -11,11 +11,14 @@ from typing import Any
 import pytest
 
 from tests.support.github_api import (
+    APP_TOKEN,
     FORBIDDEN_MESSAGE,
     VENDORED,
+    App,
     GitHubAPI,
     Reply,
     load_schemas,
+    serving,
     violations,
 )
 
@@ -192,3 +195,21 @@ def test_stored_artifacts_are_listed_by_run_and_name_and_served_through_a_redire
         assert _get(f"{api.url}/repos/o/r/actions/runs/1/artifacts", "wrong")[0] == 401
         none = _get(f"{api.url}/repos/o/r/actions/runs/3/artifacts", api.token)[1]
         assert json.loads(none) == {"total_count": 0, "artifacts": []}
+
+
+def test_with_an_app_its_installation_token_is_accepted_and_recorded_as_the_apps():
+    """The split with a GitHub App: the check run is written with the App's installation
+    token, the job's reads with the workflow's; the record says which, never the value."""
+    app = App(app_id="1", public_key_pem=b"unused here")
+    with serving(app=app) as api:
+        assert send(api, "POST", "/repos/o/r/check-runs", VALID, token=APP_TOKEN)[0] == 201
+        assert send(api, "POST", "/repos/o/r/check-runs", VALID)[0] == 201
+        assert send(api, "POST", "/repos/o/r/check-runs", VALID, token="nope")[0] == 401
+    assert [r.credential for r in api.requests] == ["app", "workflow", ""]
+    assert [r.as_json()["credential"] for r in api.requests] == ["app", "workflow", ""]
+    assert APP_TOKEN not in json.dumps([r.as_json() for r in api.requests])
+
+
+def test_without_an_app_an_installation_token_is_refused(github_api):
+    status, _, _ = send(github_api, "POST", "/repos/o/r/check-runs", VALID, token=APP_TOKEN)
+    assert status == 401

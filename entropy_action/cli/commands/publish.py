@@ -2,7 +2,9 @@
 
 Exit 0 once the verdict is published, by check run or by the fallback (job summary plus
 workflow-command annotations) when the token cannot write checks or the API keeps failing;
-the job's pass/fail comes from the verdict step, not from here. Exit 2 for a verdict file
+the job's pass/fail comes from the verdict step, not from here — except for a merge
+candidate posted as `failure` because a success on the commit would stand for a merge the
+verdict did not judge (github.sharing): exit 1. Exit 2 for a verdict file
 that is not a verdict (hand-written: no tests and no inputs; an inputs_sha256 that is not
 the digest of its inputs; report digests that do not match the host folders beside it), or
 settings that cannot work (no repository, no head commit).
@@ -60,6 +62,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SHA",
         help="the commit to attach the check run to (default: the pull request's head from "
         "GITHUB_EVENT_PATH, else GITHUB_SHA)",
+    )
+    parser.add_argument(
+        "--pull-request",
+        type=int,
+        metavar="N",
+        help="the pull request the verdict judged (default: the event's); a success is "
+        "posted only while it targets --base-branch and no other open pull request with the "
+        "same head targets another branch",
+    )
+    parser.add_argument(
+        "--base-branch",
+        metavar="NAME",
+        help="the base branch the verdict judged against (default: the event's)",
+    )
+    parser.add_argument(
+        "--base-sha", metavar="SHA", help="the base commit judged (default: the event's)"
+    )
+    parser.add_argument(
+        "--merge-commit",
+        metavar="SHA",
+        help="the commit the hosts ran, named in the check run (default: GITHUB_SHA)",
+    )
+    parser.add_argument(
+        "--read-token-env",
+        default="GITHUB_TOKEN",
+        metavar="NAME",
+        help="the environment variable holding the token that reads the pull requests "
+        "(pull-requests: read; default: GITHUB_TOKEN)",
     )
 
 
