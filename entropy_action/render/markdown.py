@@ -21,6 +21,7 @@ from entropy_action.core.findings import Finding
 from entropy_action.core.score import MutationScore
 from entropy_action.manifest.pindiff import PinChange
 from entropy_action.render import paths, phrases
+from entropy_action.verdict import remediation
 from entropy_action.verdict.classify import GATE_CONFIG
 from entropy_action.verdict.model import FAILING, Classification, TestResult, Verdict
 
@@ -141,6 +142,7 @@ def sections(
         headline = [heading, *headline[1:]]
     return [
         headline,
+        _next_steps(verdict),
         _row(verdict),
         _tests(verdict),
         _replays(verdict),
@@ -192,7 +194,7 @@ def _base_on_head(verdict: Verdict) -> list[str]:
         return []
     lines = []
     for finding in _counted(verdict):
-        shown = phrases.base_on_head_shown(finding.message)
+        shown = remediation.shown_by_base(finding.message)
         if finding.kind == "test_changed_to_pass" and shown is not None:
             name = code(finding.test or finding.location())
             lines.append(f"- **{sentence(phrases.BASE_ON_HEAD)[:-1]}:** {name}: {code(shown)}")
@@ -240,8 +242,6 @@ def _row(verdict: Verdict) -> list[str]:
         "| host A | host B | pins intact | silencing | classification |",
         "|---|---|---|---|---|",
         f"| {host_a} | {host_b} | {pins} | {silencing} | `{verdict.classification}` |",
-        "",
-        f"Table row: {text(verdict.row)}",
     ]
 
 
@@ -325,14 +325,27 @@ def _finding_line(finding: Finding, prefix: str = "") -> str:
 
 
 def _findings(verdict: Verdict) -> list[str]:
-    counted = _counted(verdict)
-    lines = _list("Findings", [_finding_line(f) for f in counted], str)
-    steps = [
-        f"- {code(kind)}: {step}"
-        for kind in dict.fromkeys(f.kind for f in counted)
-        if (step := phrases.next_step(kind)) is not None
-    ]
-    return [*lines, "", "**What to do:**", "", *steps] if steps else lines
+    return _list("Findings", [_finding_line(f) for f in _counted(verdict)], str)
+
+
+MAX_STEPS = 10  # next steps spelled out; the rest are counted (the verdict JSON has them)
+
+
+def _next_steps(verdict: Verdict) -> list[str]:
+    """What to do, deciding first (verdict.remediation): each step, where, and what shows it."""
+    steps = verdict.next_steps
+    if not steps:
+        return []
+    lines = [f"### {sentence(phrases.WHAT_TO_DO)[:-1]}", ""]
+    for number, step in enumerate(steps[:MAX_STEPS], 1):
+        where = f" — {code(step.where)}" if step.where else ""
+        lines += [
+            f"{number}. **{prose(sentence(step.what))}**{where}\\",  # a hard line break
+            f"   {prose(step.evidence)}",
+        ]
+    if len(steps) > MAX_STEPS:
+        lines += ["", f"… and {len(steps) - MAX_STEPS} more (see the verdict JSON)."]
+    return lines
 
 
 def _warnings(verdict: Verdict) -> list[str]:
