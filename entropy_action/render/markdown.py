@@ -349,17 +349,20 @@ def _next_steps(verdict: Verdict) -> list[str]:
 
 
 def _warnings(verdict: Verdict) -> list[str]:
-    """Findings that explain the verdict and never reject (live reads of an unpinned source)."""
-    warned = [f for f in verdict.findings if f.level == "warning"]
-    items = [_finding_line(f, "" if f.introduced else PRE_EXISTING) for f in warned]
-    return _list("Warnings", items, str)
+    """Findings the patch introduced that explain the verdict and never reject (live reads of
+    an unpinned source); those that stood at the base are notices."""
+    warned = [f for f in verdict.findings if f.level == "warning" and f.introduced]
+    return _list("Warnings", [_finding_line(f) for f in warned], str)
 
 
 def _notices(verdict: Verdict) -> list[str]:
-    """Findings that stood at the base ref: one collapsed block (they count for nothing)."""
-    if verdict.strict_baseline:
-        return []
-    pre = [f for f in verdict.findings if not f.introduced and f.level == "error"]
+    """Findings that stood at the base ref, live reads among them: one collapsed block (they
+    count for nothing; under strict_baseline the errors count, and are findings)."""
+    pre = [
+        f
+        for f in verdict.findings
+        if not f.introduced and (f.level == "warning" or not verdict.strict_baseline)
+    ]
     if not pre:
         return []
     return [

@@ -211,11 +211,11 @@ def _findings(findings: list[Finding], strict: bool) -> list[str]:
 
 
 def _finding(finding: Finding, strict: bool) -> str:
-    if finding.level == "warning":
+    if finding.level == "warning" and finding.introduced:
         return f"{finding.location()}: warning: {finding.message}"
     if finding.introduced:
         return finding.render()
-    if strict:
+    if strict and finding.level == "error":
         return f"{finding.location()}: pre-existing, counts (strict_baseline) — {finding.message}"
     return f"{finding.location()}: notice: pre-existing — {finding.message}"
 

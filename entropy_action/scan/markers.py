@@ -29,7 +29,7 @@ class Marker:
 
     def shown(self) -> str:
         if isinstance(self.source, ast.Call):
-            return f"{self.dotted}({short(self.source, 200).partition('(')[2]}"[:90]
+            return cut_on_token(f"{self.dotted}({short(self.source, 200).partition('(')[2]}", 90)
         return self.dotted
 
 

@@ -119,7 +119,9 @@ def _reasons(e: Evidence) -> list[str]:
         reasons.append("pin mutation against the baseline (" + "; ".join(parts) + ")")
     reasons.extend(_finding_reasons(e))
     reasons.extend(_host_reasons(e))
-    reasons.extend(live_entropy.reasons([f for f in e.findings if f.level == "warning"]))
+    # a read that stood at the base is a collapsed notice of the summary, not a reason
+    introduced = [f for f in e.findings if f.level == "warning" and f.introduced]
+    reasons.extend(live_entropy.reasons(introduced))
     reasons.extend(e.notes)
     return reasons
 

@@ -171,3 +171,20 @@ def test_the_check_jobs_scan_annotates_only_what_counts():
         f"::error file={MODULE},line=30,endLine=30,title=entropy-gate%3A entropy_patched::"
         "patches `datetime.now()` inside the test"
     ]
+
+
+def test_the_skip_page_has_the_headline_too():
+    skipped = CHANGED.model_copy(
+        update={
+            "message": CHANGED.message.replace(
+                "and passes with the head's module: the patch made it pass",
+                "and is skipped with the head's module: the patch made it go quiet",
+            )
+        }
+    )
+    assert "is skipped with the head's module" in skipped.message
+    text = markdown.render(_silenced(SKIP, skipped))
+    assert (
+        "- **The base's test fails on your change:** `test_ago`: "
+        "`assert 'just now' == '0 seconds ago'`\n"
+    ) in text
