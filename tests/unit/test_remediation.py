@@ -60,7 +60,8 @@ def test_mutants_killed_by_the_changed_test_fold_into_its_finding_with_a_count_a
     folded = advised.findings[0]
     assert folded.folded == 7
     assert folded.message.endswith(
-        "; 7 mutants it killed at the base survive the head's module (e.g. billing/ago.py:1: < → <=)"
+        "; 7 mutants it killed at the base survive the head's module "
+        "(e.g. billing/ago.py:1: < → <=)"
     )
     assert folded.remediation is not None
     assert folded.remediation.evidence.endswith("(e.g. billing/ago.py:1: < → <=)")
