@@ -103,7 +103,8 @@ def judge(dossier: Dossier) -> Verdict:
         report_b or dossier.host_b,
         loaded=loaded,
         pin_diff=check.diff if check is not None else None,
-        findings=(*static, *hooks, *(strong.findings if strong else ())),
+        # one finding per fact before the table counts them (verdict.remediation.fold)
+        findings=remediation.fold((*static, *hooks, *(strong.findings if strong else ()))),
         runtime_findings=_runtime_rule(scanned, base_cases),
         strict_baseline=constraints.strict_baseline if constraints else False,
         require_host_b=constraints.require_host_b if constraints else True,

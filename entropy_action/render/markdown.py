@@ -152,7 +152,7 @@ def sections(
         _notices(verdict),
         _strength(verdict.mutation),
         _variations(verdict),
-        _list("Reasons", [r for r in verdict.reasons if r not in _causes(verdict)], prose),
+        _list("Reasons", _reasons(verdict), prose),
         _errors(verdict.errors),
         _digest(verdict.inputs_sha256) if digest else [],
     ]
@@ -177,6 +177,14 @@ def _headline(verdict: Verdict) -> list[str]:
     if verdict.order_dependence:
         lines += ["", *(f"- {text(phrases.order_pair(p))}" for p in verdict.order_dependence)]
     return lines
+
+
+def _reasons(verdict: Verdict) -> list[str]:
+    """The reasons less what the page shows already: an invalid verdict's causes (they lead)
+    and the live reads listed under Warnings."""
+    shown = {f"`{f.location()}` {f.message}" for f in verdict.findings if f.level == "warning"}
+    causes = _causes(verdict)
+    return [r for r in verdict.reasons if r not in causes and r not in shown]
 
 
 def _causes(verdict: Verdict) -> list[str]:
@@ -268,6 +276,9 @@ def _tests(verdict: Verdict) -> list[str]:
     if len(shown) > MAX_TESTS_SHOWN:
         lines += ["", f"… and {len(shown) - MAX_TESTS_SHOWN} more (see the verdict JSON)."]
     lines.extend(_messages(shown[:MAX_TESTS_SHOWN]))
+    if verdict.classification == "invalid":  # the cause leads; the table only follows from it
+        summary = lines[0].removeprefix("### ")
+        return ["<details>", f"<summary>{summary}</summary>", *lines[1:], "", "</details>"]
     return lines
 
 
