@@ -169,8 +169,8 @@ def _host_reasons(e: Evidence) -> list[str]:
         out.append(f"host {name}: {outcome}" + (f" ({details})" if details else ""))
     if e.host_a == "pass" and e.host_b == "fail":
         out.append(
-            "host A passed and host B failed: the property depends on an unpinned source "
-            "that host A leaked (clock, environment, network, paths); pin it"
+            "host A passed and host B failed: the property depends on a source that differs "
+            "on host B and that the pins do not fix"
         )
     elif e.host_a == "fail" and e.host_b == "pass":
         out.append("host A failed and host B passed: host A's environment breaks the property")

@@ -251,7 +251,7 @@ def _source(
     test = failing[0] if failing else None
     where = read.location() if read is not None else (_test_place(test) if test else "")
     said = f"; on host B: {_first_line(test.message_b or '')}" if test and test.message_b else ""
-    reads = f"{read.location()} {read.message}" if read is not None else "no audited read"
+    reads = f"{read.location()} reads `{_call(read)}`" if read is not None else "no audited read"
     evidence = f"the failure follows {source} (host B re-run with it reverted): {reads}{said}"
     return Remediation(what=what, where=where, evidence=_cut(evidence))
 
@@ -263,10 +263,15 @@ def _read(dimension: str, name: str, findings: Sequence[Finding]) -> Finding | N
         return None
     reads = [f for f in findings if f.kind == "live_entropy"]
     for finding in sorted(reads, key=lambda f: not f.introduced):
-        call = finding.message.split("`")[1] if "`" in finding.message else ""
+        call = _call(finding)
         if call.startswith(prefixes) and (not name or repr(name) in call):
             return finding
     return None
+
+
+def _call(finding: Finding) -> str:
+    """The read a live_entropy message quotes (`datetime.now()`), or ""."""
+    return finding.message.split("`")[1] if finding.message.count("`") >= 2 else ""
 
 
 def _pair(pair: OrderPair, tests: Sequence[TestResult]) -> Remediation:

@@ -82,8 +82,8 @@ def test_env_coupled_renders_exactly():
 
 
 LEAKED = (
-    r"host A passed and host B failed\: the property depends on an unpinned source that "
-    r"host A leaked \(clock\, environment\, network\, paths\)\; pin it"
+    r"host A passed and host B failed\: the property depends on a source that differs on "
+    r"host B and that the pins do not fix"
 )
 
 

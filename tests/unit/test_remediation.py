@@ -143,8 +143,7 @@ def test_env_coupled_on_the_clock_names_the_read_and_never_advises_pinning_a_pin
     assert "clock_unix is pinned already" in step.what
     assert step.evidence == (
         "the failure follows clock (host B re-run with it reverted): billing/clock.py:7 reads "
-        "`datetime.now()` while the property pins the clock: take a Clock; on host B: "
-        "AssertionError: 2026 != 2031"
+        "`datetime.now()`; on host B: AssertionError: 2026 != 2031"
     )
     [unpinned] = remediation.advise(coupled("clock", READ)).next_steps
     assert unpinned.what.startswith("pin it (clock_unix)")
