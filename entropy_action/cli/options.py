@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from entropy_action.core.errors import GateError
 from entropy_action.github import workflow
+
+if TYPE_CHECKING:
+    from entropy_action.verdict.model import Verdict
 
 # manifest.MANIFEST_NAME, spelled here so that building the parser imports no model
 # (tests/unit/test_startup.py checks they agree)
@@ -103,12 +108,41 @@ def user_cache() -> Path:
     return Path(platformdirs.user_cache_dir("entropy-gate", appauthor=False))
 
 
-def write_json(path: Path, text: str) -> None:
+def write_json(path: Path, text: str, flag: str = "--json") -> None:
     """`--json FILE`'s writing: one line naming the flag when it cannot be written."""
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise GateError(f"--json {path}: cannot write: {exc.strerror}") from None
+        raise GateError(f"{flag} {path}: cannot write: {exc.strerror}") from None
+
+
+def add_report(parser: argparse.ArgumentParser) -> None:
+    """--format (what stdout carries) and --summary FILE (the page a PR author sees)."""
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="stdout: the readable summary, what to do first (text, the default), or the "
+        "verdict JSON, each finding with its remediation (json, for agents)",
+    )
+    parser.add_argument(
+        "--summary",
+        type=Path,
+        metavar="FILE",
+        help="write the Markdown page a PR author sees (the check run's summary) here",
+    )
+
+
+def report(args: argparse.Namespace, verdict: Verdict) -> None:
+    """The verdict on stdout in --format, and its page in --summary FILE when asked."""
+    from entropy_action.render import markdown, summary  # noqa: PLC0415 (--help imports no model)
+
+    if args.format == "json":
+        sys.stdout.write(summary.render_json(verdict))
+    else:
+        print(summary.render_text(verdict), end="")
+    if args.summary is not None:
+        write_json(args.summary, markdown.render(verdict), "--summary")
 
 
 def at_least_one(what: str) -> Callable[[str], int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 FindingKind = Literal[
     "skip_marker",  # skip/skipif/xfail/forbidden marker on a property test, class or module
@@ -37,6 +37,22 @@ FindingKind = Literal[
 ]
 
 
+class Remediation(BaseModel):
+    """What to do about a finding (or a verdict), as data an author or an agent acts on."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    what: str = Field(description="What to change, as a short imperative")
+    where: str = Field(
+        description="The place to change: path:line, repository-relative (empty: no place in "
+        "the repository, such as a run that reported nothing)"
+    )
+    evidence: str = Field(
+        description="What shows it: the base's test on the head's code and its message, the "
+        "surviving mutant, the polluter, the read and its values, the rejected pin"
+    )
+
+
 class Finding(BaseModel):
     """One silencing finding, pointing at the line a reviewer must read."""
 
@@ -49,6 +65,15 @@ class Finding(BaseModel):
     introduced: bool = True  # False: it stood the same at the base ref (a notice, not a reject)
     test: str | None = None  # the property test it concerns, when there is one
     level: Literal["error", "warning"] = "error"  # warning: explains a verdict, never rejects
+    folded: int = Field(
+        0,
+        ge=0,
+        description="Findings of the same fact folded into this one (mutants its test "
+        "killed at the base that survive the head's module)",
+    )
+    remediation: Remediation | None = Field(
+        None, description="What to do about it (set by the judge: verdict.remediation)"
+    )
 
     def location(self) -> str:
         return f"{self.path}:{self.line}"

@@ -17,6 +17,7 @@ A manifest that lists its properties gives each one such a folder, DIR/propertie
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 HOST_JSON = "host.json"
@@ -40,3 +41,36 @@ def property_folder(host_folder: Path, property_id: str) -> Path:
     """Where property `property_id`'s report lies in a host's folder (a manifest that lists
     its properties); ids are identifiers (the manifest refuses '/' and leading dots)."""
     return host_folder / PROPERTIES_FOLDER / property_id
+
+
+def as_uploaded(out: Path) -> None:
+    """Rearrange a local gate's folder (`gate --out OUT`) into the layout the workflow's host
+    jobs upload and `verdict` reads: OUT/host-a and OUT/host-b, each with the base ref's run
+    on that host in base/ and, for a manifest that lists its properties, each property's
+    report in properties/ID/ (its base run in properties/ID/base/). The gate writes OUT/base-a
+    and OUT/properties/ID/host-a while it runs; a folder already in place is replaced."""
+    _move_bases(out, out)
+    listed = out / PROPERTIES_FOLDER
+    if not listed.is_dir():
+        return
+    for folder in sorted(p for p in listed.iterdir() if p.is_dir()):
+        _move_bases(folder, folder)
+        for host in ("a", "b"):
+            source = folder / f"host-{host}"
+            if source.is_dir():
+                _replace(source, property_folder(out / f"host-{host}", folder.name))
+    shutil.rmtree(listed)
+
+
+def _move_bases(out: Path, hosts: Path) -> None:
+    for host in ("a", "b"):
+        base = out / f"base-{host}"
+        if base.is_dir():
+            _replace(base, hosts / f"host-{host}" / BASE_FOLDER)
+
+
+def _replace(source: Path, target: Path) -> None:
+    if target.exists():
+        shutil.rmtree(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    source.rename(target)

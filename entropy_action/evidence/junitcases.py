@@ -49,6 +49,9 @@ MAX_ERROR = 4000  # characters kept of a collection error's text
 
 # Control characters and bidi overrides would let a report rewrite the terminal.
 # pytest writes a module-level skip as the text "('PATH', LINE, 'Skipped: REASON')".
+# pytest's note where it cut a message attribute (_pytest.junitxml.shorten_message): jargon
+# to a reader, and the first lines are what the gate shows anyway
+_PYTEST_CUT = re.compile(r"\n\[(?:\+\d+ more lines?|truncated); full report in element text\]$")
 _MODULE_SKIP = re.compile(r"^\(.*, \d+, '(?:Skipped: )?(.*)'\)$", re.DOTALL)
 
 
@@ -247,7 +250,7 @@ def _result(results: Iterable[Any]) -> tuple[CaseOutcome, str | None, str | None
         outcome = KINDS.get(type(result), "error")
         if RANK[outcome] > RANK[best[0]]:
             text = result.text or ""
-            message = result.message or text.strip().split("\n", 1)[0]
+            message = _PYTEST_CUT.sub("", result.message or "") or text.strip().split("\n", 1)[0]
             if result.type == "pytest.xfail":
                 message = f"xfail: {message}"
             skipped_module = _MODULE_SKIP.match(text.strip())

@@ -39,7 +39,14 @@ from entropy_action.gate import attribution, crashed
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.manifest.pindiff import PinChange
 from entropy_action.manifest.pinfile import Constraints, LoadedManifest
-from entropy_action.verdict import hook_inventory, pairing, rollup, treecheck, variation_check
+from entropy_action.verdict import (
+    hook_inventory,
+    pairing,
+    remediation,
+    rollup,
+    treecheck,
+    variation_check,
+)
 from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import Verdict
 
@@ -81,7 +88,7 @@ def judge(dossier: Dossier) -> Verdict:
     if dossier.require_base and (check is None or dossier.scanned is None):
         problems.append(NO_BASE)
     if check is not None and check.head is None:
-        return _with_inputs(_unreadable_head(check, problems), dossier, None, None)
+        return _with_inputs(_advised(_unreadable_head(check, problems), None), dossier, None, None)
     loaded = check.head if check is not None else dossier.loaded
     source = (check.base or check.head) if check is not None else loaded
     constraints = source.manifest.constraints if source is not None else None
@@ -108,7 +115,8 @@ def judge(dossier: Dossier) -> Verdict:
         report_b or dossier.host_b,
         loaded=loaded,
         pin_diff=check.diff if check is not None else None,
-        findings=(*static, *hooks, *(strong.findings if strong else ())),
+        # one finding per fact before the table counts them (verdict.remediation.fold)
+        findings=remediation.fold((*static, *hooks, *(strong.findings if strong else ()))),
         runtime_findings=_runtime_rule(scanned, base_cases),
         strict_baseline=constraints.strict_baseline if constraints else False,
         require_host_b=constraints.require_host_b if constraints else True,
@@ -126,7 +134,13 @@ def judge(dossier: Dossier) -> Verdict:
     verdict = _attributed(strong.annotate(verdict) if strong else verdict, report_b)
     if report_b is not None:
         verdict = verdict.model_copy(update={"host_b_variations": report_b.info.variations})
-    return _with_inputs(verdict, dossier, report_a, report_b)
+    return _with_inputs(_advised(verdict, loaded), dossier, report_a, report_b)
+
+
+def _advised(verdict: Verdict, loaded: LoadedManifest | None) -> Verdict:
+    """The verdict with what to do about it (verdict.remediation), under the pins it ran."""
+    pinned = loaded.manifest.pins.flat() if loaded is not None else {}
+    return remediation.advise(verdict, pinned)
 
 
 def _moved(
@@ -478,7 +492,7 @@ def judge_all(
     judged = [
         rollup.Judged(d.property_id, d.module, d.judged or judge(d.dossier)) for d in dossiers
     ]
-    verdict = rollup.roll_up(judged, dropped)
+    verdict = remediation.advise(rollup.roll_up(judged, dropped))
     named = {
         f"{j.property_id}.{key}": value for j in judged for key, value in j.verdict.inputs.items()
     }

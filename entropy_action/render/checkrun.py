@@ -251,11 +251,14 @@ def _finding_annotation(finding: Finding, strict: bool) -> Annotation:
         level = "warning"
     prefix = "" if finding.introduced else markdown.PRE_EXISTING
     test = f" (test {finding.test})" if finding.test and finding.test not in finding.message else ""
+    message = f"{prefix}{finding.message}{test}"
+    if finding.remediation is not None and level != "notice":
+        message = f"{phrases.WHAT_TO_DO}: {finding.remediation.what}\n{message}"
     return Annotation(
         path=finding.path,
         line=max(finding.line, 1),
         level=level,
-        message=f"{prefix}{finding.message}{test}",
+        message=message,
         title=f"entropy-gate: {finding.kind}",
     )
 

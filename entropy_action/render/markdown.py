@@ -21,6 +21,7 @@ from entropy_action.core.findings import Finding
 from entropy_action.core.score import MutationScore
 from entropy_action.manifest.pindiff import PinChange
 from entropy_action.render import paths, phrases
+from entropy_action.verdict import remediation
 from entropy_action.verdict.classify import GATE_CONFIG
 from entropy_action.verdict.model import FAILING, Classification, TestResult, Verdict
 from entropy_action.verdict.pairing import NO_PIN_CHECK
@@ -165,6 +166,7 @@ def _rest(
     """The sections after the headline (`static`: the pin changes and findings, in their
     place after the tests)."""
     return [
+        _next_steps(verdict),
         _row(verdict),
         _tests(verdict),
         _replays(verdict),
@@ -173,7 +175,7 @@ def _rest(
         _notices(verdict),
         _strength(verdict.mutation),
         _variations(verdict),
-        _list("Reasons", [r for r in verdict.reasons if r not in _causes(verdict)], prose),
+        _list("Reasons", _reasons(verdict), prose),
         _errors(verdict.errors),
         _digest(verdict.inputs_sha256) if digest else [],
     ]
@@ -197,6 +199,14 @@ def _headline(verdict: Verdict) -> list[str]:
     return lines
 
 
+def _reasons(verdict: Verdict) -> list[str]:
+    """The reasons less what the page shows already: an invalid verdict's causes (they lead)
+    and the live reads listed under Warnings."""
+    shown = {f"`{f.location()}` {f.message}" for f in verdict.findings if f.level == "warning"}
+    causes = _causes(verdict)
+    return [r for r in verdict.reasons if r not in causes and r not in shown]
+
+
 def _causes(verdict: Verdict) -> list[str]:
     """Why an invalid verdict could not judge: its invalid-input reasons, shown first (a
     host's own cause leads them, see `verdict.pairing`), and not again under Reasons."""
@@ -212,7 +222,7 @@ def _base_on_head(verdict: Verdict) -> list[str]:
         return []
     lines = []
     for finding in _counted(verdict):
-        shown = phrases.base_on_head_shown(finding.message)
+        shown = remediation.shown_by_base(finding.message)
         if finding.kind == "test_changed_to_pass" and shown is not None:
             name = code(finding.test or finding.location())
             lines.append(f"- **{sentence(phrases.BASE_ON_HEAD)[:-1]}:** {name}: {code(shown)}")
@@ -261,8 +271,6 @@ def _row(verdict: Verdict) -> list[str]:
         "| host A | host B | pins intact | silencing | classification |",
         "|---|---|---|---|---|",
         f"| {host_a} | {host_b} | {pins} | {silencing} | `{verdict.classification}` |",
-        "",
-        f"Table row: {text(verdict.row)}",
     ]
 
 
@@ -289,6 +297,9 @@ def _tests(verdict: Verdict) -> list[str]:
     if len(shown) > MAX_TESTS_SHOWN:
         lines += ["", f"… and {len(shown) - MAX_TESTS_SHOWN} more (see the verdict JSON)."]
     lines.extend(_messages(shown[:MAX_TESTS_SHOWN]))
+    if verdict.classification == "invalid":  # the cause leads; the table only follows from it
+        summary = lines[0].removeprefix("### ")
+        return ["<details>", f"<summary>{summary}</summary>", *lines[1:], "", "</details>"]
     return lines
 
 
@@ -346,28 +357,44 @@ def _finding_line(finding: Finding, prefix: str = "") -> str:
 
 
 def _findings(verdict: Verdict) -> list[str]:
-    counted = _counted(verdict)
-    lines = _list("Findings", [_finding_line(f) for f in counted], str)
-    steps = [
-        f"- {code(kind)}: {step}"
-        for kind in dict.fromkeys(f.kind for f in counted)
-        if (step := phrases.next_step(kind)) is not None
-    ]
-    return [*lines, "", "**What to do:**", "", *steps] if steps else lines
+    return _list("Findings", [_finding_line(f) for f in _counted(verdict)], str)
+
+
+MAX_STEPS = 10  # next steps spelled out; the rest are counted (the verdict JSON has them)
+
+
+def _next_steps(verdict: Verdict) -> list[str]:
+    """What to do, deciding first (verdict.remediation): each step, where, and what shows it."""
+    steps = verdict.next_steps
+    if not steps:
+        return []
+    lines = [f"### {sentence(phrases.WHAT_TO_DO)[:-1]}", ""]
+    for number, step in enumerate(steps[:MAX_STEPS], 1):
+        where = f" — {code(step.where)}" if step.where else ""
+        lines += [
+            f"{number}. **{prose(sentence(step.what))}**{where}\\",  # a hard line break
+            f"   {prose(step.evidence)}",
+        ]
+    if len(steps) > MAX_STEPS:
+        lines += ["", f"… and {len(steps) - MAX_STEPS} more (see the verdict JSON)."]
+    return lines
 
 
 def _warnings(verdict: Verdict) -> list[str]:
-    """Findings that explain the verdict and never reject (live reads of an unpinned source)."""
-    warned = [f for f in verdict.findings if f.level == "warning"]
-    items = [_finding_line(f, "" if f.introduced else PRE_EXISTING) for f in warned]
-    return _list("Warnings", items, str)
+    """Findings the patch introduced that explain the verdict and never reject (live reads of
+    an unpinned source); those that stood at the base are notices."""
+    warned = [f for f in verdict.findings if f.level == "warning" and f.introduced]
+    return _list("Warnings", [_finding_line(f) for f in warned], str)
 
 
 def _notices(verdict: Verdict) -> list[str]:
-    """Findings that stood at the base ref: one collapsed block (they count for nothing)."""
-    if verdict.strict_baseline:
-        return []
-    pre = [f for f in verdict.findings if not f.introduced and f.level == "error"]
+    """Findings that stood at the base ref, live reads among them: one collapsed block (they
+    count for nothing; under strict_baseline the errors count, and are findings)."""
+    pre = [
+        f
+        for f in verdict.findings
+        if not f.introduced and (f.level == "warning" or not verdict.strict_baseline)
+    ]
     if not pre:
         return []
     return [

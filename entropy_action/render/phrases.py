@@ -15,11 +15,6 @@ from entropy_action.verdict.model import FAILING, OrderPair, PropertyVerdict, Te
 
 # Run from the repository root: --rootdir=. gives the node ids (and so the seeds) the gate saw.
 REPLAY = "python -m pytest -p entropy_action.plugin --rootdir=. --entropy-gate-seed="
-INPUTS_DIGEST = (
-    "sha256 of what the verdict is a function of (the gate's version, the head's and the base "
-    "ref's trees, entropy.yaml, each host's interpreter and distributions) and of each host's "
-    "report folder: two verdicts with the same digest judged the same inputs and reports"
-)
 _HOSTS: tuple[tuple[str, Literal["a", "b"]], ...] = (("A", "a"), ("B", "b"))
 
 
@@ -92,69 +87,11 @@ STRONGER_AT_HEAD = "the property is stronger at the head"
 
 
 def inputs_digest(digest: str) -> str:
-    return f"inputs digest {digest}: {INPUTS_DIGEST}"
+    return f"inputs digest {digest}"
 
 
-# What a PR author does about each kind of finding: one line, shown once per kind present.
-NEXT_STEP: dict[str, str] = {
-    "skip_marker": "remove the marker: a property that fails under the pins is fixed in the "
-    "code, not skipped",
-    "skip_call": "remove the skip: fix the code so the property passes under the pins",
-    "collection_tampering": "drop the hook or variable that changes which tests are collected",
-    "report_tampering": "drop the hook that rewrites test outcomes",
-    "config_selection": "drop the selection option (-k, -m, --deselect, --ignore, -p no:) "
-    "from the pytest configuration",
-    "entropy_patched": "let the gate pin the source (entropy.yaml) instead of patching it "
-    "inside the test, or take the source as a parameter of the code (a clock, an RNG)",
-    "reseeded": "remove the random.seed call: the gate seeds every test with the pinned seed",
-    "env_write": "do not write pinned variables in the test: change the pin in a reviewed "
-    "change of its own",
-    "test_removed": "restore the property test, or remove it in a reviewed change of its own",
-    "assertions_dropped": "restore the assertions the base's test made",
-    "tautology": "restore an assertion that can fail",
-    "assertion_swallowed": "let the AssertionError propagate",
-    "not_executed": "make the property run on both hosts: it proves nothing when it does not",
-    "live_entropy": "pin the source in entropy.yaml, or inject it into the code under test",
-    "self_comparison": "compare the result with an expected value, not with itself",
-    "unit_patched": "test the production function, not a copy of it",
-    "conditional_exit": "remove the early exit: the assertions must run on every host",
-    "test_changed_to_pass": "fix the code so the base's test passes; change the property in a "
-    "reviewed change of its own",
-    "weakened_property": "restore the property's strength: the base's module catches a change "
-    "the head's lets through",
-    "assertions_skipped_at_runtime": "make every assertion of the test run",
-    "gate_config_changed": "land the change to the gate's configuration on its own, reviewed",
-    "live_read_removed": "keep the production read and inject it (a Clock, a random.Random, "
-    "a parameter): the property must pass under the pins, not without the source",
-    "live_read_constant": "take the clock as a parameter (a Clock, or a value with no constant "
-    "default) instead of a constant date: the time-dependent path must still be reachable",
-    "gate_pin_read": "do not read the gate's ENTROPY_* pins in production: take a Clock or an "
-    "RNG as a parameter, and let the properties pass the pinned one",
-    "unit_replaced": "let the tests import the production module: remove the copy, the "
-    "sys.modules entry or the reassignment",
-    "assertion_broadened": "restore the value assertion, or expect the one exception the "
-    "code documents (pytest.raises(ValueError, match=...)) beside it",
-    "hook_added": "drop the plugin the run now loads, or add it in a reviewed change of its own",
-}
-
-
-def next_step(kind: str) -> str | None:
-    return NEXT_STEP.get(kind)
-
-
+WHAT_TO_DO = "what to do"  # the heading of a verdict's next steps, and an annotation's lead
 BASE_ON_HEAD = "the base's test fails on your change"
-_SHOWN_AFTER = "fails with the base's module on the head's code ("
-_SHOWN_BEFORE = ") and passes with the head's module"
-
-
-def base_on_head_shown(message: str) -> str | None:
-    """The failure a test_changed_to_pass finding quotes (strength.base_on_head's message):
-    what the base's test said on the head's code; None when the message has no such part."""
-    start = message.find(_SHOWN_AFTER)
-    end = message.rfind(_SHOWN_BEFORE)
-    if start < 0 or end < start + len(_SHOWN_AFTER):
-        return None
-    return message[start + len(_SHOWN_AFTER) : end]
 
 
 def notices(count: int) -> str:

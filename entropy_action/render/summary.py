@@ -41,8 +41,14 @@ def _join(sections: list[list[str]]) -> str:
 
 
 def _sections(verdict: Verdict, *, digest: bool = True) -> list[list[str]]:
+    """`digest=False`: a property's sections in a roll-up (which has the digest, and the
+    properties' next steps first)."""
+    headline = _headline(verdict)
+    at = next(i for i, line in enumerate(headline) if line.startswith("  table row: "))
     return [
-        _headline(verdict),
+        headline[:at],
+        _next_steps(verdict) if digest else [],
+        headline[at:],
         _tests(verdict.tests, verdict.findings),
         _variations(verdict),
         _pin_changes(verdict),
@@ -60,8 +66,8 @@ def _render_many(verdict: Verdict, properties: list[PropertyVerdict]) -> str:
     lines = [
         f"entropy-gate verdict: {verdict.classification} ({action})",
         f"  {phrases.properties_title(verdict.classification, ordered)}",
-        "properties (worst first):",
     ]
+    lines += [*_next_steps(verdict), "properties (worst first):"]
     width = max(len(p.property_id) for p in ordered)
     modules = max((len(p.module) for p in ordered if p.module is not None), default=0)
     lines += [f"  {_property_line(p, width, modules)}" for p in ordered]
@@ -116,6 +122,17 @@ def _headline(verdict: Verdict) -> list[str]:
     if verdict.host_a == verdict.host_b == "missing":  # nothing ran: the reasons say why
         hosts = "host A, host B: not run" + ("" if verdict.pins_intact else f", {pins}")
     return [*lines, f"  table row: {verdict.row}", f"  {hosts}"]
+
+
+def _next_steps(verdict: Verdict) -> list[str]:
+    """What to do, deciding first (verdict.remediation): the step, where, what shows it."""
+    if not verdict.next_steps:
+        return []
+    lines = [f"{phrases.WHAT_TO_DO}:"]
+    for number, step in enumerate(verdict.next_steps, 1):
+        where = f"{step.where}: " if step.where else ""
+        lines += [f"  {number}. {where}{step.what}", f"     {step.evidence}"]
+    return lines
 
 
 def _tests(tests: list[TestResult], findings: list[Finding]) -> list[str]:
@@ -196,11 +213,11 @@ def _findings(findings: list[Finding], strict: bool) -> list[str]:
 
 
 def _finding(finding: Finding, strict: bool) -> str:
-    if finding.level == "warning":
+    if finding.level == "warning" and finding.introduced:
         return f"{finding.location()}: warning: {finding.message}"
     if finding.introduced:
         return finding.render()
-    if strict:
+    if strict and finding.level == "error":
         return f"{finding.location()}: pre-existing, counts (strict_baseline) — {finding.message}"
     return f"{finding.location()}: notice: pre-existing — {finding.message}"
 

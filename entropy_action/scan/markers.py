@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from entropy_action.core.findings import FindingKind
 from entropy_action.scan.collect import PropertyTest, flatten_marks
 from entropy_action.scan.model import Context, Hit, attribution, hit
-from entropy_action.scan.names import ModuleIndex, const_str, keyword, short
+from entropy_action.scan.names import ModuleIndex, const_str, cut_on_token, keyword, short
 
 SKIPS = frozenset({"skip", "skipif", "xfail"})
 UNITTEST_SKIPS = frozenset({"skip", "skipIf", "skipUnless", "expectedFailure"})
@@ -29,7 +29,7 @@ class Marker:
 
     def shown(self) -> str:
         if isinstance(self.source, ast.Call):
-            return f"{self.dotted}({short(self.source, 200).partition('(')[2]}"[:90]
+            return cut_on_token(f"{self.dotted}({short(self.source, 200).partition('(')[2]}", 90)
         return self.dotted
 
 

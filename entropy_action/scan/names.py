@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -126,4 +128,37 @@ def short(node: ast.AST, limit: int = 90) -> str:
         text = " ".join(ast.unparse(node).split())
     except (RecursionError, ValueError):
         return f"<{type(node).__name__}>"
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return cut_on_token(text, limit)
+
+
+def cut_on_token(text: str, limit: int) -> str:
+    """`text` (one line of Python source) within `limit` characters, cut after a whole token
+    and marked "…"; a string the limit falls in keeps its words up to the limit and its
+    closing quote (`skip('slow on …')`), a name or number is never cut inside."""
+    if len(text) <= limit:
+        return text
+    tokens = _tokens(text)
+    end = max((t.end[1] for t in tokens if t.end[1] <= limit - 1), default=0)
+    straddling = next((t for t in tokens if t.start[1] < limit - 1 < t.end[1]), None)
+    if straddling is not None and straddling.type == tokenize.STRING:
+        quote = straddling.string[-1]
+        inside = text.rfind(" ", straddling.start[1] + 2, limit - 2)
+        if inside > 0:
+            return text[:inside] + " …" + quote
+    if end == 0:  # no token ends in time: the last space, else the limit
+        end = text.rfind(" ", 0, limit - 1)
+        end = end if end > 0 else limit - 1
+    return text[:end].rstrip() + "…"
+
+
+def _tokens(text: str) -> list[tokenize.TokenInfo]:
+    """The tokens of the first line of `text` (those before any error)."""
+    found = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.start[0] != 1 or token.end[0] != 1:
+                break
+            found.append(token)
+    except (tokenize.TokenError, SyntaxError):
+        pass  # an unclosed bracket at the end: the tokens before it were listed
+    return found

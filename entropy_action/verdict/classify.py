@@ -127,7 +127,9 @@ def _reasons(e: Evidence) -> list[str]:
     reasons.extend(_finding_reasons(e))
     reasons.extend(causes if e.crash else [])
     reasons.extend(_host_reasons(e))
-    reasons.extend(live_entropy.reasons([f for f in e.findings if f.level == "warning"]))
+    # a read that stood at the base is a collapsed notice of the summary, not a reason
+    introduced = [f for f in e.findings if f.level == "warning" and f.introduced]
+    reasons.extend(live_entropy.reasons(introduced))
     reasons.extend(e.notes)
     return reasons
 
@@ -175,8 +177,8 @@ def _host_reasons(e: Evidence) -> list[str]:
         out.append(f"host {name}: {outcome}" + (f" ({details})" if details else ""))
     if e.host_a == "pass" and e.host_b == "fail":
         out.append(
-            "host A passed and host B failed: the property depends on an unpinned source "
-            "that host A leaked (clock, environment, network, paths); pin it"
+            "host A passed and host B failed: the property depends on a source that differs "
+            "on host B and that the pins do not fix"
         )
     elif e.host_a == "fail" and e.host_b == "pass":
         out.append("host A failed and host B passed: host A's environment breaks the property")

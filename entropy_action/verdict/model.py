@@ -9,7 +9,7 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, with_config
 
-from entropy_action.core.findings import Finding
+from entropy_action.core.findings import Finding, Remediation
 from entropy_action.core.score import MutationScore
 from entropy_action.core.variations import Variation
 from entropy_action.manifest.pindiff import PinChange
@@ -180,6 +180,13 @@ class Verdict(BaseModel):
         description="Silencing findings; introduced=false ones stood at the base (notices)"
     )
     reasons: list[str] = Field(description="Every rule that fired, in words")
+    next_steps: list[Remediation] = Field(
+        default_factory=list,
+        description="What to do, deciding first: the counted findings' remediation, then what "
+        "the classification asks (a pin to restore, the read an env_coupled failure follows, "
+        "a test failing on both hosts, the cause of an invalid verdict); empty for a merge "
+        "candidate",
+    )
     tests: list[TestResult]
     errors: list[str] = Field(
         default_factory=list, description="Collection errors and other host errors, verbatim"

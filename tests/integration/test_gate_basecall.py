@@ -25,7 +25,7 @@ def test_a_green_docs_only_patch_runs_no_base(cases: tuple[Repo, str]) -> None:
     repo.write("docs/guide.rst", "Guide\n=====\n")
     code, verdict, reports_dir = _gate(repo, base)
     assert (code, verdict["classification"]) == (0, "merge_candidate")
-    assert not (reports_dir / "base-a").exists()
+    assert not (reports_dir / "host-a" / "base").exists()
     assert [(t["host_a"], t["host_b"], t["base_a"]) for t in verdict["tests"]] == [
         ("passed", "passed", None)
     ] * 4
@@ -37,7 +37,7 @@ def test_a_case_dropped_through_a_data_file_is_still_caught(cases: tuple[Repo, s
     code, verdict, reports_dir = _gate(repo, base)
     assert (code, verdict["classification"]) == (1, "entropy_silenced")
     assert [f["kind"] for f in verdict["findings"] if f["introduced"]] == ["not_executed"]
-    assert (reports_dir / "base-a" / "host.json").exists()
+    assert (reports_dir / "host-a" / "base" / "host.json").exists()
 
 
 def test_a_docs_only_patch_over_a_skip_still_runs_the_base(cases: tuple[Repo, str]) -> None:
@@ -50,7 +50,7 @@ def test_a_docs_only_patch_over_a_skip_still_runs_the_base(cases: tuple[Repo, st
     repo.write("README.md", "cases, documented\n")
     code, verdict, reports_dir = _gate(repo, base)
     assert (code, verdict["classification"]) == (0, "merge_candidate")
-    assert (reports_dir / "base-a" / "host.json").exists()
+    assert (reports_dir / "host-a" / "base" / "host.json").exists()
     (skipped,) = [t for t in verdict["tests"] if t["id"].endswith("test_skipped")]
     assert (skipped["host_a"], skipped["base_a"]) == ("skipped", "skipped")
     assert [f["introduced"] for f in verdict["findings"] if f["kind"] == "not_executed"] == [False]

@@ -73,7 +73,7 @@ def test_a_host_b_failure_that_stood_at_the_base_still_rejects_a_docs_patch(
         "(failed at the base ref too on host B: the patch did not cause it, and it does not "
         "fix it)\n" in out
     )
-    assert (repo.path.parent / "reports" / "base-b" / "host.json").exists()
+    assert (repo.path.parent / "reports" / "host-b" / "base" / "host.json").exists()
 
 
 def test_a_patch_that_removes_the_live_clock_read_is_a_merge_candidate(
@@ -120,7 +120,7 @@ def test_a_green_host_b_needs_no_base_run_on_host_b(years: tuple[Repo, str]) -> 
     repo.write("tests/test_years.py", COUPLED_AT_BASE.replace("< 2030", "> 2000"))
     code, verdict, _ = _gate(repo, base)
     assert (code, verdict["classification"]) == (0, "merge_candidate")
-    assert not (repo.path.parent / "reports" / "base-b").exists()
+    assert not (repo.path.parent / "reports" / "host-b" / "base").exists()
     assert {t["base_b"] for t in verdict["tests"]} == {None}
 
 

@@ -102,7 +102,7 @@ def test_a_live_clock_replaced_by_a_constant_date_is_rejected_naming_the_base_li
         in (constant["message"])
     )
     # host B passed, yet its base run was made: it is what shows the test changed to pass
-    assert (tmp_path / "r" / "base-b" / "host.json").is_file()
+    assert (tmp_path / "r" / "host-b" / "base" / "host.json").is_file()
 
 
 def test_the_same_reports_judged_by_compare_and_verdict_reject_alike(
@@ -112,9 +112,8 @@ def test_the_same_reports_judged_by_compare_and_verdict_reject_alike(
     _head(repo, "REFERENCE_DATE", "from datetime import datetime, timezone", _reference_date())
     _, gated = _gate(repo, base, tmp_path)
     reports = tmp_path / "r"
-    for host in "ab":  # the workflow's layout: each host's folder holds its base run
+    for host in "ab":  # gate --out's layout is the workflow's: each host's base run in base/
         shutil.copytree(reports / f"host-{host}", tmp_path / "wf" / host)
-        shutil.copytree(reports / f"base-{host}", tmp_path / "wf" / host / "base")
     folders = [str(tmp_path / "wf" / h) for h in "ab"]
     verdict_json = tmp_path / "wf-verdict.json"
     args = ["--host-a", folders[0], "--host-b", folders[1], "--base-ref", base]
@@ -229,7 +228,7 @@ def test_e_a_removed_read_no_outcome_depended_on_is_no_finding(repo: Repo, tmp_p
     assert _ours(verdict) == []
     assert (code, verdict["classification"]) == (0, "merge_candidate")
     # the head dropped a read the base made, so host B's base run was made to tell
-    assert (tmp_path / "r" / "base-b" / "host.json").is_file()
+    assert (tmp_path / "r" / "host-b" / "base" / "host.json").is_file()
 
 
 @pytest.mark.parametrize(

@@ -158,8 +158,6 @@ def test_the_summary_leads_with_the_cause_and_says_not_run(tmp_path: Path) -> No
         |---|---|---|---|---|
         | not run | not run | not run | not run | `invalid` |
 
-        Table row: the inputs cannot be judged → invalid\\; fix the run and try again
-
         ### Tests
 
         No test was reported.

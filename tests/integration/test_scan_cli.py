@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from entropy_action.verdict import remediation
 from tests.integration.test_scan_helpers import MANIFEST, PROPERTY, base, scan, write
 from tests.support.helpers import Repo
 
@@ -130,6 +131,12 @@ def test_json_lists_every_finding_with_its_fields(repo: Repo) -> None:
         "introduced": False,
         "test": "test_total",
         "level": "error",
+        "folded": 0,
+        "remediation": {
+            "what": remediation.NEXT_STEP["skip_marker"],
+            "where": f"{PROPERTY}:8",
+            "evidence": data[1]["message"],
+        },
     }
     assert len(data) == 3
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from entropy_action.core.findings import Finding
 from entropy_action.manifest.pindiff import PinChange
+from entropy_action.verdict import remediation
 from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import TEST_RESULT, Classification, TestResult, Verdict
 
@@ -63,7 +64,8 @@ EVIDENCE: dict[Classification, Evidence] = {
 
 
 def verdict_of(classification: Classification) -> Verdict:
-    verdict = classify(EVIDENCE[classification])
+    """The sample verdict as the judge hands it to the reporters: classified, then advised."""
+    verdict = remediation.advise(classify(EVIDENCE[classification]))
     assert verdict.classification == classification
     return verdict
 

@@ -182,3 +182,21 @@ def test_a_line_that_is_not_ascii_digits_is_dropped_not_an_error(line):
     data = f'<testsuite><testcase classname="m" name="a" line="{line}"/></testsuite>'
     (test,), _ = junitcases.parse_junit(data.encode(), "x.xml")
     assert (test.raw_id, test.line) == ("m::a", None)
+
+
+def test_pytests_cut_note_is_not_part_of_the_message():
+    note = "&#10;[+1 more line; full report in element text]"
+    data = (
+        '<testsuite><testcase classname="m" name="a"><failure message="AssertionError: 1 != 2'
+        f'{note}">AssertionError: 1 != 2\nmore</failure></testcase>'
+        '<testcase classname="m" name="b"><failure message="x&#10;[truncated; full report in '
+        'element text]">x</failure></testcase>'
+        '<testcase classname="m" name="c"><failure message="[+1 more line; full report in '
+        'element text] is what it said">y</failure></testcase></testsuite>'
+    ).encode()
+    tests, _ = junitcases.parse_junit(data, "x.xml")
+    assert [t.message for t in tests] == [
+        "AssertionError: 1 != 2",
+        "x",
+        "[+1 more line; full report in element text] is what it said",  # not pytest's note
+    ]

@@ -1,3 +1,4 @@
+# ruff: noqa: E501 (exact Markdown lines are longer than code lines)
 """The Markdown summary: exact output, its structure as GitHub renders it, and hostile data."""
 
 from __future__ import annotations
@@ -50,11 +51,14 @@ def test_env_coupled_renders_exactly():
 
         **Environment-coupled: passes on host A, fails on host B.**
 
+        ### What to do
+
+        1. **Make test\\_total independent of what differs on host B\\: read what it reads from a pinned source or a parameter\\.** — `tests/properties/test_invoice_total.py:20`\\
+           fails on host B only\\: AssertionError\\: 2026 \\!\\= 2031
+
         | host A | host B | pins intact | silencing | classification |
         |---|---|---|---|---|
         | pass | fail | yes | none | `env_coupled` |
-
-        {ROW}
 
         ### Tests that differ or did not pass (1 of 2)
 
@@ -77,12 +81,9 @@ def test_env_coupled_renders_exactly():
     )
 
 
-ROW = (
-    r"Table row: pass \| fail \| pins intact \| no silencing → env\-coupled behavior\; do not merge"
-)
 LEAKED = (
-    r"host A passed and host B failed\: the property depends on an unpinned source that "
-    r"host A leaked \(clock\, environment\, network\, paths\)\; pin it"
+    r"host A passed and host B failed\: the property depends on a source that differs on "
+    r"host B and that the pins do not fix"
 )
 
 

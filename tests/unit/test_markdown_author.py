@@ -9,7 +9,8 @@ from __future__ import annotations
 import textwrap
 
 from entropy_action.core.findings import Finding
-from entropy_action.render import checkrun, markdown, phrases
+from entropy_action.render import checkrun, markdown
+from entropy_action.verdict import remediation
 from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import Verdict
 from tests.support.verdict_samples import GREEN, MODULE
@@ -51,12 +52,14 @@ HOOK = Finding(
 
 
 def _silenced(*findings: Finding) -> Verdict:
-    verdict = classify(Evidence("pass", "pass", tests=(GREEN,), findings=findings))
+    verdict = remediation.advise(
+        classify(Evidence("pass", "pass", tests=(GREEN,), findings=findings))
+    )
     assert verdict.classification == "entropy_silenced"
     return verdict
 
 
-def test_each_finding_is_one_line_naming_its_test_once_with_what_to_do_per_kind():
+def test_each_finding_is_one_line_naming_its_test_once():
     text = markdown.render(_silenced(SKIP, PATCHED, CHANGED))
     assert section(text, "Findings") == textwrap.dedent(
         f"""\
@@ -65,16 +68,31 @@ def test_each_finding_is_one_line_naming_its_test_once_with_what_to_do_per_kind(
         - `{MODULE}:14` **skip_marker**: skip marker \\'skipif\\' on property test\\_ago\\: pytest\\.mark\\.skipif\\(True\\) — it skips the property
         - `{MODULE}:30` **entropy_patched** (test `test_late`): patches `datetime.now()` inside the test
         - `{MODULE}:20` **test_changed_to_pass**: {markdown.text(CHANGED.message)}
-
-        **What to do:**
-
-        - `skip_marker`: {phrases.NEXT_STEP["skip_marker"]}
-        - `entropy_patched`: {phrases.NEXT_STEP["entropy_patched"]}
-        - `test_changed_to_pass`: {phrases.NEXT_STEP["test_changed_to_pass"]}
         """
     )
     found = section(text, "Findings")
     assert found.count("test\\_ago") + found.count("test_ago") == 2  # once per finding line
+
+
+def test_what_to_do_comes_first_one_step_per_finding_with_where_and_evidence():
+    text = markdown.render(_silenced(SKIP, PATCHED, CHANGED))
+    steps = section(text, "What to do").partition("\n| host A |")[0]
+    assert steps == textwrap.dedent(
+        f"""\
+        ### What to do
+
+        1. **Remove the marker\\: a property that fails under the pins is fixed in the code\\, not skipped\\.** — `{MODULE}:14`\\
+           skip marker \\'skipif\\' on property test\\_ago\\: pytest\\.mark\\.skipif\\(True\\) — it skips the property
+        2. **Let the gate pin the source \\(entropy\\.yaml\\) instead of patching it inside the test\\, or take the source as a parameter of the code \\(a clock\\, an RNG\\)\\.** — `{MODULE}:30`\\
+           patches `datetime.now()` inside the test
+        3. **Fix the code so the base\\'s test passes\\; change the property in a reviewed change of its own\\.** — `{MODULE}:20`\\
+           the base\\'s test\\_ago on the head\\'s code\\: assert \\'just now\\' \\=\\= \\'0 seconds ago\\'
+        """
+    )
+    assert text.index("### What to do") < text.index("| host A |") < text.index("### Findings")
+    html = GFM.render(text)
+    assert html.count("<ol>") == 1
+    assert html.count("<br />") == 3  # each step, then its evidence
 
 
 def test_a_silencing_verdict_leads_with_the_base_test_failing_on_the_change():
@@ -88,7 +106,8 @@ def test_a_silencing_verdict_leads_with_the_base_test_failing_on_the_change():
 
             - **The base's test fails on your change:** `test_ago`: `assert 'just now' == '0 seconds ago'`
 
-            | host A |"""
+            ### What to do
+"""
         )
     )
     html = GFM.render(text)
@@ -152,3 +171,20 @@ def test_the_check_jobs_scan_annotates_only_what_counts():
         f"::error file={MODULE},line=30,endLine=30,title=entropy-gate%3A entropy_patched::"
         "patches `datetime.now()` inside the test"
     ]
+
+
+def test_the_skip_page_has_the_headline_too():
+    skipped = CHANGED.model_copy(
+        update={
+            "message": CHANGED.message.replace(
+                "and passes with the head's module: the patch made it pass",
+                "and is skipped with the head's module: the patch made it go quiet",
+            )
+        }
+    )
+    assert "is skipped with the head's module" in skipped.message
+    text = markdown.render(_silenced(SKIP, skipped))
+    assert (
+        "- **The base's test fails on your change:** `test_ago`: "
+        "`assert 'just now' == '0 seconds ago'`\n"
+    ) in text

@@ -129,12 +129,15 @@ def test_live_reads_are_warnings_not_findings():
     assert table_rows(text)[1][3] == "none"  # the silencing column counts no warning
 
 
-def test_a_pre_existing_warning_says_so():
+def test_a_pre_existing_warning_is_a_collapsed_notice_shown_once():
     old = LIVE.model_copy(update={"introduced": False})
     verdict = classify(Evidence("pass", "fail", tests=(FAILING,), findings=(old,)))
     text = markdown.render(verdict)
-    assert f"(test `test_total`): {markdown.PRE_EXISTING}reads" in section(text, "Warnings")
-    assert "### Notices" not in text
+    assert "### Warnings" not in text
+    notices = text[text.index("<details>") : text.index("</details>")]
+    assert "1 notice that stood at the base ref" in notices
+    assert "(test `test_total`): reads" in notices
+    assert text.count("reads `") == 1  # not again under Reasons
 
 
 def test_a_weaker_property_shows_both_scores_and_counts_the_survivors_its_findings_name():
@@ -159,9 +162,9 @@ def test_a_stronger_property_says_so():
 
 def test_the_inputs_digest_is_the_last_line():
     text = markdown.render(coupled(FAILING, inputs_sha256=DIGEST))
-    assert text.endswith(f"Inputs digest `{DIGEST}`: {phrases.INPUTS_DIGEST}.\n")
+    assert text.endswith(f"\n\nInputs digest `{DIGEST}`.\n")  # docs/summary.md says what of
     assert summary.render_text(coupled(FAILING, inputs_sha256=DIGEST)).endswith(
-        f"inputs digest {DIGEST}: {phrases.INPUTS_DIGEST}\n"
+        f"\ninputs digest {DIGEST}\n"
     )
     assert "digest" not in markdown.render(coupled(FAILING))
 

@@ -245,8 +245,9 @@ def test_a_403_falls_back_to_annotations_and_the_job_summary(tmp_path, env, gith
     lines = out.splitlines()
     assert lines[0] == (
         "::error file=tests/properties/test_invoice_total.py,line=14,endLine=14,"
-        "title=entropy-gate%3A skip_marker::skip marker 'flaky' on property test_total "
-        "(forbid_skip_markers lists it)"
+        "title=entropy-gate%3A skip_marker::what to do: remove the marker: a property that "
+        "fails under the pins is fixed in the code, not skipped%0Askip marker 'flaky' on "
+        "property test_total (forbid_skip_markers lists it)"
     )  # the pre-existing finding at line 30 stays in the summary: the patch did not touch it
     assert lines[1].startswith("::notice title=entropy-gate%3A no check run::To get the full")
     assert "workflow_run" in lines[1]

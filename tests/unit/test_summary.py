@@ -246,6 +246,7 @@ def test_the_json_is_the_verdict_model_and_reads_back_equal():
         "strict_baseline",
         "findings",
         "reasons",
+        "next_steps",
         "tests",
         "errors",
         "inputs",

@@ -51,6 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--json", type=Path, required=True, metavar="FILE", help="write the verdict JSON here"
     )
     options.add_property(parser)
+    options.add_report(parser)
     parser.add_argument(
         "--base-host-a",
         type=Path,
@@ -85,7 +86,6 @@ class Inputs:
 
 def run(args: argparse.Namespace) -> int:
     from entropy_action.evidence.junitcases import no_gc  # noqa: PLC0415 (--help imports no model)
-    from entropy_action.render import summary  # noqa: PLC0415 (--help imports no model)
     from entropy_action.verdict.classify import exit_code  # noqa: PLC0415 (--help imports no model)
 
     inputs = Inputs(
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     )
     with no_gc():  # the reports' values live to the end: see no_gc
         verdict = judge_reports(inputs)
-        print(summary.render_text(verdict), end="")
+        options.report(args, verdict)
         write_verdict(args.json, verdict)
     return exit_code(verdict)
 

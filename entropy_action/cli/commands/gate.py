@@ -9,6 +9,7 @@ from pathlib import Path
 
 from entropy_action.cli import options
 from entropy_action.cli.commands import compare
+from entropy_action.core import layout
 
 NAME = "gate"
 HELP = (
@@ -27,11 +28,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="git ref of the PR's base; the baseline manifest is read from it",
     )
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the verdict JSON here")
+    options.add_report(parser)
     parser.add_argument(
         "--out",
         type=Path,
         metavar="DIR",
-        help="keep the host reports (junit.xml, host.json) in DIR",
+        help="keep the host reports in DIR as the workflow's host jobs upload them: "
+        "DIR/host-a and DIR/host-b (each with base/, the base ref's run on that host, and "
+        "properties/ID/ for a manifest that lists its properties), which `entropy-gate "
+        "verdict --host-a DIR/host-a --host-b DIR/host-b` reads",
     )
     parser.add_argument(
         "--python",
@@ -66,7 +71,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _gate(args: argparse.Namespace, out: Path) -> int:
     from entropy_action.gate import local  # noqa: PLC0415 (--help imports no model)
-    from entropy_action.render import summary  # noqa: PLC0415 (--help imports no model)
     from entropy_action.verdict.classify import exit_code  # noqa: PLC0415 (--help imports no model)
 
     settings = local.GateSettings(
@@ -82,10 +86,14 @@ def _gate(args: argparse.Namespace, out: Path) -> int:
         timeout=args.timeout,
         properties=tuple(args.properties),
     )
-    result = local.run_gate(settings)
+    try:
+        result = local.run_gate(settings)
+    finally:
+        if args.out is not None:  # the layout `verdict --host-a OUT/host-a …` reads
+            layout.as_uploaded(out)
     for note in result.notes:
         print(note, file=sys.stderr)
-    print(summary.render_text(result.verdict), end="")
+    options.report(args, result.verdict)
     if args.json is not None:
         compare.write_verdict(args.json, result.verdict)
     return exit_code(result.verdict)

@@ -142,7 +142,10 @@ def workflow_annotations(findings: Sequence[Finding], counted: Sequence[Finding]
 
 
 def _write_json(path: Path, findings: Sequence[Finding]) -> None:
-    data = [f.model_dump(mode="json") for f in findings]
+    from entropy_action.verdict import remediation  # noqa: PLC0415 (--help imports no model)
+
+    advised = [f.model_copy(update={"remediation": remediation.for_finding(f)}) for f in findings]
+    data = [f.model_dump(mode="json") for f in advised]
     try:
         path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     except OSError as exc:

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from entropy_action.cli import options
 from entropy_action.cli.commands import compare as compare_command
 from entropy_action.cli.options import MANIFEST_NAME
 from entropy_action.core.errors import GateError
@@ -49,6 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json", type=Path, required=True, metavar="FILE", help="write the verdict JSON here"
     )
+    options.add_report(parser)
     parser.add_argument(
         "--matrix",
         metavar="JSON",
@@ -65,7 +67,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from entropy_action.evidence.junitcases import no_gc  # noqa: PLC0415 (--help imports no model)
     from entropy_action.manifest import legs  # noqa: PLC0415 (--help imports no model)
-    from entropy_action.render import summary  # noqa: PLC0415 (--help imports no model)
     from entropy_action.verdict.classify import exit_code  # noqa: PLC0415 (--help imports no model)
 
     carried = legs.carried(args.matrix) if args.matrix else {}
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     )
     with no_gc():  # the reports' values live to the end: see no_gc
         verdict = compare_command.judge_reports(inputs)
-        print(summary.render_text(verdict), end="")
+        options.report(args, verdict)
         compare_command.write_verdict(args.json, verdict)
         publish_to_workflow(verdict, args.json, args.environ)
     return exit_code(verdict)
