@@ -146,8 +146,9 @@ def sections(
     static = [_pin_changes(verdict), _findings(verdict)]
     if verdict.crash is not None:  # what the patch was seen doing leads, then the cause
         causes = ["**Why the runs cannot be judged:**", *headline[3:]]
-        return [headline[:3], _pins_seen(verdict), *static, causes, *_rest(verdict, digest=digest)]
-    return [headline, *_rest(verdict, digest=digest, static=static)]
+        seen = [headline[:3], _pins_seen(verdict), *static, _next_steps(verdict), causes]
+        return [*seen, *_rest(verdict, digest=digest)]
+    return [headline, _next_steps(verdict), *_rest(verdict, digest=digest, static=static)]
 
 
 def _pins_seen(verdict: Verdict) -> list[str]:
@@ -163,10 +164,9 @@ def _pins_seen(verdict: Verdict) -> list[str]:
 def _rest(
     verdict: Verdict, *, digest: bool, static: list[list[str]] | None = None
 ) -> list[list[str]]:
-    """The sections after the headline (`static`: the pin changes and findings, in their
-    place after the tests)."""
+    """The sections after the headline and what to do (`static`: the pin changes and
+    findings, in their place after the tests)."""
     return [
-        _next_steps(verdict),
         _row(verdict),
         _tests(verdict),
         _replays(verdict),

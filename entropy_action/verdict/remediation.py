@@ -185,7 +185,8 @@ def next_steps(verdict: Verdict, pinned: Collection[str] = ()) -> list[Remediati
 def _for_classification(verdict: Verdict, pinned: Collection[str]) -> list[Remediation]:
     kind = verdict.classification
     if kind == "invalid":
-        causes = [r.removeprefix("invalid input: ") for r in verdict.reasons]
+        prefix = "invalid input: "
+        causes = [r.removeprefix(prefix) for r in verdict.reasons if r.startswith(prefix)]
         causes = [c for c in causes if c] or ["the inputs cannot be judged"]
         return [Remediation(what=FIX_RUN, where="", evidence=_cut(causes[0]))]
     if kind == "pin_mutation" or not verdict.pins_intact:

@@ -13,7 +13,7 @@ from entropy_action.core.hostinfo import Crash, CrashFrame
 from entropy_action.core.signals import killed_reason
 from entropy_action.hosts import crashlog
 from entropy_action.render import checkrun, markdown, summary
-from entropy_action.verdict import crash
+from entropy_action.verdict import crash, remediation
 from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import CrashCause
 
@@ -205,7 +205,8 @@ def test_the_crashed_verdict_stays_invalid_and_its_reasons_lead_with_what_the_pa
 
 
 def test_the_page_leads_with_the_line_then_the_pins_and_findings_then_the_cause():
-    assert markdown.render(CRASHED) == textwrap.dedent(
+    """What to do follows the findings, before the cause (the judge advises every verdict)."""
+    assert markdown.render(remediation.advise(CRASHED)) == textwrap.dedent(
         r"""        ## ❌ entropy-gate: `invalid` (do not merge)
 
         **The patch\: host A\: pytest died of SIGSEGV \(Segmentation fault\) at tests\/test\_p\.py\:7 in test\_p\; tests\/test\_p\.py is a file the patch changes\.**
@@ -216,9 +217,12 @@ def test_the_page_leads_with_the_line_then_the_pins_and_findings_then_the_cause(
 
         - `tests/test_p.py:5` **entropy_patched**: time\_machine\.travel\(2000\) patched with time\_machine in property test\_p
 
-        **What to do:**
+        ### What to do
 
-        - `entropy_patched`: let the gate pin the source (entropy.yaml) instead of patching it inside the test, or take the source as a parameter of the code (a clock, an RNG)
+        1. **Let the gate pin the source \(entropy\.yaml\) instead of patching it inside the test\, or take the source as a parameter of the code \(a clock\, an RNG\)\.** — `tests/test_p.py:5`\
+           time\_machine\.travel\(2000\) patched with time\_machine in property test\_p
+        2. **Fix the run and try again\: nothing was judged\.**\
+           host A\: pytest died of SIGSEGV \(Segmentation fault\) at tests\/test\_p\.py\:7
 
         **Why the runs cannot be judged:**
 
@@ -227,8 +231,6 @@ def test_the_page_leads_with_the_line_then_the_pins_and_findings_then_the_cause(
         | host A | host B | pins intact | silencing | classification |
         |---|---|---|---|---|
         | not run | not run | yes | introduced | `invalid` |
-
-        Table row: the inputs cannot be judged → invalid\; fix the run and try again
 
         ### Tests
 
