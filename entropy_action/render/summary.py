@@ -5,15 +5,17 @@ Rendering only; every decision was made by `verdict.classify`.
 
 from __future__ import annotations
 
-from entropy_action.core.findings import Finding
+from entropy_action.core.findings import Finding, Remediation
 from entropy_action.core.score import MutationScore
 from entropy_action.render import phrases
 from entropy_action.render.phrases import REPLAY
+from entropy_action.verdict import remediation
 from entropy_action.verdict.model import PropertyVerdict, TestResult, Verdict
 from entropy_action.verdict.rollup import deciding
 
 __all__ = ["REPLAY", "render_json", "render_strength", "render_text"]
 
+_INVALID = "invalid input: "  # the classifier's prefix of an invalid verdict's cause
 MAX_SHOWN_MESSAGE = 160  # characters of a test's message on its summary line
 
 _ACTIONS = {
@@ -40,11 +42,20 @@ def _join(sections: list[list[str]]) -> str:
     return "\n".join(line for section in sections for line in section) + "\n"
 
 
-def _sections(verdict: Verdict, *, digest: bool = True) -> list[list[str]]:
+def _sections(
+    verdict: Verdict, *, digest: bool = True, steps: list[Remediation] | None = None
+) -> list[list[str]]:
     """`digest=False`: a property's sections in a roll-up (which has the digest, and the
-    properties' next steps first)."""
+    properties' next steps first: `steps`). What the steps quote is not repeated: a finding
+    whose remediation is a step, a reason a step quotes as its evidence."""
     headline = _headline(verdict)
     at = next(i for i, line in enumerate(headline) if line.startswith("  table row: "))
+    shown = verdict.next_steps if steps is None else steps
+    quoted = {step.evidence for step in shown}
+    rest = [f for f in verdict.findings if f.remediation not in shown]
+    reasons = [
+        r for r in verdict.reasons if remediation.cut(r.removeprefix(_INVALID)) not in quoted
+    ]
     return [
         headline[:at],
         _next_steps(verdict) if digest else [],
@@ -52,9 +63,9 @@ def _sections(verdict: Verdict, *, digest: bool = True) -> list[list[str]]:
         _tests(verdict.tests, verdict.findings),
         _variations(verdict),
         _pin_changes(verdict),
-        _findings(verdict.findings, verdict.strict_baseline),
+        _findings(rest, verdict.strict_baseline),
         _strength(verdict.mutation),
-        _bullets("reasons", verdict.reasons),
+        _bullets("reasons", reasons),
         _errors(verdict.errors),
         _digest(verdict.inputs_sha256) if digest else [],
     ]
@@ -76,7 +87,11 @@ def _render_many(verdict: Verdict, properties: list[PropertyVerdict]) -> str:
         if prop.verdict.classification == "merge_candidate":
             continue
         lines += ["", f"property {phrases.property_name(prop.property_id, prop.module)}:"]
-        body = _join(_sections(prop.verdict, digest=False)).rstrip("\n").split("\n")
+        body = (
+            _join(_sections(prop.verdict, digest=False, steps=verdict.next_steps))
+            .rstrip("\n")
+            .split("\n")
+        )
         lines += [f"  {line}" if line else "" for line in body]
     return _join([lines, [""] if verdict.inputs_sha256 else [], _digest(verdict.inputs_sha256)])
 

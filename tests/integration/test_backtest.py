@@ -120,7 +120,7 @@ def test_a_range_without_a_manifest_is_judged_against_inits_draft_on_a_fresh_mac
         "GIT_COMMITTER_NAME",
         "GIT_COMMITTER_EMAIL",
     ):
-        monkeypatch.delenv(name)  # a fresh machine: no git identity at all
+        monkeypatch.delenv(name, raising=False)  # a fresh machine: no git identity at all
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
     report = tmp_path / "first.json"
     first = repo.cli(

@@ -105,7 +105,11 @@ def test_a_weakened_property_on_a_passing_base_is_rejected_by_its_mutants(
     assert {(f["test"], f["line"], f["path"]) for f in weakened} == {
         ("test_no_fee_on_the_due_day", 7, MODULE)
     }
-    assert "fees.py:2: days_late > 30 → days_late >= 30 is killed by the base's " in out
+    # the deciding mutant leads what to do (and is not listed again under findings)
+    assert (
+        "the mutant fees.py:2: days_late > 30 → days_late >= 30 survives the head's module; "
+        "the base's test_no_fee_on_the_due_day kills it"
+    ) in out
     assert not [f for f in verdict["findings"] if f["kind"] == "test_changed_to_pass"]
     score = verdict["mutation"]
     # `changed`: the scores of the changed test, base vs head (the unchanged test runs only

@@ -169,7 +169,10 @@ def test_the_gate_on_an_honest_patch_rolls_up_a_merge_candidate(repo: Repo) -> N
     assert verdict.classification == "merge_candidate"
     assert _by_id(verdict) == dict.fromkeys(("alpha", "beta", "gamma"), "merge_candidate")
     assert len(verdict.tests) == 6
-    assert sorted(p.name for p in (out / "properties").iterdir()) == ["alpha", "beta", "gamma"]
+    for host in ("host-a", "host-b"):  # the layout `verdict` reads (gate --out)
+        listed = sorted(p.name for p in (out / host / "properties").iterdir())
+        assert listed == ["alpha", "beta", "gamma"], host
+    assert not (out / "properties").exists()
     assert "property gamma (3/3): judged" in result.err
 
 

@@ -23,6 +23,7 @@ import yaml
 from entropy_action import __version__
 from tests.conftest import FULL_PYTHON
 from tests.support.e2e_kit import project_copy
+from tests.support.helpers import IDENTITY
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = ROOT / ".github/workflows/release.yml"
@@ -308,6 +309,8 @@ def released(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     git(tmp_path, "init", "-q", "--bare", str(origin))
     work = tmp_path / "work"
     git(tmp_path, "clone", "-q", str(origin), str(work))
+    for key, value in IDENTITY.items():  # the checkout's own: a fresh machine has none
+        git(work, "config", key, value)
     (work / "scripts").mkdir()
     shutil.copy(SCRIPT, work / "scripts/release.py")  # the checkout of the tag has it
     git(work, "add", "scripts/release.py")
