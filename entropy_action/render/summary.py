@@ -9,7 +9,6 @@ from entropy_action.core.findings import Finding, Remediation
 from entropy_action.core.score import MutationScore
 from entropy_action.render import phrases
 from entropy_action.render.phrases import REPLAY
-from entropy_action.verdict import remediation
 from entropy_action.verdict.model import PropertyVerdict, TestResult, Verdict
 from entropy_action.verdict.rollup import deciding
 
@@ -53,9 +52,7 @@ def _sections(
     shown = verdict.next_steps if steps is None else steps
     quoted = {step.evidence for step in shown}
     rest = [f for f in verdict.findings if f.remediation not in shown]
-    reasons = [
-        r for r in verdict.reasons if remediation.cut(r.removeprefix(_INVALID)) not in quoted
-    ]
+    reasons = [r for r in verdict.reasons if r.removeprefix(_INVALID) not in quoted]
     return [
         headline[:at],
         _next_steps(verdict) if digest else [],

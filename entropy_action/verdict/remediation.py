@@ -154,7 +154,7 @@ def for_finding(finding: Finding) -> Remediation:
             evidence += f"{finding.test} kills it"
     elif finding.kind == "live_entropy":
         what = _live_step(finding.message) or what
-    return Remediation(what=what, where=finding.location(), evidence=cut(evidence))
+    return Remediation(what=what, where=finding.location(), evidence=_cut(evidence))
 
 
 def _tail(message: str) -> str:
@@ -188,7 +188,8 @@ def _for_classification(verdict: Verdict, pinned: Collection[str]) -> list[Remed
         prefix = "invalid input: "
         causes = [r.removeprefix(prefix) for r in verdict.reasons if r.startswith(prefix)]
         causes = [c for c in causes if c] or ["the inputs cannot be judged"]
-        return [Remediation(what=FIX_RUN, where="", evidence=cut(causes[0]))]
+        # whole, not cut: the cause is one line, and the terminal shows it here only
+        return [Remediation(what=FIX_RUN, where="", evidence=causes[0])]
     if kind == "pin_mutation" or not verdict.pins_intact:
         return _pins(verdict)
     if kind in ("env_coupled", "env_coupled_reverse"):
@@ -215,7 +216,7 @@ def _defect(test: TestResult) -> Remediation:
     return Remediation(
         what=FIX_DEFECT.format(test=_name(test)),
         where=_test_place(test),
-        evidence=cut(f"fails on both hosts: {_first_line(message)}"),
+        evidence=_cut(f"fails on both hosts: {_first_line(message)}"),
     )
 
 
@@ -254,7 +255,7 @@ def _source(
     said = f"; on host B: {_first_line(test.message_b or '')}" if test and test.message_b else ""
     reads = f"{read.location()} reads `{_call(read)}`" if read is not None else "no audited read"
     evidence = f"the failure follows {source} (host B re-run with it reverted): {reads}{said}"
-    return Remediation(what=what, where=where, evidence=cut(evidence))
+    return Remediation(what=what, where=where, evidence=_cut(evidence))
 
 
 def _read(dimension: str, name: str, findings: Sequence[Finding]) -> Finding | None:
@@ -286,7 +287,7 @@ def _pair(pair: OrderPair, tests: Sequence[TestResult]) -> Remediation:
     evidence = f"{pair.kind}: {pair.other or 'several tests'} runs before it on host B"
     evidence += f"; replay the pair: {pair.replay}" if pair.replay else ""
     where = _test_place(victim) if victim is not None else pair.victim
-    return Remediation(what=what, where=where, evidence=cut(evidence))
+    return Remediation(what=what, where=where, evidence=_cut(evidence))
 
 
 def _unexplained(test: TestResult) -> Remediation:
@@ -296,7 +297,7 @@ def _unexplained(test: TestResult) -> Remediation:
         what=f"make {_name(test)} independent of what differs on host {host}: read what it "
         "reads from a pinned source or a parameter",
         where=_test_place(test),
-        evidence=cut(f"fails on host {host} only: {_first_line(message or 'it fails')}"),
+        evidence=_cut(f"fails on host {host} only: {_first_line(message or 'it fails')}"),
     )
 
 
@@ -318,7 +319,7 @@ def _first_line(message: str) -> str:
     return message.strip().split("\n", 1)[0]
 
 
-def cut(value: str) -> str:
+def _cut(value: str) -> str:
     return value if len(value) <= MAX_EVIDENCE else value[: MAX_EVIDENCE - 1] + "…"
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from entropy_action.verdict.remediation import NEXT_STEP
 from tests.support.helpers import Repo
 
 PYPROJECT = """\
@@ -199,7 +200,8 @@ def test_a_patch_that_adds_one_skip_is_named_alone(real_shaped: tuple[Repo, str]
         ("not_executed", marker + 1, "test_greeting_over_loopback_http"),
         ("skip_marker", marker, "test_greeting_over_loopback_http"),
     ]
-    assert f"tests/test_greetings.py:{marker}: skip marker 'skip' on property" in out
+    step = f"tests/test_greetings.py:{marker}: {NEXT_STEP['skip_marker']}\n     skip marker 'skip'"
+    assert step in out  # the marker's line leads what to do, with the finding's message
 
 
 def test_changing_the_run_options_is_a_pin_mutation(real_shaped: tuple[Repo, str]) -> None:

@@ -29,6 +29,7 @@ from entropy_action.manifest import pinfile
 from entropy_action.manifest.pindiff import PinDiff
 from entropy_action.verdict import pairing
 from entropy_action.verdict.model import TEST_RESULT
+from entropy_action.verdict.remediation import FIX_RUN, NEXT_STEP
 from tests.support.helpers import SEED_MANIFEST, Repo
 from tests.unit.test_reports import (
     MODULE,
@@ -243,7 +244,9 @@ def test_reports_that_cannot_be_compared_give_an_invalid_verdict(seed_repo, runs
     expected = INVALID[case].format(a=a, b=b, sha=manifest_sha(seed_repo)[:12])
     assert f"invalid input: {expected}" == verdict["reasons"][0]
     assert all("\n" not in reason for reason in verdict["reasons"])
-    assert f"  - invalid input: {expected}\n" in out
+    # the cause once, where what to do quotes it (the reasons do not repeat it)
+    assert f"  1. {FIX_RUN}\n     {expected}\n" in out
+    assert out.count(expected) == 1
     assert out.startswith("entropy-gate verdict: invalid (invalid input; nothing was judged)\n")
 
 
@@ -369,7 +372,9 @@ def test_with_a_base_ref_a_skip_the_patch_adds_is_entropy_silenced(shapes_repo, 
     assert [(f["path"], f["line"], f["introduced"]) for f in verdict["findings"]] == [
         (MODULE, 13, True)
     ]
-    assert f"findings:\n  {MODULE}:13: " in out
+    # the deciding finding leads what to do, with its message, and is not listed again
+    assert f"what to do:\n  1. {MODULE}:13: {NEXT_STEP['skip_marker']}\n     skip marker " in out
+    assert "findings:" not in out
 
 
 def test_a_changed_property_module_without_host_as_strength_report_is_invalid(shapes_repo, runs):

@@ -110,8 +110,12 @@ def test_the_local_gate_names_the_signal_the_frame_and_the_freeze(patched: Path)
     assert reasons[0] == (
         "  - entropy silenced: 1 finding(s) introduced by the patch (1 entropy_patched)"
     )
-    assert reasons[1].startswith("  - invalid input: host A: ")
-    assert reasons[1].endswith(f"{died}; the run did not finish and its report is not trusted")
+    # host A's cause is quoted by what to do (and not repeated), host B's stays a reason
+    steps = lines[lines.index("what to do:") + 1 : lines.index("reasons:")]
+    cause = f"{died}; the run did not finish and its report is not trusted"
+    assert any(s.startswith("     host A: ") and s.endswith(cause) for s in steps), steps
+    assert reasons[1].startswith("  - invalid input: host B: ")
+    assert reasons[1].endswith(cause)
     verdict = _verdict(patched / "gate.json")
     assert verdict.classification == "invalid"
     assert verdict.crash is not None
