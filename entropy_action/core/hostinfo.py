@@ -51,7 +51,8 @@ def repository_relative(value: str) -> str:
 
 
 class AuditRecord(BaseModel):
-    """One live read made from code under test, as the audit in the test process counted it."""
+    """One live read made from code under test (or from test code, in `test_records`), as the
+    audit in the test process counted it."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -68,6 +69,14 @@ class AuditRecord(BaseModel):
     line: int = Field(ge=1, le=10_000_000)
     test: str = Field(max_length=2000, pattern=_PRINTABLE, description="The test that ran it")
     count: int = Field(ge=1)
+    seen: str | None = Field(
+        None,
+        max_length=200,
+        pattern=_PRINTABLE,
+        description="What the first read saw: the clock's time (UTC), a variable's value for "
+        "the few that hold no secret (audit.SEEN_VALUES: HOME, USER, TZ, LANG, ...), else "
+        "'set (value not recorded)' or 'unset'; None for other sources or an older gate",
+    )
 
     @field_validator("path")
     @classmethod
@@ -95,6 +104,12 @@ class Audit(BaseModel):
         description="What this interpreter's mechanism cannot see (empty: an older gate)",
     )
     records: list[AuditRecord] = Field(default_factory=list, max_length=MAX_AUDIT_RECORDS)
+    test_records: list[AuditRecord] = Field(
+        default_factory=list,
+        max_length=MAX_AUDIT_RECORDS,
+        description="Live reads made from test code (the property module, conftest.py, "
+        "tests/): no missing seam of the code, but what a host-B failure may follow",
+    )
     dropped: int = Field(0, ge=0, description="Records past the cap, counted only")
 
 

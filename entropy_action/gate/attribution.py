@@ -8,19 +8,20 @@ Bounded: one re-run per perturbation, plus about log2(variables) for the bisecti
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from entropy_action.core import variations
 from entropy_action.core.errors import GateError
 from entropy_action.core.findings import Finding
-from entropy_action.core.hostinfo import HostInfo
+from entropy_action.core.hostinfo import Audit, HostInfo
 from entropy_action.evidence import hostreport, ids, junitcases
 from entropy_action.gate import orderdep
 from entropy_action.gate.orderdep import Rerun, Trial
 from entropy_action.hosts import isolate, launch, runsettings
-from entropy_action.verdict.model import OrderPair, Verdict
+from entropy_action.verdict import coupled as coupled_reads
+from entropy_action.verdict.model import CoupledRead, OrderPair, Verdict
 
 COUPLED = ("env_coupled", "env_coupled_reverse")
 _DECIDED = frozenset({"passed", "failed", "error"})
@@ -33,6 +34,14 @@ _READS = {
 
 # Rerun: (trial) -> test id -> outcome on host B in that re-run (orderdep.Trial, .Rerun)
 __all__ = ["Rerun", "Trial"]
+
+
+@dataclass(frozen=True)
+class Audits:
+    """The live-entropy audits the reads behind a failure come from (verdict.coupled)."""
+
+    head: tuple[Audit | None, Audit | None]  # host A's, host B's
+    base: tuple[Audit | None, ...] = ()  # the base's runs'
 
 
 @dataclass(frozen=True)
@@ -138,8 +147,15 @@ def _bisect(names: list[str], flips: Callable[[list[str]], bool]) -> str | None:
     return names[0] if names and flips(names) else None
 
 
-def explain(coupled: Sequence[str], findings: Sequence[Finding]) -> str:
-    """The reason line: the source, its seam, and the audited production line that reads it."""
+def explain(
+    coupled: Sequence[str],
+    findings: Sequence[Finding],
+    reads: Sequence[CoupledRead] = (),
+    pinned: Collection[str] = (),
+) -> str:
+    """The reason line: the source, and the read it follows (verdict.coupled: made during
+    the failing test, test code included, with what it saw on each host); without an audited
+    read, the source's seam and a production line that reads it."""
     if not coupled:
         return (
             "no single perturbation of host B explains the difference (clock, environment, "
@@ -152,8 +168,14 @@ def explain(coupled: Sequence[str], findings: Sequence[Finding]) -> str:
         what, seam = known.what, known.advice
         if name:
             what, seam = f"the variable {name}", f"pin it (pins.env.{name}) or pass it in"
-        read = _read_for(dimension, name, findings)
-        parts.append(f"the failure follows {what}: {seam}" + (f"; {read}" if read else ""))
+        read = coupled_reads.for_source(source, reads)
+        if read is not None:
+            parts.append(f"the failure follows {what}; {coupled_reads.evidence(read)}")
+            continue
+        if dimension == "clock" and "clock_unix" in pinned:
+            seam = "pass it through a Clock port (clock_unix is pinned already)"
+        found = _read_for(dimension, name, findings)
+        parts.append(f"the failure follows {what}: {seam}" + (f"; {found}" if found else ""))
     return "; ".join(parts)
 
 
@@ -169,13 +191,28 @@ def _read_for(dimension: str, name: str, findings: Sequence[Finding]) -> str | N
 
 
 def with_attribution(
-    verdict: Verdict, coupled: list[str], order: orderdep.Found | None = None
+    verdict: Verdict,
+    coupled: list[str],
+    order: orderdep.Found | None = None,
+    audits: Audits | None = None,
+    pinned: Collection[str] = (),
 ) -> Verdict:
+    """The verdict with what its failure follows, the reads behind it (`audits`: host A's
+    and host B's, then the base's runs'), and the reason line."""
     pairs: list[OrderPair] = list(order.pairs) if order else []
-    reasons = [explain(coupled, verdict.findings)]
+    update: dict[str, object] = {"coupled_to": coupled, "order_dependence": pairs}
+    reads = read_behind(verdict.model_copy(update=update), audits)
+    reasons = [explain(coupled, verdict.findings, reads, pinned)]
     reasons += orderdep.explain(pairs, order.capped if order else 0)
-    update = {"coupled_to": coupled, "reasons": [*verdict.reasons, *reasons]}
-    return verdict.model_copy(update={**update, "order_dependence": pairs})
+    update.update({"reasons": [*verdict.reasons, *reasons], "coupled_reads": reads})
+    return verdict.model_copy(update=update)
+
+
+def read_behind(verdict: Verdict, audits: Audits | None) -> list[CoupledRead]:
+    """verdict.coupled.reads over `audits` (none without them, or for another verdict)."""
+    if audits is None or verdict.classification not in COUPLED:
+        return []
+    return coupled_reads.reads(verdict, audits.head, audits.base)
 
 
 # --- the re-runs, on this machine ------------------------------------------------------------
@@ -231,8 +268,9 @@ def dimensions(python: str | None) -> list[str]:
 
 
 def scrubbed_names(environ: Mapping[str, str], pinned: Sequence[str]) -> list[str]:
-    """The caller's variables that host B's scrub removed, in a stable order."""
-    kept = set(isolate.ALLOWED_ENV) | {"HOME", "VIRTUAL_ENV", *pinned}
+    """The caller's variables that host B's scrub removed or replaced (HOME: a fresh empty
+    one), in a stable order: the bisection's candidates."""
+    kept = set(isolate.ALLOWED_ENV) | {"VIRTUAL_ENV", *pinned}
     return sorted(name for name in environ if name not in kept)
 
 

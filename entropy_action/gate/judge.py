@@ -12,7 +12,7 @@ damaged, the verdict is invalid, never a pass.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -131,7 +131,14 @@ def judge(dossier: Dossier) -> Verdict:
             lambda: _changed(check),
         ),
     )
-    verdict = _attributed(strong.annotate(verdict) if strong else verdict, report_b)
+    audits = None  # read only for a verdict they can explain (the base's reports re-read)
+    if verdict.classification in attribution.COUPLED:
+        audits = _audits((report_a, report_b), (dossier.base_a, dossier.base_b))
+    pinned = loaded.manifest.pins.flat() if loaded is not None else {}
+    verdict = _attributed(strong.annotate(verdict) if strong else verdict, report_b, audits, pinned)
+    if not verdict.coupled_reads:  # unattributed: the reads whose values differed, as evidence
+        reads = attribution.read_behind(verdict, audits)
+        verdict = verdict.model_copy(update={"coupled_reads": reads})
     if report_b is not None:
         verdict = verdict.model_copy(update={"host_b_variations": report_b.info.variations})
     return _with_inputs(_advised(verdict, loaded), dossier, report_a, report_b)
@@ -353,9 +360,28 @@ def _strength(dossier: Dossier, report_a: HostReport | None) -> tuple[Strength |
     )
 
 
-def _attributed(verdict: Verdict, report_b: HostReport | None) -> Verdict:
+def _audits(
+    head: tuple[HostReport | None, HostReport | None],
+    base: tuple[Path | HostReport | None, Path | HostReport | None],
+) -> attribution.Audits:
+    """The live-entropy audits of both hosts and of the base's runs (the reads behind an
+    env_coupled failure, verdict.coupled)."""
+    based = (_read("a", base[0]), _read("b", base[1]))
+    return attribution.Audits(
+        (head[0].info.audit if head[0] else None, head[1].info.audit if head[1] else None),
+        tuple(report.info.audit for report in based if report is not None),
+    )
+
+
+def _attributed(
+    verdict: Verdict,
+    report_b: HostReport | None,
+    audits: attribution.Audits | None,
+    pinned: Collection[str],
+) -> Verdict:
     """An env_coupled verdict with what its failure follows, from host B's attribution
-    re-runs (attribution.json); an explanation only, never a change of the verdict."""
+    re-runs (attribution.json), and the reads behind it (the audits); an explanation only,
+    never a change of the verdict."""
     if verdict.classification not in attribution.COUPLED or report_b is None:
         return verdict
     try:
@@ -383,7 +409,7 @@ def _attributed(verdict: Verdict, report_b: HostReport | None) -> Verdict:
     replayed = attribution.replay(trials)
     coupled = attribution.attribute(verdict, replayed, found.scrubbed, found.dimensions, orders)
     order = attribution.order_dependence(verdict, replayed, found.dimensions, orders)
-    return attribution.with_attribution(verdict, coupled, order)
+    return attribution.with_attribution(verdict, coupled, order, audits, pinned)
 
 
 def attribution_covers(verdict: Verdict, folder: Path) -> bool:

@@ -168,6 +168,7 @@ def _info(
             mechanism=audit.mechanism,
             unseen=audit.unseen,
             records=[record for record in audit.records if mine(record.test)],
+            test_records=[record for record in audit.test_records if mine(record.test)],
             dropped=audit.dropped,
         )
     provenance = info.provenance

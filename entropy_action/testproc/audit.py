@@ -4,11 +4,16 @@ the network, a temp dir or an unpinned environment variable while a property run
 Loaded inside the test process as `entropy_gate_audit` (hosts.testfiles.write_boot): the
 runner copies this file beside the plugin (it may import nothing from entropy_action but
 protocol.py and wrappers.py, copied with it). It does nothing
-unless the runner names a config file in AUDIT_ENV. A read is recorded only when the first
-frame that is not the standard library or site-packages lies in the repository and is not test
-code (the property module, conftest.py, test_*.py, tests/); the test module's own reads are its
-business. Each record is the API, the caller's repo-relative path and line, the test, and a
-count. An environment variable is recorded by its name, never its value; a pinned one only
+unless the runner names a config file in AUDIT_ENV. A read is recorded when the first frame
+that is not the standard library or site-packages lies in the repository: in code under test
+(`records`), or in test code (the property module, conftest.py, test_*.py, tests/:
+`test_records`, kept apart, since a test's own read is no missing seam of the code but may be
+what a host-B failure follows: verdict.coupled). A test's read counts only when nothing but the
+standard library stands between it and the source (pytest's monkeypatch reads a variable it is
+about to set: not the test's read). Each record is the API, the caller's repo-relative path and
+line, the test, a count, and what the first read saw (`seen`: the clock's time in UTC; a
+variable's value only for the few that hold no secret, SEEN_VALUES, else whether it was set).
+An environment variable is otherwise recorded by its name, never its value; a pinned one only
 when it is one of the gate's own (ENTROPY_*).
 
 The cheapest mechanism per version; reads count only while a test's setup, call or teardown runs:
@@ -42,13 +47,23 @@ else:  # copied into the test process as entropy_gate_X (hosts.testfiles)
     import entropy_gate_wrappers as wrappers  # type: ignore[import-not-found, no-redef]
 
 AUDIT_ENV = protocol.AUDIT_ENV
-MAX_RECORDS = 1000  # distinct records kept; the rest are counted as dropped
+MAX_RECORDS = 1000  # distinct records kept (of each kind); the rest are counted as dropped
 MAX_NAME = 200
+MAX_SEEN = 200
+# Variables whose value a record may carry (`seen`): where a test is and who runs it, never a
+# credential. Any other variable is recorded as set or unset.
+SEEN_VALUES = frozenset(
+    {"HOME", "USER", "LOGNAME", "USERNAME", "USERPROFILE", "LANG", "LANGUAGE", "LC_ALL",
+     "LC_CTYPE", "LC_TIME", "LC_NUMERIC", "LC_MESSAGES", "TZ", "TMPDIR", "TEMP", "TMP",
+     "SHELL", "TERM", "PWD", "HOSTNAME", "CI"}
+)  # fmt: skip
+_CLOCK_APIS = ("time.", "datetime.", "date.")
+_now = time.time  # the builtin: under host B's time-machine it reports the shifted clock
 # Library frames between a read and the code under test that asked for it: os.getenv and
 # Mapping.get; a client library's stack down to the socket. Deeper, the read is the library's.
 ENV_DEPTH = 3
 EVENT_DEPTH = 25
-_LIB, _TEST, _TARGET = 0, 1, 2
+_LIB, _TEST, _TARGET, _SITE = 0, 1, 2, 3  # _SITE: a library's (site-packages), else as _LIB
 _METHODS = (BuiltinMethodType, MethodType)  # bound: datetime.now, random.choice
 # pytest's own variable, read back by pytest after every phase of every test (os.environ.pop):
 # the test's name, the same on every host, not a live input. Skipped before any frame walk.
@@ -57,6 +72,7 @@ _PYTEST_ENV = frozenset({"PYTEST_CURRENT_TEST"})
 # code under test reads them (verdict.removed: gate_pin_read).
 GATE_PREFIX = protocol.GATE_PREFIX
 _LIB_DIRS = frozenset({"site-packages", "dist-packages", ".venv", "venv", ".tox", ".nox"})
+_SITE_DIRS = frozenset({"site-packages", "dist-packages"})
 _TEST_DIRS = frozenset({"tests", "test"})
 _LOOPBACK = ("127.", "::1", "localhost", "0.0.0.0")  # noqa: S104 - a name, not a bind
 # CPython's audit events, with the API they stand for and whether an argument names the target.
@@ -140,6 +156,8 @@ class Auditor:
         self.out = str(config["out"])
         self.catalog = Catalog()
         self.records: dict[tuple[str, str | None, str, int, str], int] = {}
+        self.test_records: dict[tuple[str, str | None, str, int, str], int] = {}
+        self.seen: dict[tuple[str, str | None, str, int, str], str | None] = {}
         self.dropped = 0
         self.test: str | None = None
         self.mechanism = ""
@@ -160,27 +178,30 @@ class Auditor:
             return _LIB, ""
         path = os.path.realpath(filename)
         if not path.startswith(self.root + os.sep):
-            return _LIB, ""
+            return (_SITE if _SITE_DIRS.intersection(path.split(os.sep)) else _LIB), ""
         relative = os.path.relpath(path, self.root)
         parts = relative.split(os.sep)
         posix = "/".join(parts)
         if _LIB_DIRS.intersection(parts):
-            return _LIB, posix
+            return _SITE, posix
         base = parts[-1]
         test_file = base == "conftest.py" or base.startswith("test_") or base.endswith("_test.py")
         if test_file or relative in self.modules or _TEST_DIRS.intersection(parts[:-1]):
             return _TEST, posix
         return _TARGET, posix
 
-    def caller(self, frame: FrameType | None, depth: int) -> tuple[str, int] | None:
-        """The first frame in code under test past at most `depth` frames of the standard
-        library and site-packages (0: the immediate caller only)."""
+    def caller(self, frame: FrameType | None, depth: int) -> tuple[str, int, bool] | None:
+        """The first frame in the repository past at most `depth` frames of the standard
+        library and site-packages (0: the immediate caller only): its path, line, and whether
+        it is test code. Test code counts only when no site-packages frame came first."""
+        library = False
         while frame is not None and depth >= 0:
             kind, relative = self.kind(frame.f_code.co_filename)
             if kind == _TARGET:
-                return relative, frame.f_lineno
+                return relative, frame.f_lineno, False
             if kind == _TEST:
-                return None
+                return None if library else (relative, frame.f_lineno, True)
+            library = library or kind == _SITE
             frame, depth = frame.f_back, depth - 1
         return None
 
@@ -194,8 +215,11 @@ class Auditor:
             where = self.caller(frame, depth)
             if where is not None:
                 key = (api, name, where[0], where[1], self.test)
-                if key in self.records or len(self.records) < MAX_RECORDS:
-                    self.records[key] = self.records.get(key, 0) + 1
+                records = self.test_records if where[2] else self.records
+                if key in records or len(records) < MAX_RECORDS:
+                    records[key] = records.get(key, 0) + 1
+                    if key not in self.seen:
+                        self.seen[key] = _seen(api, name)
                 else:
                     self.dropped += 1
         finally:
@@ -224,16 +248,42 @@ class Auditor:
         return path == self.temp_root or path.startswith(self.temp_root + os.sep)
 
     def report(self) -> dict[str, Any]:
-        records = [
-            {"api": api, "name": name, "path": path, "line": line, "test": test, "count": n}
-            for (api, name, path, line, test), n in self.records.items()
-        ]
         return {
             "mechanism": self.mechanism,
             "unseen": self.unseen,
-            "records": records,
+            "records": self._listed(self.records),
+            "test_records": self._listed(self.test_records),
             "dropped": self.dropped,
         }
+
+    def _listed(self, records: dict[tuple[str, str | None, str, int, str], int]) -> list[Any]:
+        return [
+            {"api": key[0], "name": key[1], "path": key[2], "line": key[3], "test": key[4],
+             "count": n, "seen": self.seen.get(key)}
+            for key, n in records.items()
+        ]  # fmt: skip
+
+
+def _seen(api: str, name: str | None) -> str | None:
+    """What a read saw, for the page (SEEN_VALUES): the clock's time, a harmless variable's
+    value, or whether another variable was set. None for the other sources."""
+    try:
+        if api.startswith(_CLOCK_APIS):
+            stamp = datetime.datetime.fromtimestamp(_now(), datetime.timezone.utc)
+            return stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+        if api != "os.environ" or name is None:
+            return None
+        environ: Any = os.environ
+        raw = environ._data.get(environ.encodekey(name))
+        if raw is None:
+            return "unset"
+        if name not in SEEN_VALUES:
+            return "set (value not recorded)"
+        value = environ.decodevalue(raw)
+        text = "".join(c if c.isprintable() else "?" for c in str(value))
+        return repr(text[:MAX_SEEN])[:MAX_SEEN]
+    except Exception:  # what a read saw never breaks the test it audits
+        return None
 
 
 _SKIP = "\0skip"
@@ -280,7 +330,7 @@ class Monitoring:
 
         def on_call(code: CodeType, offset: int, target: object, arg0: object) -> Any:
             api = catalog.api_of(target)
-            if api is None or auditor.kind(code.co_filename)[0] != _TARGET:
+            if api is None or auditor.kind(code.co_filename)[0] in (_LIB, _SITE):
                 return disable
             auditor.record(api, None, sys._getframe(1), 0)
             return None

@@ -208,6 +208,12 @@ class Verdict(BaseModel):
         "tests on host B with one perturbation left out: clock, env:NAME, env, network, path, "
         "python",
     )
+    coupled_reads: list[CoupledRead] = Field(
+        default_factory=list,
+        description="The read each source of an env_coupled outcome follows (verdict.coupled): "
+        "made during a test the hosts judged differently, on either host, test code included, "
+        "with what it saw on each host; reads that stood at the base rank last",
+    )
     order_dependence: list[OrderPair] = Field(
         default_factory=list,
         description="Order-dependent tests host B's shuffle exposed, each with the test it "
@@ -243,6 +249,26 @@ class CrashCause(BaseModel):
     blame: Literal["patch", "environment", "unknown"]
     line: str = Field(description="The page's first line: the signal, the frame, and why")
     title: str = Field(description="The check run's title")
+
+
+class CoupledRead(BaseModel):
+    """A live read made during a test the hosts judged differently: what an env_coupled
+    failure follows (the live-entropy audit of both hosts, verdict.coupled)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source: str = Field(description="What it reads, as coupled_to names it: clock, env:NAME, ...")
+    path: str = Field(description="Repository-relative")
+    line: int
+    call: str = Field(description="The read as code: date.today(), os.environ['HOME']")
+    test: str = Field(description="The test during which it was read")
+    test_code: bool = Field(description="Read by the test itself (or its conftest), not the code")
+    at_base: bool = Field(description="The base's run recorded the same read: it stood there")
+    seen_a: str | None = Field(None, description="What it saw on host A (audit `seen`)")
+    seen_b: str | None = Field(None, description="What it saw on host B")
+
+    def location(self) -> str:
+        return f"{self.path}:{self.line}"
 
 
 class OrderPair(BaseModel):

@@ -13,7 +13,8 @@ from collections.abc import Collection, Sequence
 
 from entropy_action.core import variations
 from entropy_action.core.findings import Finding, Remediation
-from entropy_action.verdict.model import FAILING, OrderPair, TestResult, Verdict
+from entropy_action.verdict import coupled
+from entropy_action.verdict.model import FAILING, CoupledRead, OrderPair, TestResult, Verdict
 
 # What a PR author does about each kind of finding: one short imperative.
 NEXT_STEP: dict[str, str] = {
@@ -228,10 +229,28 @@ def _coupled(verdict: Verdict, pinned: Collection[str]) -> list[Remediation]:
     for source in verdict.coupled_to:
         if source == "test_order" and verdict.order_dependence:
             continue
-        steps.append(_source(source, verdict.findings, failing, pinned))
+        read = coupled.for_source(source, verdict.coupled_reads)
+        if read is not None:
+            steps.append(_read_step(source, read, failing, pinned))
+        else:
+            steps.append(_source(source, verdict.findings, failing, pinned))
     if not steps:
-        steps = [_unexplained(t) for t in failing]
+        steps = [_unexplained(t, verdict.coupled_reads) for t in failing]
     return steps
+
+
+def _read_step(
+    source: str, read: CoupledRead, failing: Sequence[TestResult], pinned: Collection[str]
+) -> Remediation:
+    """The read a source's failure follows, named with its line and its values, and the step
+    that fits it (verdict.coupled.step)."""
+    test = next((t for t in failing if t.id == read.test), failing[0] if failing else None)
+    said = f"; on host B: {_first_line(test.message_b)}" if test and test.message_b else ""
+    evidence = f"the failure follows {read.source} (host B re-run with it reverted): "
+    evidence += coupled.evidence(read) + said
+    return Remediation(
+        what=coupled.step(read, pinned), where=read.location(), evidence=_cut(evidence)
+    )
 
 
 def _source(
@@ -290,14 +309,17 @@ def _pair(pair: OrderPair, tests: Sequence[TestResult]) -> Remediation:
     return Remediation(what=what, where=where, evidence=_cut(evidence))
 
 
-def _unexplained(test: TestResult) -> Remediation:
+def _unexplained(test: TestResult, reads: Sequence[CoupledRead] = ()) -> Remediation:
     host = "B" if test.host_b in FAILING else "A"
     message = test.message_b if host == "B" else test.message_a
+    evidence = f"fails on host {host} only: {_first_line(message or 'it fails')}"
+    read = next((r for r in reads if r.test == test.id), None)
+    evidence += f"; during it, {coupled.evidence(read)}" if read is not None else ""
     return Remediation(
         what=f"make {_name(test)} independent of what differs on host {host}: read what it "
         "reads from a pinned source or a parameter",
         where=_test_place(test),
-        evidence=_cut(f"fails on host {host} only: {_first_line(message or 'it fails')}"),
+        evidence=_cut(evidence),
     )
 
 

@@ -77,6 +77,11 @@ def test_every_source():
     outside = os.path.join(os.getcwd(), "scratch")  # not below the pinned temp_root
     os.makedirs(outside)
     fees.every_source(outside)
+
+
+def test_home(monkeypatch):
+    monkeypatch.setenv("BILLING_MODE", "strict")  # pytest reads it to restore it: not a read
+    assert os.path.expanduser("~") == os.environ["HOME"]
 """
 F = "billing/fees.py"
 EXPECTED = {
@@ -117,10 +122,12 @@ def _records(data: dict[str, Any]) -> set[tuple[Any, ...]]:
     }
 
 
-def _run(tmp_path: Path, name: str, **options: Any) -> dict[str, Any]:
+def _run(
+    tmp_path: Path, name: str, environ: dict[str, str] | None = None, **options: Any
+) -> dict[str, Any]:
     root = _repo(tmp_path / name)
     out = tmp_path / name / "out"
-    environ = {**os.environ, "BILLING_REGION": SECRET}
+    environ = {**os.environ, **(environ or {}), "BILLING_REGION": SECRET}
     launch.run_host(settings(root, out, environ, **options))
     text = "".join((out / f).read_text() for f in (HOST_JSON, JUNIT_XML, layout.PYTEST_LOG))
     assert SECRET not in text  # a variable's value never leaves the test process
@@ -154,6 +161,45 @@ def test_host_b_audits_its_own_copy_of_the_tree(tmp_path: Path) -> None:
     assert _records(data) == EXPECTED
 
 
+def _line(text: str) -> int:
+    return next(n for n, line in enumerate(PROPERTY.splitlines(), 1) if text in line)
+
+
+TEST_READS = {
+    ("time.time()", None, _line("    time.time()"), "test_quote"),
+    ("os.environ", "BILLING_REGION", _line("BILLING_REGION"), "test_quote"),
+    # through posixpath (stdlib frames only), and directly on the same line: one record
+    ("os.environ", "HOME", _line("expanduser"), "test_home"),
+}
+
+
+def _test_reads(data: dict[str, Any]) -> dict[tuple[str, str | None, int, str], str | None]:
+    return {
+        (r["api"], r["name"], r["line"], r["test"].split("::")[-1]): r["seen"]
+        for r in data["audit"]["test_records"]
+    }
+
+
+def test_the_tests_own_reads_are_recorded_apart_with_what_they_saw(tmp_path: Path) -> None:
+    home = tmp_path / "alice"
+    home.mkdir()
+    a = _test_reads(_run(tmp_path, "a", environ={"HOME": str(home)}))
+    b = _test_reads(_run(tmp_path, "b", isolate=True, environ={"HOME": str(home)}))
+    expanduser = _line("expanduser")
+    assert set(a) == set(b) == TEST_READS, "pytest's own read for monkeypatch is not the test's"
+    # the secret's value never leaves the test process: only whether it was set
+    assert a[("os.environ", "BILLING_REGION", _line("BILLING_REGION"), "test_quote")] == (
+        "set (value not recorded)"
+    )
+    assert b[("os.environ", "BILLING_REGION", _line("BILLING_REGION"), "test_quote")] == "unset"
+    assert a[("os.environ", "HOME", expanduser, "test_home")] == repr(str(home))
+    assert b[("os.environ", "HOME", expanduser, "test_home")] != repr(str(home))
+    clock = ("time.time()", None, _line("    time.time()"), "test_quote")
+    year_a, year_b = int(str(a[clock])[:4]), int(str(b[clock])[:4])
+    assert year_b - year_a in (5, 6), "host B's read saw its shifted clock"
+    assert str(a[clock]).endswith("Z")
+
+
 def test_python_312_audits_with_sys_monitoring(tmp_path: Path, venv312: Path) -> None:  # noqa: F811
     data = _run(tmp_path, "py312", python=str(venv312))
     assert data["audit"]["mechanism"] == "sys.monitoring + sys.addaudithook"
@@ -163,6 +209,7 @@ def test_python_312_audits_with_sys_monitoring(tmp_path: Path, venv312: Path) ->
         "a call at a site whose first call was to something else (a callable held in a variable)",
     ]
     assert _records(data) == EXPECTED
+    assert set(_test_reads(data)) == TEST_READS
 
 
 def test_without_the_audit_host_json_says_it_did_not_run(tmp_path: Path) -> None:

@@ -15,7 +15,13 @@ from entropy_action.manifest.pindiff import PinChange
 from entropy_action.render import markdown
 from entropy_action.verdict import remediation, rollup
 from entropy_action.verdict.classify import Evidence, classify
-from entropy_action.verdict.model import TEST_RESULT, OrderPair, TestResult, Verdict
+from entropy_action.verdict.model import (
+    TEST_RESULT,
+    CoupledRead,
+    OrderPair,
+    TestResult,
+    Verdict,
+)
 
 PAGES = Path(__file__).resolve().parent.parent / "golden" / "pages"
 TESTS = "test.py"
@@ -93,33 +99,41 @@ def freeze() -> Verdict:
     return _advised(classify(Evidence("pass", "pass", findings=(frozen,), tests=tuple(GREEN))))
 
 
-def _coupled(source: str, test: str, message: str, read: Finding) -> Verdict:
+def _coupled(source: str, test: str, message: str, read: CoupledRead) -> Verdict:
+    """An env_coupled verdict as the judge leaves it: attributed to `source`, and the read
+    behind it from both hosts' audits (verdict.coupled: the test's own read)."""
     failing = _case(test, "passed", "failed", message_b=message)
-    verdict = classify(Evidence("pass", "fail", findings=(read,), tests=(*GREEN, failing)))
-    return _advised(verdict.model_copy(update={"coupled_to": [source]}))
+    verdict = classify(Evidence("pass", "fail", tests=(*GREEN, failing)))
+    update = {"coupled_to": [source], "coupled_reads": [read]}
+    return _advised(verdict.model_copy(update=update))
 
 
 def env_clock() -> Verdict:
-    read = Finding(
-        kind="live_entropy",
+    read = CoupledRead(
+        source="clock",
         path=TESTS,
         line=250,
-        message="reads `datetime.date.today()` while the property pins the clock: take a Clock",
+        call="date.today()",
         test=f"{TESTS}::TOTPTests::test_expiry_year",
-        level="warning",
+        test_code=True,
+        at_base=False,
+        seen_a="2026-01-10T09:30:00Z",
+        seen_b="2031-01-27T16:43:00Z",
     )
     return _coupled("clock", "test_expiry_year", "AssertionError: 2031 != 2026", read)
 
 
 def env_variable() -> Verdict:
-    read = Finding(
-        kind="live_entropy",
+    read = CoupledRead(
+        source="env:HOME",
         path=TESTS,
         line=262,
-        message="reads `os.environ['HOME']`, which no pin fixes: pin it (pins.env) or pass the "
-        "value in",
+        call="os.environ['HOME']",
         test=f"{TESTS}::TOTPTests::test_account_name",
-        level="warning",
+        test_code=True,
+        at_base=False,
+        seen_a="'/home/alice'",
+        seen_b="'/tmp/entropy-gate-host-b/home'",
     )
     message = "AssertionError: 'otpauth://totp/alice%40home' != 'otpauth://totp/gate%40home'"
     return _coupled("env:HOME", "test_account_name", message, read)

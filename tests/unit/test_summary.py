@@ -252,6 +252,7 @@ def test_the_json_is_the_verdict_model_and_reads_back_equal():
         "inputs",
         "inputs_sha256",
         "coupled_to",
+        "coupled_reads",
         "order_dependence",
         "mutation",
         "host_b_variations",
