@@ -342,6 +342,25 @@ class TreeState(BaseModel):
         return self.changed_count > 0
 
 
+class ReplayPlan(BaseModel):
+    """Host B's own values for what the manifest left unpinned, as its run was started with
+    them: what `entropy-gate replay` needs to run a test as host B did on another machine
+    (the time zone, locale, umask and CPU count it picked depend on the machine and the
+    caller's environment). Data from a host job: each value is checked before any is used."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    clock_shift_seconds: int | None = Field(None, ge=0, le=100 * 365 * 86400)
+    tz: str | None = Field(None, pattern=r"^[A-Za-z0-9_+\-/]{1,64}$")
+    lang: str | None = Field(None, pattern=r"^[A-Za-z0-9_.@\-]{1,40}$")
+    umask: int | None = Field(None, ge=0, le=0o777)
+    hash_seed: int | None = Field(None, ge=0, le=4_294_967_295)
+    rng_seed: int | None = Field(None, ge=0, le=2**63)
+    test_order_seed: int | None = Field(None, ge=0, le=2**63)
+    file_order_seed: int | None = Field(None, ge=0, le=2**63)
+    cpu_count: int | None = Field(None, ge=1, le=65_536)
+
+
 class HostInfo(BaseModel):
     """The contents of host.json."""
 
@@ -445,6 +464,11 @@ class HostInfo(BaseModel):
         None,
         description="The checkout at the end of the run against `commit` (None: outside git, "
         "or an older gate)",
+    )
+    replay: ReplayPlan | None = Field(
+        None,
+        description="Host B: its values for the unpinned sources, for `entropy-gate replay` "
+        "(None: host A, or an older gate)",
     )
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from entropy_action.core import variations
 from entropy_action.core.errors import GateError
 from entropy_action.core.findings import Finding
-from entropy_action.core.hostinfo import Audit, HostInfo
+from entropy_action.core.hostinfo import Audit
 from entropy_action.evidence import hostreport, ids, junitcases
 from entropy_action.gate import orderdep
 from entropy_action.gate.orderdep import Rerun, Trial
@@ -50,8 +50,6 @@ class Orders:
 
     a: tuple[str, ...] = ()
     b: tuple[str, ...] = ()
-    rng_seed: int | None = None  # host B's, for the pair's replay command
-    hash_seed: int | None = None  # host B's PYTHONHASHSEED, for the same (None: not known)
 
 
 def disagreeing(verdict: Verdict) -> dict[str, str]:
@@ -120,19 +118,7 @@ def _explore(
 ) -> orderdep.Found:
     if orderdep.ORDER not in dimensions or orders is None or not orders.b:
         return orderdep.Found()
-    return orderdep.explore(rerun, want, orders.a, orders.b, orders.rng_seed, orders.hash_seed)
-
-
-def hash_seed_of(info: HostInfo) -> int | None:
-    """The PYTHONHASHSEED host B's run had: the pin, else host B's own when its report says it
-    varied the seed; None when the report does not say (an older gate's)."""
-    pinned = info.pins_applied.get("hash_seed")
-    if pinned is not None:
-        return int(pinned)
-    varied = {v.dimension: v.varied for v in info.variations}
-    if "hash_seed" not in varied:
-        return None
-    return isolate.UNPINNED_HASH_SEED if varied["hash_seed"] else isolate.HOST_A_HASH_SEED
+    return orderdep.explore(rerun, want, orders.a, orders.b)
 
 
 def _same(got: str | None, want: str) -> bool:

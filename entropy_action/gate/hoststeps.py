@@ -133,5 +133,4 @@ def _orders(info: HostInfo) -> attribution.Orders:
     seen = info.test_order
     if info.test_order_seed is None or seen is None:
         return attribution.Orders()
-    seeds = (info.rng_seed, attribution.hash_seed_of(info))
-    return attribution.Orders(tuple(seen.collected), tuple(seen.ran), *seeds)
+    return attribution.Orders(tuple(seen.collected), tuple(seen.ran))

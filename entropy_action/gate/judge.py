@@ -404,8 +404,7 @@ def _attributed(
         (attribution.Trial(frozenset(t.revert), tuple(t.keep_env), tuple(t.order)), t.outcomes)
         for t in found.trials
     ]
-    seeds = (report_b.info.rng_seed, attribution.hash_seed_of(report_b.info))
-    orders = attribution.Orders(tuple(found.order_a), tuple(found.order_b), *seeds)
+    orders = attribution.Orders(tuple(found.order_a), tuple(found.order_b))
     replayed = attribution.replay(trials)
     coupled = attribution.attribute(verdict, replayed, found.scrubbed, found.dimensions, orders)
     order = attribution.order_dependence(verdict, replayed, found.dimensions, orders)

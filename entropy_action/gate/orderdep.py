@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from entropy_action.verdict.model import OrderPair
 
 MAX_VICTIMS = 5
-REPLAY = "python -m pytest -p entropy_action.plugin --rootdir=. -p no:randomly"
+REPLAY = "entropy-gate replay --report host-b"  # host B's report folder, as gate --out names it
 ORDER = "test_order"
 
 
@@ -62,8 +62,6 @@ def explore(
     want: Mapping[str, str],
     order_a: Sequence[str],
     order_b: Sequence[str],
-    rng_seed: int | None = None,
-    hash_seed: int | None = None,
 ) -> Found:
     """The control trial, the trial in host A's order, and each victim's pair (see above)."""
     found = Found()
@@ -82,9 +80,7 @@ def explore(
         other = _bisect(before, _probe(rerun, victim, want[victim], polluted)) if before else None
         kind = "polluter" if polluted else "state_setter"
         found.pairs.append(OrderPair(victim=victim, other=other, kind=kind, replay=None))
-    found.pairs = [
-        p.model_copy(update={"replay": replay(p, rng_seed, hash_seed)}) for p in found.pairs
-    ]
+    found.pairs = [p.model_copy(update={"replay": replay(p)}) for p in found.pairs]
     return found
 
 
@@ -123,15 +119,13 @@ def _bisect(names: list[str], probe: Callable[[list[str]], bool]) -> str | None:
     return names[0] if names and probe(names) else None
 
 
-def replay(pair: OrderPair, rng_seed: int | None, hash_seed: int | None = None) -> str | None:
-    """A command that runs the pair in that order (pytest runs node ids in argument order),
-    under host B's hash seed where it is known (the trials ran under it: a pair that also
-    depends on set order would not replay under the shell's own)."""
+def replay(pair: OrderPair) -> str | None:
+    """The command that replays the pair as host B ran it (`entropy-gate replay`: the other
+    test first, then the victim, with host B's clock, environment, seeds and the rest from
+    its report folder)."""
     if pair.other is None:
         return None
-    env = f"PYTHONHASHSEED={hash_seed} " if hash_seed is not None else ""
-    seed = f" --entropy-gate-seed={rng_seed}" if rng_seed is not None else ""
-    return f"{env}{REPLAY}{seed} {shlex.quote(pair.other)} {shlex.quote(pair.victim)}"
+    return f"{REPLAY} --after {shlex.quote(pair.other)} {shlex.quote(pair.victim)}"
 
 
 def explain(pairs: Sequence[OrderPair], capped: int) -> list[str]:

@@ -28,7 +28,7 @@ from entropy_action.core.layout import EVIDENCE_FILES, HOST_JSON, JUNIT_XML, PYT
 from entropy_action.core.signals import killed_reason
 from entropy_action.core.variations import Variation
 from entropy_action.evidence import ids
-from entropy_action.hosts import channel, pinsseen, varied
+from entropy_action.hosts import channel, pinsseen, replayplan, varied
 from entropy_action.hosts.runsettings import Launch, RunSettings
 from entropy_action.testproc.protocol import CHILDREN_FILE, IMPORTS_FILE
 
@@ -240,6 +240,7 @@ def host_info(
         commit=commit,
         variations=dimensions,
         tree=tree,
+        replay=replayplan.of(launch.hostb),
     )
 
 

@@ -31,6 +31,7 @@ from entropy_action.hosts import (
     environments,
     isolate,
     pinsseen,
+    replayplan,
     supervise,
     temproot,
 )
@@ -206,20 +207,7 @@ def _launch(
     claim = temproot.plan(pins.temp_root, scratch / "tmp" if unshare else None)
     hostb, cwd, notes = None, settings.root.absolute(), _dropped_notes(settings)
     if settings.isolate:
-        env, hostb = isolate.prepare(
-            settings.root.absolute(),
-            settings.environ,
-            python,
-            scratch,
-            spaces,
-            pins,
-            private_tmp=claim is not None,
-            exclude=(settings.out, *settings.exclude),
-            modules=settings.property_modules,
-            revert=settings.revert,
-            keep_env=settings.keep_env,
-            off=settings.loaded.manifest.constraints.host_b_off,
-        )
+        env, hostb = _prepare_b(settings, python, scratch, spaces, private_tmp=claim is not None)
         cwd, notes = hostb.tree, []
     else:
         dropped = {*DROPPED_ON_A, *GATE_ENV}  # the gate's own are the gate's to set
@@ -262,6 +250,35 @@ def _launch(
     launch = Launch(argv, pytest[3:], env, cwd, umask, expected, claim, hostb, notes, scratch)
     launch.marker, launch.channel, launch.pid_namespace = marker, pipe, pid
     return launch
+
+
+def _prepare_b(
+    settings: RunSettings,
+    python: str,
+    scratch: Path,
+    spaces: isolate.Namespaces,
+    *,
+    private_tmp: bool,
+) -> tuple[dict[str, str], isolate.HostB]:
+    """Host B's environment and plan (isolate.prepare); a replay's with the reported host B's
+    own values for the unpinned sources (hosts.replayplan)."""
+    env, hostb = isolate.prepare(
+        settings.root.absolute(),
+        settings.environ,
+        python,
+        scratch,
+        spaces,
+        settings.loaded.manifest.pins,
+        private_tmp=private_tmp,
+        exclude=(settings.out, *settings.exclude),
+        modules=settings.property_modules,
+        revert=settings.revert,
+        keep_env=settings.keep_env,
+        off=settings.loaded.manifest.constraints.host_b_off,
+    )
+    if settings.replay is not None:
+        hostb = replayplan.apply(hostb, settings.replay, settings.loaded.manifest.pins)
+    return env, hostb
 
 
 def _dropped_notes(settings: RunSettings) -> list[str]:

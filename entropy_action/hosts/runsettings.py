@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from entropy_action.core.hostinfo import ReplayPlan
 from entropy_action.hosts import isolate, supervise, temproot
 from entropy_action.manifest.pinfile import LoadedManifest
 
@@ -44,6 +45,9 @@ class RunSettings:
     exclude: tuple[Path, ...] = ()  # more of the gate's output left out of host B's copy
     test_progress: bool = False  # tell `progress` how many tests ran, every few seconds
     order: tuple[str, ...] = ()  # run exactly these node ids in this order (testproc.order)
+    # host B's values for the unpinned sources from a report (`entropy-gate replay`): applied
+    # instead of the ones this machine would pick (hosts.replayplan)
+    replay: ReplayPlan | None = None
 
     @property
     def property_modules(self) -> tuple[str, ...]:

@@ -42,7 +42,7 @@ from entropy_action.core.findings import Finding
 from entropy_action.core.score import Survivor
 from entropy_action.manifest.pindiff import PinChange
 from entropy_action.render import markdown, paths, phrases, properties
-from entropy_action.verdict.model import FAILING, TestResult, Verdict
+from entropy_action.verdict.model import FAILING, OrderPair, TestResult, Verdict
 from entropy_action.verdict.rollup import deciding
 
 MAX_SUMMARY = 65_535  # characters of output.summary
@@ -230,7 +230,7 @@ def _own_annotations(verdict: Verdict, manifest_path: str | None) -> Iterator[An
     for survivor in verdict.mutation.strengthened if verdict.mutation else ():
         yield _stronger_annotation(survivor)
     for test in verdict.tests:
-        annotation = _test_annotation(test, manifest_path)
+        annotation = _test_annotation(test, manifest_path, verdict.order_dependence)
         if annotation is not None:
             yield annotation
 
@@ -273,7 +273,9 @@ def _stronger_annotation(survivor: Survivor) -> Annotation:
     )
 
 
-def _test_annotation(test: TestResult, manifest_path: str | None) -> Annotation | None:
+def _test_annotation(
+    test: TestResult, manifest_path: str | None, pairs: Sequence[OrderPair] = ()
+) -> Annotation | None:
     failing = [(name, key) for name, key in _HOSTS if test.outcome(key) in FAILING]
     if not failing:
         return None
@@ -286,7 +288,7 @@ def _test_annotation(test: TestResult, manifest_path: str | None) -> Annotation 
         [f"host {name}:\n{m}" for name, m in (("A", test.message_a), ("B", test.message_b)) if m]
         + [
             f"replay{f' on host {host}' if host else ''}: {command}"
-            for host, command in phrases.replays(test)
+            for host, command in phrases.replays(test, pairs)
         ]
     )
     path, line = _test_location(test, manifest_path)

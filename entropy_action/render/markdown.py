@@ -51,7 +51,10 @@ INVALID_INPUT = "invalid input: "  # verdict.classify's prefix of a reason the i
 PRE_EXISTING = "pre-existing — "  # the wording of `scan` and the text summary
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
 REPLAY_INTRO = (
-    "Each command replays a failing test under the seed it ran with, from the repository root:"
+    "Each command runs a failing test again as its host ran it (host B: its clock, scrubbed "
+    "environment and HOME, seeds, TZ, LANG, listing order and CPU count), from the repository "
+    "root, with the host's report folder as `host-a/` or `host-b/` (`entropy-gate gate --out "
+    "DIR` writes them; in CI, the host's artifact):"
 )
 
 
@@ -325,7 +328,8 @@ def _replays(verdict: Verdict) -> list[str]:
     """One fenced block of commands, each replaying a failing test under its seed."""
     shown = [t for t in verdict.tests if differs(t)][:MAX_TESTS_SHOWN]
     commands: list[str] = []
-    for test in shown:
+    victims = {pair.victim for pair in verdict.order_dependence if pair.replay}
+    for test in (t for t in shown if t.id not in victims):  # their pair's command follows
         for host, command in phrases.replays(test):
             commands += [f"# host {host}", command] if host else [command]
     for pair in verdict.order_dependence:

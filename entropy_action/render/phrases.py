@@ -11,10 +11,14 @@ import shlex
 from collections.abc import Sequence
 from typing import Literal
 
+from entropy_action.evidence import ids
 from entropy_action.verdict.model import FAILING, OrderPair, PropertyVerdict, TestResult
 
 # Run from the repository root: --rootdir=. gives the node ids (and so the seeds) the gate saw.
+# Under the seed alone (the plugin's own option): what the page printed before `replay`.
 REPLAY = "python -m pytest -p entropy_action.plugin --rootdir=. --entropy-gate-seed="
+# A failing test run again as its host ran it, from the host's report folder (gate.replay).
+REPLAY_HOST = "entropy-gate replay --report host-{host}"
 _HOSTS: tuple[tuple[str, Literal["a", "b"]], ...] = (("A", "a"), ("B", "b"))
 
 
@@ -36,18 +40,19 @@ def at_base_note(test: TestResult) -> str:
     return at_base(hosts) if hosts or test.failed_at_base else ""
 
 
-def replays(test: TestResult) -> list[tuple[str | None, str]]:
-    """One (host or None for every host, command) per distinct seed a failing test ran with:
-    the command replays it under that seed."""
-    seeds: dict[str, int] = {}
-    for name, key in _HOSTS:
-        seed = test.seed_a if key == "a" else test.seed_b
-        if seed is not None and test.outcome(key) in FAILING:
-            seeds[name] = seed.rng_seed
-    target = shlex.quote(test.raw_ids[0] if test.raw_ids else test.id)
-    if len(set(seeds.values())) == 1:
-        return [(None, f"{REPLAY}{next(iter(seeds.values()))} {target}")]
-    return [(name, f"{REPLAY}{seed} {target}") for name, seed in seeds.items()]
+def replays(test: TestResult, pairs: Sequence[OrderPair] = ()) -> list[tuple[str | None, str]]:
+    """The command that runs a failing test again as its host ran it (`entropy-gate replay`,
+    from the host's report folder): host B's when only host B failed it, else host A's (a
+    test failing on both fails on the laptop); an order pair's victim, the pair's (`pairs`:
+    Verdict.order_dependence); none for a test whose id names a host's own checkout.
+    (None, command): the command names its host."""
+    pair = next((p.replay for p in pairs if p.victim == test.id and p.replay), None)
+    if pair is not None:  # alone it passes: the pair, in host B's order, is what fails
+        return [(None, pair)]
+    host = "a" if test.host_a in FAILING else "b" if test.host_b in FAILING else None
+    if host is None or ids.ROOT_PLACEHOLDER in test.id or ids.TMP_PLACEHOLDER in test.id:
+        return []  # an id naming a host's own checkout: no other tree can select it
+    return [(None, f"{REPLAY_HOST.format(host=host)} {shlex.quote(test.id)}")]
 
 
 def order_pair(pair: OrderPair) -> str:

@@ -5,11 +5,13 @@ Rendering only; every decision was made by `verdict.classify`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from entropy_action.core.findings import Finding, Remediation
 from entropy_action.core.score import MutationScore
 from entropy_action.render import phrases
 from entropy_action.render.phrases import REPLAY
-from entropy_action.verdict.model import PropertyVerdict, TestResult, Verdict
+from entropy_action.verdict.model import OrderPair, PropertyVerdict, TestResult, Verdict
 from entropy_action.verdict.rollup import deciding
 
 __all__ = ["REPLAY", "render_json", "render_strength", "render_text"]
@@ -57,7 +59,7 @@ def _sections(
         headline[:at],
         _next_steps(verdict) if digest else [],
         headline[at:],
-        _tests(verdict.tests, verdict.findings),
+        _tests(verdict.tests, verdict.findings, verdict.order_dependence),
         _variations(verdict),
         _pin_changes(verdict),
         _findings(rest, verdict.strict_baseline),
@@ -147,7 +149,9 @@ def _next_steps(verdict: Verdict) -> list[str]:
     return lines
 
 
-def _tests(tests: list[TestResult], findings: list[Finding]) -> list[str]:
+def _tests(
+    tests: list[TestResult], findings: list[Finding], pairs: Sequence[OrderPair] = ()
+) -> list[str]:
     """The tests that differ or did not pass; those skipped on both hosts only when the
     patch is blamed for them (the rest were skipped at the base as well: a count)."""
     flagged = {
@@ -171,14 +175,14 @@ def _tests(tests: list[TestResult], findings: list[Finding]) -> list[str]:
         for host, message in (("A", test.message_a), ("B", test.message_b)):
             if message:
                 lines.append(f"      {host}: {_first_line(message)}")
-        lines.extend(_replays(test))
+        lines.extend(_replays(test, pairs))
     return lines
 
 
-def _replays(test: TestResult) -> list[str]:
+def _replays(test: TestResult, pairs: Sequence[OrderPair]) -> list[str]:
     return [
         f"      replay{f' on host {host}' if host else ''}: {command}"
-        for host, command in phrases.replays(test)
+        for host, command in phrases.replays(test, pairs)
     ]
 
 

@@ -17,7 +17,6 @@ import pytest
 from entropy_action.core import layout
 from entropy_action.gate import attribution
 from entropy_action.gate.attribution import Trial
-from entropy_action.hosts import isolate
 from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import TestResult, Verdict
 from tests.support.helpers import Repo, build_repo, copy_world, run_cli
@@ -279,7 +278,7 @@ def test_host_bs_job_names_the_state_setter_and_the_verdict_and_compare_agree(
     )
     [pair] = verdict["order_dependence"]
     assert (pair["victim"], pair["other"], pair["kind"]) == (victim, setter, "state_setter")
-    assert pair["replay"].startswith(f"PYTHONHASHSEED={isolate.UNPINNED_HASH_SEED} python -m")
+    assert pair["replay"] == f"entropy-gate replay --report host-b --after {setter} {victim}"
     out = repo.path.parent / "compare.json"
     result = repo.cli("compare", "--host-a", str(a), "--host-b", str(b), "--json", str(out))
     assert result.code == 1, result.err

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from entropy_action.core.findings import Finding
+from entropy_action.gate import orderdep
 from entropy_action.manifest.pindiff import PinChange
 from entropy_action.render import markdown
 from entropy_action.verdict import remediation, rollup
@@ -143,12 +144,9 @@ def env_order() -> Verdict:
     victim = _case("test_cache", "passed", "failed", message_b="AssertionError: 3 != 1")
     verdict = classify(Evidence("pass", "fail", tests=(*GREEN, victim)))
     pair = OrderPair(
-        victim=victim.id,
-        other=f"{TESTS}::TOTPTests::test_warm_cache",
-        kind="polluter",
-        replay=f"PYTHONHASHSEED=0 python -m pytest -p entropy_action.plugin --rootdir=. "
-        f"-p no:randomly {TESTS}::TOTPTests::test_warm_cache {victim.id}",
+        victim=victim.id, other=f"{TESTS}::TOTPTests::test_warm_cache", kind="polluter"
     )
+    pair = pair.model_copy(update={"replay": orderdep.replay(pair)})
     update = {"coupled_to": ["test_order"], "order_dependence": [pair]}
     return _advised(verdict.model_copy(update=update))
 

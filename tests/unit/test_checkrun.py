@@ -93,7 +93,8 @@ def test_a_failing_test_is_annotated_at_its_line_with_both_messages():
         "annotation_level": "failure",
         "message": f"{MODULE}::test_total failed on host B (host A passed, host B failed)",
         "title": "entropy-gate: property failed on host B",
-        "raw_details": "host B:\nAssertionError: 2026 != 2031",
+        "raw_details": "host B:\nAssertionError: 2026 != 2031\n\n"
+        f"replay: entropy-gate replay --report host-b {MODULE}::test_total",
     }
 
 
@@ -147,15 +148,17 @@ def test_the_summary_is_the_markdown_render():
     assert plan(v, head_sha=SHA).summary == markdown.render(v)
 
 
-def test_a_failing_test_with_a_seed_carries_its_replay_command():
+def test_a_failing_test_carries_the_command_that_replays_it_as_its_host_ran_it():
     seed = TestSeed(rng_seed=9173, seed=12)
     seeded = dataclasses.replace(FAILING_B, seed_a=seed, seed_b=seed)
     (annotation,) = plan(
         classify(Evidence("pass", "fail", tests=(seeded,))), head_sha=SHA
     ).annotations
     assert annotation.raw_details == (
-        f"host B:\nAssertionError: 2026 != 2031\n\nreplay: {REPLAY}9173 {MODULE}::test_total"
+        "host B:\nAssertionError: 2026 != 2031\n\n"
+        f"replay: entropy-gate replay --report host-b {MODULE}::test_total"
     )
+    assert REPLAY not in annotation.raw_details  # the seed alone does not reproduce host B
 
 
 def test_a_mutant_only_the_head_kills_is_a_stronger_notice_on_its_line():

@@ -8,9 +8,9 @@ import textwrap
 
 from entropy_action.core.findings import Finding
 from entropy_action.core.score import MutationScore, Survivor
-from entropy_action.render import markdown, phrases, summary
+from entropy_action.render import markdown, summary
 from entropy_action.verdict.classify import Evidence, classify
-from entropy_action.verdict.model import TestResult, TestSeed, Verdict
+from entropy_action.verdict.model import OrderPair, TestResult, TestSeed, Verdict
 from tests.support.verdict_samples import GREEN, MODULE, result
 from tests.unit.test_markdown import GFM, HOSTILE_ID, table_rows, tokens
 
@@ -85,16 +85,16 @@ def test_a_failing_test_gets_its_replay_command_in_a_code_block():
         f"""\
         ### Replay
 
-        Each command replays a failing test under the seed it ran with, from the repository root:
+        {markdown.REPLAY_INTRO}
 
         ```sh
-        {phrases.REPLAY}9173 {MODULE}::test_total
+        entropy-gate replay --report host-b {MODULE}::test_total
         ```
         """
     )
 
 
-def test_hosts_with_different_seeds_get_a_command_each():
+def test_a_test_failing_on_both_hosts_is_replayed_as_host_a_ran_it():
     other = result(
         "test_other",
         "failed",
@@ -105,16 +105,26 @@ def test_hosts_with_different_seeds_get_a_command_each():
     text = markdown.render(classify(Evidence("fail", "fail", tests=(other,))))
     fences = [t for t in tokens(text) if t.type == "fence"]
     assert [(f.info, f.content) for f in fences] == [
-        (
-            "sh",
-            f"# host A\n{phrases.REPLAY}1 {MODULE}::test_other\n"
-            f"# host B\n{phrases.REPLAY}1843 {MODULE}::test_other\n",
-        )
+        ("sh", f"entropy-gate replay --report host-a {MODULE}::test_other\n")
     ]
 
 
-def test_no_seed_no_replay():
-    text = markdown.render(coupled(result("test_total", "passed", "failed")))
+def test_an_order_pair_is_replayed_with_its_other_test_first():
+    pair = OrderPair(
+        victim=f"{MODULE}::test_total",
+        other=f"{MODULE}::test_warm",
+        kind="polluter",
+        replay=f"entropy-gate replay --report host-b --after {MODULE}::test_warm "
+        f"{MODULE}::test_total",
+    )
+    verdict = coupled(FAILING).model_copy(update={"order_dependence": [pair]})
+    block = section(markdown.render(verdict), "Replay")
+    assert f"# order: {MODULE}::test_total fails after {MODULE}::test_warm (polluter)\n" in block
+    assert f"--after {MODULE}::test_warm {MODULE}::test_total\n" in block
+
+
+def test_no_failing_test_no_replay():
+    text = markdown.render(classify(Evidence("pass", "pass", tests=(result("test_total"),))))
     assert "### Replay" not in text
 
 
@@ -198,7 +208,8 @@ HOSTILE = "x`` <img src=x onerror=alert(1)> | [l](javascript:x) @team\n### injec
 
 
 def test_hostile_data_in_every_new_field_stays_text():
-    hostile_test = dataclasses.replace(FAILING, id=HOSTILE_ID, raw_ids=[HOSTILE_ID + "\n```"])
+    hostile_id = HOSTILE_ID + "```\n```"  # the replay quotes the id: a fence inside its fence
+    hostile_test = dataclasses.replace(FAILING, id=hostile_id, raw_ids=[hostile_id])
     survivor = Survivor(mutant=HOSTILE, path="billing/fees.py", line=1, test=HOSTILE)
     live = LIVE.model_copy(update={"message": HOSTILE, "test": HOSTILE})
     verdict = classify(Evidence("pass", "fail", tests=(hostile_test,), findings=(live,)))

@@ -8,10 +8,8 @@ import math
 from collections.abc import Mapping
 
 from entropy_action.gate import attribution, orderdep
-from entropy_action.hosts import isolate
 from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import TEST_RESULT, OrderPair, Verdict
-from tests.unit.test_reports import host_info
 
 M = "tests/properties/test_p.py"
 OTHERS = [f"{M}::test_{n:02d}" for n in range(20)]
@@ -48,7 +46,7 @@ class Host:
 
 
 def orders(host: Host) -> attribution.Orders:
-    return attribution.Orders(tuple(host.order_a), tuple(host.order_b), 1843)
+    return attribution.Orders(tuple(host.order_a), tuple(host.order_b))
 
 
 def test_a_polluter_is_found_by_bisection_over_host_bs_order_and_named():
@@ -61,7 +59,7 @@ def test_a_polluter_is_found_by_bisection_over_host_bs_order_and_named():
     assert len(probes) <= math.ceil(math.log2(len(OTHERS))) + 1
     assert probes[-1].order == (OTHERS[13], VICTIM)
     assert found.pairs[0].replay == (
-        f"{orderdep.REPLAY} --entropy-gate-seed=1843 {OTHERS[13]} {VICTIM}"
+        f"entropy-gate replay --report host-b --after {OTHERS[13]} {VICTIM}"
     )
     host.trials.clear()
     # the victim passed alone: no other dimension is concluded from it; test_order is named
@@ -146,22 +144,9 @@ def test_victims_past_the_cap_are_counted_and_said():
     assert "3 more order-dependent" in orderdep.explain([], 3)[0]
 
 
-def test_the_pairs_replay_runs_under_host_bs_hash_seed_when_it_is_known():
-    pair = OrderPair(victim=VICTIM, other=OTHERS[3], kind="polluter", replay=None)
-    tail = f"{orderdep.REPLAY} --entropy-gate-seed=1843 {OTHERS[3]} {VICTIM}"
-    assert orderdep.replay(pair, 1843, 2767) == f"PYTHONHASHSEED=2767 {tail}"
-    assert orderdep.replay(pair, 1843, 0) == f"PYTHONHASHSEED=0 {tail}"
-    assert orderdep.replay(pair, 1843) == tail  # an older gate's report: not known, not said
-
-
-def test_host_bs_hash_seed_is_the_pin_else_its_own_when_it_varied_it():
-    names = [v.dimension for v in host_info("b", "/r").variations]
-    assert "hash_seed" in names
-    assert attribution.hash_seed_of(host_info("b", "/r")) == isolate.UNPINNED_HASH_SEED
-    pinned = {"tz": "UTC", "rng_seed": 9173, "hash_seed": 41}
-    assert attribution.hash_seed_of(host_info("b", "/r", pins_applied=pinned)) == 41
-    held = [
-        {"dimension": n, "varied": n != "hash_seed", "how": "-", "why_not": "held"} for n in names
-    ]
-    assert attribution.hash_seed_of(host_info("b", "/r", variations=held)) == 0
-    assert attribution.hash_seed_of(host_info("b", "/r", variations=[])) is None
+def test_the_pairs_replay_runs_the_other_test_first_as_host_b_ran_them():
+    pair = OrderPair(victim=VICTIM, other=f"{M}::test_a b", kind="polluter", replay=None)
+    assert orderdep.replay(pair) == (
+        f"entropy-gate replay --report host-b --after '{M}::test_a b' {VICTIM}"
+    )
+    assert orderdep.replay(pair.model_copy(update={"other": None})) is None
