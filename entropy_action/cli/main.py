@@ -11,6 +11,7 @@ from types import ModuleType
 
 from entropy_action import __version__
 from entropy_action.cli.commands import (
+    accept,
     app_token,
     backtest,
     cache_key,
@@ -48,6 +49,7 @@ COMMANDS: tuple[ModuleType, ...] = (
     verdict,
     replay,
     publish,
+    accept,
     app_token,
     resolve_run,
     cache_key,

@@ -59,6 +59,7 @@ class PublishSettings:
     environ: Mapping[str, str] = field(default_factory=dict)  # for GITHUB_STEP_SUMMARY
     judged: JudgedMerge | None = None  # the merge the verdict judged (the event's, or given)
     read_api: ApiSettings | None = None  # reads the pull requests (sharing); default: api
+    accept_action: bool = False  # a rejection offers "Accept after review" (github.acceptance)
 
 
 def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> PublishSettings:
@@ -74,14 +75,17 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Publi
         head_sha=head,
         check_name=args.check_name,
         manifest_path=_manifest_path(args.manifest),
-        api=_api(environ, args.token_env),
+        api=api_settings(environ, args.token_env),
         environ=environ,
         judged=judged_merge(args, environ, head),
-        read_api=_api(environ, args.read_token_env),
+        read_api=api_settings(environ, args.read_token_env),
+        accept_action=bool(getattr(args, "accept_action", False)),
     )
 
 
-def _api(environ: Mapping[str, str], token_env: str) -> ApiSettings | None:
+def api_settings(environ: Mapping[str, str], token_env: str) -> ApiSettings | None:
+    """Where and with which token (the variable `token_env` names) to call the API; None
+    without a token."""
     token = Secret(environ.get(token_env, ""))
     if not token:
         return None
@@ -253,6 +257,7 @@ def publish(settings: PublishSettings) -> int:
         manifest_path=settings.manifest_path,
         judged=settings.judged,
         withheld=withheld,
+        accept_action=settings.accept_action,
     )
     if settings.api is None:
         return _fallback(plan, summary, settings, "no token (set GITHUB_TOKEN or --token-env)")

@@ -34,6 +34,7 @@ class PullRequest:
     base_ref: str
     base_sha: str
     merge_commit_sha: str | None  # GitHub's test merge while open (None: not computed yet)
+    author: str = ""  # the login that opened it (`user.login`; "" when GitHub gave none)
 
 
 def pull(client: Client, repository: str, number: int) -> PullRequest:
@@ -124,7 +125,13 @@ def parse(found: Any) -> PullRequest:
         base_ref=str(fields[3]),
         base_sha=str(fields[2]),
         merge_commit_sha=merge,
+        author=_login(found.get("user")),
     )
+
+
+def _login(user: Any) -> str:
+    login = user.get("login") if isinstance(user, dict) else None
+    return login if isinstance(login, str) and len(login) <= 100 else ""
 
 
 def _repo(side: dict[str, Any]) -> str:

@@ -51,7 +51,14 @@ MAX_PER_REQUEST = 50  # annotations per POST or PATCH
 MAX_MESSAGE_BYTES = 64 * 1024  # an annotation's message and raw_details
 MAX_TITLE = 255  # characters of an annotation's title
 Level = Literal["notice", "warning", "failure"]
-Conclusion = Literal["success", "failure"]
+Conclusion = Literal["success", "failure", "neutral"]  # neutral: a maintainer's acceptance
+# The requested action a rejected check run offers a maintainer (GitHub: at most 3 actions;
+# label and identifier at most 20 characters, description 40); github.acceptance handles it.
+ACCEPT_ACTION = {
+    "label": "Accept after review",
+    "description": "A maintainer accepts this head as is",
+    "identifier": "entropy-gate-accept",
+}
 _HOSTS: tuple[tuple[str, Literal["a", "b"]], ...] = (("A", "a"), ("B", "b"))
 _TITLE = "entropy-gate: "  # how every annotation's title starts
 
@@ -120,6 +127,7 @@ class CheckRunPlan:
     summary: str
     annotations: tuple[Annotation, ...] = field(default_factory=tuple)
     text: str = ""  # output.text: what a many-property summary left out ("" sends none)
+    actions: tuple[dict[str, str], ...] = ()  # requested actions (buttons), on the POST
 
     def batches(self) -> list[tuple[Annotation, ...]]:
         """The annotations cut into requests: always one (maybe empty) for the POST."""
@@ -144,6 +152,7 @@ class CheckRunPlan:
             "status": "completed",
             "conclusion": self.conclusion,
             "output": self._output(self.batches()[0]),
+            **({"actions": [dict(a) for a in self.actions]} if self.actions else {}),
         }
 
     def update_bodies(self) -> Iterator[dict[str, Any]]:
@@ -161,6 +170,7 @@ def plan(
     summary: str | None = None,
     judged: JudgedMerge | None = None,
     withheld: str | None = None,
+    accept_action: bool = False,
 ) -> CheckRunPlan:
     """The check run for `verdict` on commit `head_sha`. `summary` defaults to the Markdown
     render of the verdict; it is truncated to GitHub's limit either way. A many-property
@@ -168,7 +178,8 @@ def plan(
     out go in output.text, as far as they fit. `judged` names the merge the verdict is about
     (the summary's first line); `withheld` is why a merge candidate is not a success on this
     commit (another pull request shares it, the base changed): the conclusion is then
-    `failure`, the title and the summary's first line say why."""
+    `failure`, the title and the summary's first line say why. `accept_action`: a rejection
+    offers the maintainer's "Accept after review" (ACCEPT_ACTION; github.acceptance)."""
     details = ""
     if summary is None and verdict.properties:
         fitted = properties.fit(verdict, MAX_SUMMARY, where=properties.WHERE_CHECK_RUN)
@@ -189,6 +200,7 @@ def plan(
         summary=markdown.truncate(text, MAX_SUMMARY),
         annotations=tuple(list_annotations(verdict, manifest_path=manifest_path)),
         text=details,
+        actions=(ACCEPT_ACTION,) if accept_action and not success else (),
     )
 
 

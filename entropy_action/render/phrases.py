@@ -44,13 +44,16 @@ def replays(test: TestResult, pairs: Sequence[OrderPair] = ()) -> list[tuple[str
     """The command that runs a failing test again as its host ran it (`entropy-gate replay`,
     from the host's report folder): host B's when only host B failed it, else host A's (a
     test failing on both fails on the laptop); an order pair's victim, the pair's (`pairs`:
-    Verdict.order_dependence); none for a test whose id names a host's own checkout.
+    Verdict.order_dependence); none for a test the gate's plugin did not report on that host
+    (no seed: a report the gate did not write) or whose id names a host's own checkout.
     (None, command): the command names its host."""
     pair = next((p.replay for p in pairs if p.victim == test.id and p.replay), None)
     if pair is not None:  # alone it passes: the pair, in host B's order, is what fails
         return [(None, pair)]
     host = "a" if test.host_a in FAILING else "b" if test.host_b in FAILING else None
-    if host is None or ids.ROOT_PLACEHOLDER in test.id or ids.TMP_PLACEHOLDER in test.id:
+    if host is None or (test.seed_a if host == "a" else test.seed_b) is None:
+        return []  # a test the gate's own run did not report (no seed): nothing to replay
+    if ids.ROOT_PLACEHOLDER in test.id or ids.TMP_PLACEHOLDER in test.id:
         return []  # an id naming a host's own checkout: no other tree can select it
     return [(None, f"{REPLAY_HOST.format(host=host)} {shlex.quote(test.id)}")]
 

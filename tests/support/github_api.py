@@ -28,6 +28,12 @@ library: whatever `entropy-gate publish` sends goes over the wire and is recorde
   paginated by `per_page` and `page`; with `git=DIR` (`--git DIR`, a repository: the one act's
   "origin" stands for), `GET .../contents/{path}?ref=REF` answers the file's real blob sha
   (`git rev-parse REF:PATH`), 404 when there is none.
+- Check runs and permissions (tests/support/github_checks.py): `GET .../check-runs/{id}`
+  (with the `app` whose token created it: GitHub Actions for the workflow's, the App for its
+  installation token, and the open same-repository pull requests of its head), `GET
+  .../commits/{sha}/check-runs?check_name=`, and `GET .../collaborators/{login}/permission`
+  from the World's `permissions` (404 for anyone else); the World's `check_runs` are held
+  from the start, as if posted before.
 - With `artifacts=DIR` (`--artifacts DIR`: act's `--artifact-server-path` of an earlier run,
   `DIR/<run_id>/<name>/*.zip`), the two calls actions/download-artifact v4 makes for
   `run-id:` + `name:` (read from its bundled dist): `GET /repos/{o}/{r}/actions/runs/{run_id}/
@@ -62,7 +68,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from tests.support import github_reads
+from tests.support import github_checks, github_reads
 from tests.support.github_reads import World, event_object, pull_object
 from tests.support.openapi import OPENAPI, VENDORED, load_schemas, violations
 
@@ -169,6 +175,7 @@ class CheckRun:
     repo: str
     fields: dict[str, Any]
     annotations: list[dict[str, Any]] = field(default_factory=list)
+    app: dict[str, Any] = field(default_factory=lambda: dict(github_checks.ACTIONS_APP))
 
     def apply(self, body: Mapping[str, Any]) -> None:
         output = dict(body.get("output") or {})
@@ -202,7 +209,10 @@ class GitHubAPI:
         self.log = log
         self.persistent = persistent
         self.requests: list[Request] = []
-        self.check_runs: dict[int, CheckRun] = {}
+        self.check_runs: dict[int, CheckRun] = {
+            run["id"]: CheckRun(run["id"], run["repo"], dict(run["fields"]), app=dict(run["app"]))
+            for run in (pulls.check_runs if pulls is not None else [])
+        }
         self._script: list[Reply] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -324,7 +334,12 @@ class GitHubAPI:
         if not request.credential:
             return 401, {"message": "Bad credentials", "documentation_url": _DOCS}, {}
         reads = github_reads.answer(self.world, self.git, request.method, request.path)
-        return self._artifacts(request) or reads or self._route(request)
+        with self._lock:
+            held = {i: (r.repo, dict(r.fields), dict(r.app)) for i, r in self.check_runs.items()}
+        checks = github_checks.answer(
+            request.method, request.path, held, self.world or World(), self.url
+        )
+        return self._artifacts(request) or reads or checks or self._route(request)
 
     def _credential(self, authorization: str) -> str:
         """Whose token `authorization` carries: the workflow's, the App's installation token
@@ -351,14 +366,16 @@ class GitHubAPI:
         if request.violations:
             errors = [{"message": v} for v in request.violations]
             return 422, {"message": "Invalid request.", "errors": errors}, {}
-        return self._store(repo, run_id, request.body)
+        return self._store(repo, run_id, request.body, request.credential)
 
     def _store(
-        self, repo: str, run_id: int | None, body: dict[str, Any]
+        self, repo: str, run_id: int | None, body: dict[str, Any], credential: str = "workflow"
     ) -> tuple[int, Any, Mapping[str, str]]:
         with self._lock:
             if run_id is None:
-                run = CheckRun(id=len(self.check_runs) + 1, repo=repo, fields={})
+                app = github_checks.app_of(credential, self.app.app_id if self.app else None)
+                new_id = max(self.check_runs, default=0) + 1
+                run = CheckRun(id=new_id, repo=repo, fields={}, app=app)
                 self.check_runs[run.id] = run
                 status = 201
             elif run_id in self.check_runs and self.check_runs[run_id].repo == repo:

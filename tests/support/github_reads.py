@@ -42,9 +42,11 @@ def pull_object(
     merge_commit_sha: str | None,
     head_repo: str | None = None,
     state: str = "open",
+    author: str = "octocat",
 ) -> dict[str, Any]:
     """A pull request as `GET /repos/{owner}/{repo}/pulls/{n}` returns it (the fields the
-    docs list that a reader may use; `head_repo`: a fork's owner/name)."""  # fmt: skip
+    docs list that a reader may use; `head_repo`: a fork's owner/name; `author`: who opened
+    it, `user.login`)."""  # fmt: skip
     head_repo = head_repo or repo
 
     def side(full_name: str, ref: str, sha: str) -> dict[str, Any]:
@@ -62,7 +64,7 @@ def pull_object(
     return {
         "url": f"https://api.github.invalid/repos/{repo}/pulls/{number}",
         "id": 1000 + number, "node_id": f"PR_{number}", "number": number, "state": state,
-        "locked": False, "title": f"pull request {number}", "user": {"login": "octocat"},
+        "locked": False, "title": f"pull request {number}", "user": {"login": author},
         "html_url": f"https://github.invalid/{repo}/pull/{number}", "draft": False,
         "merged": False, "mergeable": merge_commit_sha is not None,
         "merge_commit_sha": merge_commit_sha,
@@ -79,18 +81,30 @@ def event_object(number: int, event: str, created_at: str) -> dict[str, Any]:
 
 @dataclass
 class World:
-    """The pull requests and their issue events a GitHub repository holds."""
+    """The pull requests and their issue events a GitHub repository holds; the people and
+    their role on it (`permissions`: login -> admin, maintain, write, triage or read; anyone
+    else is no collaborator); the check runs already on its commits (`check_runs`: as
+    tests.support.github_checks.stored_run makes them)."""
 
     pulls: list[dict[str, Any]] = field(default_factory=list)
     events: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    permissions: dict[str, str] = field(default_factory=dict)
+    check_runs: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def read(cls, path: Path) -> World:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return cls(list(data.get("pulls", [])), dict(data.get("events", {})))
+        return cls(
+            list(data.get("pulls", [])),
+            dict(data.get("events", {})),
+            dict(data.get("permissions", {})),
+            list(data.get("check_runs", [])),
+        )
 
     def write(self, path: Path) -> Path:
-        path.write_text(json.dumps({"pulls": self.pulls, "events": self.events}), "utf-8")
+        data = {"pulls": self.pulls, "events": self.events, "permissions": self.permissions,
+                "check_runs": self.check_runs}  # fmt: skip
+        path.write_text(json.dumps(data), "utf-8")
         return path
 
 

@@ -52,11 +52,43 @@ def push(repo: Path, remote: Path, refs: dict[str, str]) -> None:
 def pull_request(
     repo: str, number: int, *, head: str, head_ref: str, base: str, base_ref: str = "main",
     merge_commit: str | None, head_repo: str | None = None, state: str = "open",
+    author: str = "octocat",
 ) -> dict[str, Any]:  # fmt: skip
     return pull_object(
         repo, number, head_sha=head, head_ref=head_ref, base_sha=base, base_ref=base_ref,
-        merge_commit_sha=merge_commit, head_repo=head_repo, state=state,
+        merge_commit_sha=merge_commit, head_repo=head_repo, state=state, author=author,
     )  # fmt: skip
+
+
+def requested_action(
+    repository: str, *, check_run: int, head: str, sender: str, sender_type: str = "User",
+    identifier: str = "entropy-gate-accept", name: str = "entropy-gate",
+) -> dict[str, Any]:  # fmt: skip
+    """A `check_run` requested_action payload as GitHub sends it when someone presses a
+    check run's button (the fields the override reads, and a few it must not believe)."""
+    return {
+        "action": "requested_action",
+        "check_run": {"id": check_run, "head_sha": head, "name": name, "status": "completed",
+                      "conclusion": "failure", "pull_requests": []},
+        "requested_action": {"identifier": identifier},
+        "repository": {"full_name": repository},
+        "sender": {"login": sender, "type": sender_type},
+    }  # fmt: skip
+
+
+def labeled(
+    repository: str, *, number: int, head: str, sender: str, label: str = "entropy-gate: accept",
+    author: str = "octocat", sender_type: str = "User",
+) -> dict[str, Any]:  # fmt: skip
+    """A `pull_request_target` labeled payload: who added which label to which pull request."""
+    return {
+        "action": "labeled",
+        "number": number,
+        "label": {"name": label},
+        "pull_request": {"number": number, "head": {"sha": head}, "user": {"login": author}},
+        "repository": {"full_name": repository},
+        "sender": {"login": sender, "type": sender_type},
+    }  # fmt: skip
 
 
 def workflow_run(

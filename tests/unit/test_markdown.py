@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import dataclasses
-import shlex
 import textwrap
 
 import pytest
@@ -71,14 +70,6 @@ def test_env_coupled_renders_exactly():
 
         ```text
         AssertionError: 2026 != 2031
-        ```
-
-        ### Replay
-
-        {markdown.REPLAY_INTRO}
-
-        ```sh
-        entropy-gate replay --report host-b tests/properties/test_invoice_total.py::test_total
         ```
 
         ### Reasons
@@ -167,10 +158,9 @@ def test_hostile_test_ids_and_messages_stay_text():
     assert [len(row) for row in rows] == [5, 5, 4, 4]  # no pipe broke out of a cell
     assert rows[3][0] == HOSTILE_ID  # shown literally
     fences = [t.content for t in tokens(text) if t.type == "fence"]
-    replay = f"entropy-gate replay --report host-b {shlex.quote(HOSTILE_ID)}\n"
-    assert fences == [HOSTILE_MESSAGE + "\n", replay, HOSTILE_MESSAGE + "\n"]  # + host error
+    assert fences == [HOSTILE_MESSAGE + "\n", HOSTILE_MESSAGE + "\n"]  # message, host error
     headings = [t for t in tokens(text) if t.type == "heading_open"]
-    assert [h.tag for h in headings] == ["h2", "h3", "h3", "h3", "h3", "h3"]  # none injected
+    assert [h.tag for h in headings] == ["h2", "h3", "h3", "h3", "h3"]  # no injected heading
     html = GFM.render(text)
     assert "&lt;b&gt;bold&lt;/b&gt; @someone [click](http://evil) ![img](x) | cell" in html
 

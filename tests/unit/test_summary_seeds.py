@@ -30,13 +30,17 @@ def test_a_test_host_b_alone_failed_is_replayed_from_host_bs_folder() -> None:
 
 
 def test_a_test_failing_on_both_hosts_is_replayed_as_host_a_ran_it() -> None:
-    both = result(host_a="error", host_b="failed")
+    seeds = {"seed_a": TestSeed(rng_seed=0, seed=1), "seed_b": TestSeed(rng_seed=1843, seed=2)}
+    both = result(host_a="error", host_b="failed", **seeds)
     text = render_text(classify(Evidence(host_a="fail", host_b="fail", tests=(both,))))
     assert f"      replay: entropy-gate replay --report host-a '{ID}'\n" in text
     assert "host-b" not in text
 
 
-def test_a_passing_test_gets_no_replay_line() -> None:
+def test_a_passing_test_or_one_the_gate_did_not_report_gets_no_replay_line() -> None:
     passing = result(host_a="passed", host_b="passed")
     text = render_text(classify(Evidence(host_a="pass", host_b="pass", tests=(passing,))))
+    assert "replay" not in text
+    unseeded = result(host_a="passed", host_b="failed")  # no seed: not the gate's own report
+    text = render_text(classify(Evidence(host_a="pass", host_b="fail", tests=(unseeded,))))
     assert "replay" not in text

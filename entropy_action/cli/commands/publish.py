@@ -85,6 +85,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the commit the hosts ran, named in the check run (default: GITHUB_SHA)",
     )
     parser.add_argument(
+        "--accept-action",
+        action="store_true",
+        help="a rejection offers the maintainer's 'Accept after review' action (GitHub sends "
+        "its check_run requested_action to workflows only for check runs an App posted, not "
+        "GitHub Actions' token: the action passes it with app-id)",
+    )
+    parser.add_argument(
         "--read-token-env",
         default="GITHUB_TOKEN",
         metavar="NAME",
