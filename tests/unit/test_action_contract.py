@@ -19,7 +19,12 @@ else:
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = ROOT / "action.yml"
 WORKFLOWS = ROOT / ".github" / "workflows"
-SHIPPED = ("entropy-gate.yml", "entropy-gate-hosts.yml", "entropy-gate-trusted.yml")  # called
+SHIPPED = (  # the reusable workflows the templates call
+    "entropy-gate.yml",
+    "entropy-gate-hosts.yml",
+    "entropy-gate-trusted.yml",
+    "entropy-gate-accept.yml",
+)
 TEMPLATES = ROOT / "workflow-templates"  # what users copy
 CI_DOCS = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")  # the input tables
 OWN_ACTION = "entropy-gate/entropy-gate"
@@ -162,7 +167,7 @@ def test_permissions_are_empty_at_the_top_and_granted_per_job(workflow: str) -> 
         writes = {scope for scope, level in granted.items() if level == "write"}
         assert writes <= {"checks"}, f"{name}: {granted}"
         if writes:
-            assert name in ("verdict", "publish"), f"{name} may not write checks"
+            assert name in ("verdict", "publish", "accept"), f"{name} may not write checks"
         if workflow == "entropy-gate-hosts.yml":
             assert granted == {"contents": "read"}, f"{name}: the hosts run PR code"
 
@@ -216,6 +221,11 @@ def test_the_hosts_workflow_posts_nothing() -> None:
         ("entropy-gate-required.yml", {"pull_request", "merge_group"}, "entropy-gate.yml"),
         ("entropy-gate-split-hosts.yml", {"pull_request"}, "entropy-gate-hosts.yml"),
         ("entropy-gate-split-trusted.yml", {"workflow_run"}, "entropy-gate-trusted.yml"),
+        (
+            "entropy-gate-accept.yml",
+            {"check_run", "pull_request_target"},
+            "entropy-gate-accept.yml",
+        ),
     ],
 )
 def test_each_template_calls_its_workflow_on_its_events(
@@ -227,6 +237,27 @@ def test_each_template_calls_its_workflow_on_its_events(
     assert (TEMPLATES / template).read_text(encoding="utf-8").startswith("# ")
     (job,) = doc["jobs"].values()
     assert job["uses"] == f"{OWN_ACTION}/.github/workflows/{called}@v1"
+
+
+def test_the_accept_workflow_checks_nothing_out_and_runs_only_on_its_two_events() -> None:
+    """The override runs from the default branch (check_run, pull_request_target) with a
+    token that writes checks: no checkout, no step but the gate's own `accept`."""
+    doc = _load(WORKFLOWS / "entropy-gate-accept.yml")
+    (job,) = doc["jobs"].values()
+    assert "github.event_name == 'check_run'" in job["if"]
+    assert "github.event_name == 'pull_request_target'" in job["if"]
+    assert "github.event.label.name == inputs.label" in job["if"]
+    assert job["permissions"] == {"checks": "write", "pull-requests": "read"}
+    (step,) = job["steps"]
+    assert step["uses"] == f"{OWN_ACTION}@v1"
+    assert step["with"]["command"] == "accept"
+    template = _load(TEMPLATES / "entropy-gate-accept.yml")
+    triggers = template.get("on") or template[True]
+    assert triggers == {
+        "check_run": {"types": ["requested_action"]},
+        "pull_request_target": {"types": ["labeled"]},
+    }
+    assert "actions/checkout" not in (TEMPLATES / "entropy-gate-accept.yml").read_text("utf-8")
 
 
 def test_the_split_templates_name_each_other() -> None:
