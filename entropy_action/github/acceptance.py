@@ -206,7 +206,7 @@ def plan(
         if trigger.how == "action"
         else f"the label {markdown.code(policy.label)}"
     )
-    role = f", role `{markdown.text(permission.role_name)}`" if permission.role_name else ""
+    role = f", role {markdown.code(permission.role_name)}" if permission.role_name else ""
     was = markdown.text(accepted.title) or "(no title)"
     run = f"check run {accepted.id}"
     run = f"[{run}]({accepted.html_url})" if _safe(accepted.html_url) else run
@@ -219,7 +219,7 @@ def plan(
             "",
             f"- **Accepted:** {run}, `{accepted.conclusion}`: {was}",
             f"- **Head:** `{pull.head_sha}` of pull request \\#{pull.number} "
-            f"(`{markdown.text(pull.head_ref)}` into `{markdown.text(pull.base_ref)}`): this "
+            f"({markdown.code(pull.head_ref)} into {markdown.code(pull.base_ref)}): this "
             "commit only; the next push is judged again.",
             f"- **Why:** a person with {policy.minimum} permission or more, not the pull "
             "request's author, reviewed the gate's verdict and accepted it for this head; the "
