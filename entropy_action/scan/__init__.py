@@ -32,7 +32,14 @@ from entropy_action.scan.runtime import (
     outcomes_by_test,
 )
 from entropy_action.scan.source import CommitTree, head_tree
-from entropy_action.scan.weakening import compare, removed, renames, retired, same_place
+from entropy_action.scan.weakening import (
+    compare,
+    deduplicated,
+    removed,
+    renames,
+    retired,
+    same_place,
+)
 from entropy_action.verdict.model import TestResult
 from entropy_action.verdict.removed import Seam
 
@@ -62,6 +69,8 @@ class ScanResult:
     renamed: tuple[tuple[str, str], ...] = ()
     # properties whose dropped checks name a message the patch removed from production
     retired: frozenset[str] = frozenset()
+    # property -> its base's distinct cases, where the cases it no longer runs were repeats
+    repeats: tuple[tuple[str, int], ...] = ()
 
 
 def scan(check: PinCheck) -> ScanResult:
@@ -119,6 +128,9 @@ def scan(check: PinCheck) -> ScanResult:
         head.guards,
         tuple(sorted(kept.items())),
         frozenset(gone_checks),
+        tuple(sorted(deduplicated(base.counted, head.counted).items()))
+        if head.module_parsed
+        else (),
     )
 
 
@@ -164,7 +176,13 @@ def runtime_rule(
         )
         if base_cases is not None:
             found += cases_not_executed(
-                scanned.tests, results, base_cases, broken_hosts, scanned.findings, scanned.retired
+                scanned.tests,
+                results,
+                base_cases,
+                broken_hosts,
+                scanned.findings,
+                scanned.retired,
+                dict(scanned.repeats),
             )
         return found + assertions_skipped(results)  # counts exist only where the base ran
 

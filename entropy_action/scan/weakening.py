@@ -35,6 +35,9 @@ class Counted:
     around: dict[str, str] = field(default_factory=dict)
     # name -> each assertion in the test's own body: (its normalized source, its strings)
     checks: dict[str, tuple[tuple[str, frozenset[str]], ...]] = field(default_factory=dict)
+    # name -> its own parametrize lists, (argnames, each value normalized), where each is a
+    # literal list; None where one is not (a name, a call) or a class parametrizes it
+    cases: dict[str, tuple[tuple[str, tuple[str, ...]], ...] | None] = field(default_factory=dict)
 
 
 def count(ctx: Context) -> Counted:
@@ -48,7 +51,50 @@ def count(ctx: Context) -> Counted:
     broad = {t.name: _broad_lines(ctx, t) for t in ctx.tests}
     around = {t.name: _around(ctx, t) for t in ctx.tests}
     checks = {t.name: _checks(ctx, t) for t in ctx.tests}
-    return Counted(module.path, tests, assertions, bodies, values, broad, around, checks)
+    cases = {t.name: _cases(t) for t in ctx.tests}
+    return Counted(module.path, tests, assertions, bodies, values, broad, around, checks, cases)
+
+
+def _cases(test: PropertyTest) -> tuple[tuple[str, tuple[str, ...]], ...] | None:
+    func = test.func
+    if any(_parametrize(d) for cls in func.classes for d in cls.decorator_list):
+        return None
+    out = []
+    try:
+        for decorator in func.node.decorator_list:
+            if not isinstance(decorator, ast.Call) or not _parametrize(decorator):
+                continue
+            args = decorator.args
+            if len(args) < 2 or not isinstance(args[1], (ast.List, ast.Tuple)):
+                return None
+            out.append((ast.dump(args[0]), tuple(ast.dump(e) for e in args[1].elts)))
+    except RecursionError:
+        return None
+    return tuple(out)
+
+
+def _parametrize(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and _terminal(node.func) == "parametrize"
+
+
+def deduplicated(base: Counted, head: Counted) -> dict[str, int]:
+    """Property -> how many distinct cases its base version had, where the base listed a case
+    twice and the head's lists still hold every distinct one (the same argnames, literal
+    lists): the cases that no longer run are repeats (humanize 0e027051034b dropped eight
+    repeated `naturaldelta` cases), which checked nothing the others did not."""
+    out: dict[str, int] = {}
+    for name in base.tests.keys() & head.tests.keys():
+        before, after = base.cases.get(name), head.cases.get(name)
+        if not before or after is None or [a for a, _ in before] != [a for a, _ in after]:
+            continue
+        if all(len(set(b)) == len(b) for _, b in before):
+            continue  # nothing repeated: a case gone is a case gone
+        if all(set(b) <= set(h) for (_, b), (_, h) in zip(before, after, strict=True)):
+            distinct = 1
+            for _, values in before:
+                distinct *= len(set(values))
+            out[name] = distinct
+    return out
 
 
 def _checks(ctx: Context, test: PropertyTest) -> tuple[tuple[str, frozenset[str]], ...]:

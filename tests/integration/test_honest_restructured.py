@@ -319,3 +319,64 @@ def test_retiring_a_message_does_not_excuse_another_dropped_check(
         "reasons"
     ]
     assert verdict["classification"] != "merge_candidate"
+
+
+# --- repeated parametrize cases removed -----------------------------------------------------
+# humanize (github.com/python-humanize/humanize, 0e027051034b "Update config (#262)"): the
+# `naturaldelta` test listed eight of its cases twice; the commit drops the repeats, and
+# fewer cases run than at the base, every distinct one still among them.
+
+DELTA = """\
+    def natural(seconds):
+        if seconds < 60:
+            return f"{seconds} seconds"
+        return "a minute" if seconds < 120 else f"{seconds // 60} minutes"
+    """
+REPEATED = """\
+    import pytest
+
+    from delta import natural
+
+
+    @pytest.mark.parametrize(
+        ("seconds", "expected"),
+        [
+            (30, "30 seconds"),
+            (90, "a minute"),
+            (180, "3 minutes"),
+            (90, "a minute"),
+            (30, "30 seconds"),
+        ],
+    )
+    def test_natural(seconds, expected):
+        assert natural(seconds) == expected
+    """
+
+
+def _delta_repo(repo: Repo, tmp_path: Path) -> str:
+    repo.write("delta.py", DELTA)
+    repo.write("tests/test_delta.py", REPEATED)
+    repo.write("entropy.yaml", manifest("tests/test_delta.py", tmp_path / "pins"))
+    return repo.commit("natural deltas")
+
+
+def test_repeated_cases_removed_are_no_cases_lost(repo: Repo, tmp_path: Path) -> None:
+    base = _delta_repo(repo, tmp_path)
+    lines = REPEATED.splitlines(keepends=True)
+    repo.write("tests/test_delta.py", "".join(lines[:11] + lines[13:]))
+    repo.commit("tests: drop the repeated cases")
+    verdict = gate(repo, base)
+    assert kinds(verdict) == [], verdict["reasons"]
+    assert verdict["classification"] == "merge_candidate", verdict["reasons"]
+
+
+def test_a_distinct_case_dropped_beside_the_repeats_is_still_not_executed(
+    repo: Repo, tmp_path: Path
+) -> None:
+    base = _delta_repo(repo, tmp_path)
+    lines = REPEATED.splitlines(keepends=True)
+    repo.write("tests/test_delta.py", "".join(lines[:10] + lines[13:]))
+    repo.commit("tests: drop the repeated cases")
+    verdict = gate(repo, base)
+    assert "not_executed" in kinds(verdict), verdict["reasons"]
+    assert verdict["classification"] == "entropy_silenced"
