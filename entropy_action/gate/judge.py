@@ -177,9 +177,9 @@ def _renamed(
     scanned: ScanResult | None,
     head: tuple[HostReport | None, HostReport | None],
 ) -> tuple[tuple[Finding, ...], list[str]]:
-    """The scan's findings less the `test_removed` of a property renamed word for word with
-    what runs around it unchanged (its decorators, class, fixtures, setUp: the scan's
-    `renamed`) whose new name passed on both hosts — the same test, still run: a note.
+    """The scan's findings less the `test_removed` of a property moved to another class word
+    for word, what runs around it unchanged (its decorators, fixtures, setUp: the scan's
+    `renamed`), whose new name passed on both hosts — the same test, still run: a note.
     structlog bac52127fdbd merged seven property classes into one, renaming the tests."""
     if scanned is None or not scanned.renamed or head[0] is None or head[1] is None:
         return static, []
@@ -194,8 +194,8 @@ def _renamed(
     }
     kept = tuple(f for f in static if not (f.kind == "test_removed" and f.test in ran))
     notes = [
-        f"scan: the base's {old} is {new} at the head, word for word and with the same "
-        "decorators, class and fixtures, and it passed on both hosts: renamed, not removed"
+        f"scan: the base's {old} is {new} at the head, moved word for word with the same "
+        "decorators, fixtures and setup, and it passed on both hosts: moved, not removed"
         for old, new in sorted(ran.items())
         if any(f.kind == "test_removed" and f.test == old for f in static)
     ]

@@ -138,14 +138,14 @@ def _renderer_repo(repo: Repo, tmp_path: Path) -> str:
     return base
 
 
-def test_tests_renamed_into_one_class_are_renamed_not_removed(repo: Repo, tmp_path: Path) -> None:
+def test_tests_renamed_into_one_class_are_moved_not_removed(repo: Repo, tmp_path: Path) -> None:
     base = _renderer_repo(repo, tmp_path)
     repo.write("tests/test_renderer.py", _merged())
     repo.commit("renderer: a pad property; its properties' tests in one class")
     verdict = gate(repo, base)
     assert kinds(verdict) == [], verdict["reasons"]
     assert verdict["classification"] == "merge_candidate", verdict["reasons"]
-    renamed = [r for r in verdict["reasons"] if "renamed, not removed" in r]
+    renamed = [r for r in verdict["reasons"] if "moved, not removed" in r]
     assert len(renamed) == 4, verdict["reasons"]
     # what stood at the base in the renamed tests stands there still: notices
     standing = {
@@ -175,6 +175,20 @@ def test_a_renamed_test_moved_under_a_new_fixture_is_still_a_finding(
     verdict = gate(repo, base)
     assert "test_removed" in kinds(verdict), verdict["reasons"]
     assert verdict["classification"] != "merge_candidate"
+
+
+def test_a_rename_in_place_is_still_a_finding(repo: Repo, tmp_path: Path) -> None:
+    """The documented rule stands for a rename that moves nothing: one finding."""
+    base = _renderer_repo(repo, tmp_path)
+    repo.write(
+        "tests/test_renderer.py",
+        (repo.path / "tests/test_renderer.py")
+        .read_text(encoding="utf-8")
+        .replace("def test_roundtrip", "def test_styles_roundtrip"),
+    )
+    repo.commit("rename a test")
+    verdict = gate(repo, base)
+    assert kinds(verdict) == ["test_removed"], verdict["reasons"]
 
 
 def test_a_renamed_test_that_gains_a_skip_is_still_a_finding(repo: Repo, tmp_path: Path) -> None:
