@@ -100,6 +100,8 @@ def judge(dossier: Dossier) -> Verdict:
     notes += scanned.explained if scanned else ()
     base_cases = None if dossier.base_a is None else pairing.base_cases(dossier.base_a)
     static, moved = _moved(scanned, strong)
+    static, renamed = _renamed(static, scanned, (report_a, report_b))
+    moved += renamed
     static = _quiet_guards(static, scanned, (report_a, report_b), dossier.base_a)
     notes += moved
     hooks = _hook_findings(dossier, (report_a, report_b), static)
@@ -166,6 +168,36 @@ def _moved(
         "passes on the head's code, and the head's module kills every mutant it killed): "
         "moved or merged, not removed"
         for name in sorted(moved)
+    ]
+    return kept, notes
+
+
+def _renamed(
+    static: tuple[Finding, ...],
+    scanned: ScanResult | None,
+    head: tuple[HostReport | None, HostReport | None],
+) -> tuple[tuple[Finding, ...], list[str]]:
+    """The scan's findings less the `test_removed` of a property moved to another class word
+    for word, what runs around it unchanged (its decorators, fixtures, setUp: the scan's
+    `renamed`), whose new name passed on both hosts — the same test, still run: a note.
+    structlog bac52127fdbd merged seven property classes into one, renaming the tests."""
+    if scanned is None or not scanned.renamed or head[0] is None or head[1] is None:
+        return static, []
+    from entropy_action import scan  # noqa: PLC0415 (see TYPE_CHECKING; it ran: scanned)
+
+    hosts = [scan.outcomes_by_test((c.id, c.outcome) for c in r.tests) for r in head if r]
+    paths = {t.name: t.path for t in scanned.tests}
+    ran = {
+        old: new
+        for old, new in scanned.renamed
+        if new in paths and all(h.get(f"{paths[new]}::{new}") == {"passed"} for h in hosts)
+    }
+    kept = tuple(f for f in static if not (f.kind == "test_removed" and f.test in ran))
+    notes = [
+        f"scan: the base's {old} is {new} at the head, moved word for word with the same "
+        "decorators, fixtures and setup, and it passed on both hosts: moved, not removed"
+        for old, new in sorted(ran.items())
+        if any(f.kind == "test_removed" and f.test == old for f in static)
     ]
     return kept, notes
 

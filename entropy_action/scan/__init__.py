@@ -32,7 +32,14 @@ from entropy_action.scan.runtime import (
     outcomes_by_test,
 )
 from entropy_action.scan.source import CommitTree, head_tree
-from entropy_action.scan.weakening import compare, removed
+from entropy_action.scan.weakening import (
+    compare,
+    deduplicated,
+    removed,
+    renames,
+    retired,
+    same_place,
+)
 from entropy_action.verdict.model import TestResult
 from entropy_action.verdict.removed import Seam
 
@@ -58,6 +65,12 @@ class ScanResult:
     explained: tuple[str, ...] = ()  # said among the verdict's reasons (protected files)
     removed: frozenset[str] = frozenset()  # base properties gone at the head, not renamed
     guards: tuple[Guard, ...] = ()  # the head's skips that only a failed import reaches
+    # (base property, head property): renamed word for word, what runs around it the same
+    renamed: tuple[tuple[str, str], ...] = ()
+    # properties whose dropped checks name a message the patch removed from production
+    retired: frozenset[str] = frozenset()
+    # property -> its base's distinct cases, where the cases it no longer runs were repeats
+    repeats: tuple[tuple[str, int], ...] = ()
 
 
 def scan(check: PinCheck) -> ScanResult:
@@ -79,9 +92,16 @@ def scan(check: PinCheck) -> ScanResult:
         return ScanResult(tuple(findings), head.tests, (), errors, head.notes)
     base_module = (base_manifest or head_manifest).module
     base = analyze(CommitTree(check.root, check.base_commit), base_module, rules)
-    findings = match(head.hits, base.hits, {base_module: head_manifest.module})
+    renamed = renames(base.counted, head.counted) if head.module_parsed else {}
+    # a hit's subject names a test as the test ("Class::test") or as the stretch ("Class.test")
+    subjects = {
+        **renamed,
+        **{o.replace("::", "."): n.replace("::", ".") for o, n in renamed.items()},
+    }
+    findings = match(head.hits, base.hits, {base_module: head_manifest.module}, subjects)
     findings += compare(base.counted, head.counted) if head.module_parsed else []
     gone = removed(base.counted, head.counted) if head.module_parsed else frozenset()
+    kept = same_place(base.counted, head.counted) if head.module_parsed else {}
     moved = provenance.moved(head_manifest.module, base.imports, head.imports)
     was = {i.dotted: i for i in base.imports}
     shadows = {i.path for i in head.imports if i.support and not was.get(i.dotted, i).support}
@@ -91,6 +111,8 @@ def scan(check: PinCheck) -> ScanResult:
     findings += config.findings
     made = production.check(check)  # the production files the patch changed
     findings += made.findings
+    gone_checks = retired(base.counted, head.counted, made.retired) if head.module_parsed else {}
+    findings = [_retired(f, gone_checks) for f in findings]
     findings.sort(key=lambda f: (f.path, f.line, f.kind))
     notes = head.notes + config.notes + made.notes
     found = tuple(findings)
@@ -104,7 +126,32 @@ def scan(check: PinCheck) -> ScanResult:
         config.explained,
         gone,
         head.guards,
+        tuple(sorted(kept.items())),
+        frozenset(gone_checks),
+        tuple(sorted(deduplicated(base.counted, head.counted).items()))
+        if head.module_parsed
+        else (),
     )
+
+
+RETIRED = (
+    " — but each check it dropped names a message the patch removed from production "
+    "({message!r}): a behaviour retired with its test, not a check silenced"
+)
+
+
+def _retired(finding: Finding, gone_checks: Mapping[str, str]) -> Finding:
+    """An `assertions_dropped` that `weakening.retired` explains, as a notice."""
+    if finding.kind != "assertions_dropped" or finding.test is None:
+        return finding
+    if finding.test not in gone_checks:
+        return finding
+    said = RETIRED.format(message=_short(gone_checks[finding.test]))
+    return finding.model_copy(update={"level": "warning", "message": finding.message + said})
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def runtime_rule(
@@ -129,7 +176,13 @@ def runtime_rule(
         )
         if base_cases is not None:
             found += cases_not_executed(
-                scanned.tests, results, base_cases, broken_hosts, scanned.findings
+                scanned.tests,
+                results,
+                base_cases,
+                broken_hosts,
+                scanned.findings,
+                scanned.retired,
+                dict(scanned.repeats),
             )
         return found + assertions_skipped(results)  # counts exist only where the base ran
 

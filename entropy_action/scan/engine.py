@@ -107,15 +107,19 @@ def _collect(ctx: Context, module: ModuleIndex) -> list[PropertyTest]:
 
 
 def match(
-    head: tuple[Hit, ...], base: tuple[Hit, ...] | None, rename: dict[str, str]
+    head: tuple[Hit, ...],
+    base: tuple[Hit, ...] | None,
+    rename: dict[str, str],
+    tests: dict[str, str] | None = None,
 ) -> list[Finding]:
     """The head's findings, `introduced=False` for each that stood the same at the base.
 
     Identity is (kind, path, subject, normalized source and its guarding conditions) —
     never the line or the message — and counted: a second identical skip where the base had
-    one is introduced.
+    one is introduced. `tests` maps a base property renamed word for word to its head name:
+    a skip or a self comparison it carried at the base is not new under the new name.
     """
-    standing = Counter(h.identity(rename) for h in base or ())
+    standing = Counter(h.identity(rename, tests) for h in base or ())
     out: list[Finding] = []
     for item in sorted(head, key=lambda h: (h.finding.path, h.finding.line)):
         identity = item.identity({})

@@ -59,9 +59,14 @@ class Hit:
     subject: str = ""
     key: str = ""
 
-    def identity(self, rename: dict[str, str]) -> tuple[str, str, str, str]:
+    def identity(
+        self, rename: dict[str, str], tests: dict[str, str] | None = None
+    ) -> tuple[str, str, str, str]:
+        """`rename`: base path -> head path; `tests`: base property -> the head's name for it
+        (a word-for-word rename), so a base finding in a renamed test is the head's too."""
         f = self.finding
-        return (f.kind, rename.get(f.path, f.path), self.subject, self.key)
+        subject = (tests or {}).get(self.subject, self.subject)
+        return (f.kind, rename.get(f.path, f.path), subject, self.key)
 
 
 @dataclass(frozen=True)

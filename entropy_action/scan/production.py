@@ -73,6 +73,7 @@ _CONSTRUCTORS = frozenset({"datetime.date", "datetime.datetime"})
 _FROM = frozenset({"fromtimestamp", "utcfromtimestamp", "fromisoformat", "strptime", "fromordinal"})
 _UNIX_TIME = 100_000_000  # a literal this large in place of a clock read: a Unix time
 _PIN_NAME = re.compile(GATE_PREFIX + r"[A-Z0-9_]+")
+MESSAGE_CHARS = 12  # a string this long is a message, not a key ("info", "utf-8")
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,10 @@ class Production:
     findings: tuple[Finding, ...] = ()
     seams: tuple[Seam, ...] = ()
     notes: tuple[str, ...] = ()
+    # the messages (string constants, `MESSAGE_CHARS` or longer, docstrings aside) the changed
+    # files held at the base and hold no more: a behaviour the patch retired (a warning, an
+    # error's text), which a test may stop checking (weakening.retired)
+    retired: frozenset[str] = frozenset()
 
 
 Read = tuple[Family, str, str, int]  # (family, API, as written, line)
@@ -135,6 +140,7 @@ class Module:
     reads: Counter[Family]  # live reads in the whole module, per family
     pins: dict[str, int]  # gate variable -> times named
     pin_lines: dict[str, int]  # gate variable -> first line
+    strings: frozenset[str] = frozenset()  # its messages (`MESSAGE_CHARS`+, not docstrings)
 
 
 def check(pins: PinCheck) -> Production:
@@ -157,11 +163,12 @@ def check(pins: PinCheck) -> Production:
         changed = changed[:MAX_FILES]
     base_tree = CommitTree(pins.root, pins.base_commit)
     head = head_tree(pins.root, staged=pins.staged)
-    found = compare(
-        {p: m for p in changed if (m := read(base_tree, p)) is not None},
-        {p: m for p in changed if (m := read(head, p)) is not None},
-    )
-    return Production(found.findings, found.seams, notes)
+    before = {p: m for p in changed if (m := read(base_tree, p)) is not None}
+    after = {p: m for p in changed if (m := read(head, p)) is not None}
+    found = compare(before, after)
+    kept = frozenset().union(*(m.strings for m in after.values()))
+    retired = frozenset().union(*(m.strings for m in before.values())) - kept
+    return Production(found.findings, found.seams, notes, retired)
 
 
 def _production(path: str, property_module: str) -> bool:
@@ -297,7 +304,22 @@ def build(module: ast.Module) -> Module:
         if isinstance(value, str) and _PIN_NAME.fullmatch(value):
             pins[value] += 1
             lines.setdefault(value, getattr(constant, "lineno", 1))
-    return Module(functions, reads, dict(pins), lines)
+    docs = {
+        id(body[0].value)
+        for n in every
+        if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and (body := n.body)
+        and isinstance(body[0], ast.Expr)
+    }
+    strings = frozenset(
+        n.value
+        for n in every
+        if isinstance(n, ast.Constant)
+        and isinstance(n.value, str)
+        and len(n.value) >= MESSAGE_CHARS
+        and id(n) not in docs
+    )
+    return Module(functions, reads, dict(pins), lines, strings)
 
 
 def _family(api: str | None) -> Family | None:

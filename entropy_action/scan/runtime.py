@@ -133,13 +133,20 @@ def cases_not_executed(
     base_cases: Mapping[str, str],
     broken_hosts: Collection[str] = (),
     static: Sequence[Finding] = (),
+    retired: Collection[str] = (),
+    repeats: Mapping[str, int] | None = None,
 ) -> list[Finding]:
     """Cases that executed in the base's run on host A, and fewer of them at the head.
 
     The function-level rule misses a single parametrized case skipped or dropped, and tests a
     class inherits from another file; this compares, per test function, how many cases ran
     at the base and at the head on each host (by count, so ids that merely changed do not
-    count) and names the missing ones.
+    count) and names the missing ones. For a test in `retired` (its dropped checks name a
+    message the patch removed from production: scan.weakening.retired) that still ran cases
+    on each host, the missing cases are those of the retired behaviour: a notice. A test in
+    `repeats` (name -> its base's distinct cases: the base listed a case twice, the head
+    still lists each: scan.weakening.deduplicated) that ran as many cases as that is short
+    of nothing but repeats.
     """
     before = _executed_by_function(base_cases.items())
     now = {
@@ -153,6 +160,13 @@ def cases_not_executed(
     for function, cases in before.items():
         if function not in sites and function.split("::", 1)[-1] in removed:
             continue  # gone from the head altogether: the static test_removed says where
+        need = (repeats or {}).get(function.split("::", 1)[-1], len(cases))
+        if (
+            function in defs
+            and need < len(cases)
+            and _ran_at_least(now, broken_hosts, function, need)
+        ):
+            continue  # every distinct case ran on each host: the ones gone were repeats
         short = {
             host: sorted(cases - ran.get(function, set()))
             for host, ran in now.items()
@@ -161,8 +175,24 @@ def cases_not_executed(
             and (ran.get(function) or function not in defs)  # none ran: the rule above says so
         }
         if short:
-            found.append(_case_finding(function, len(cases), short, defs, sites))
+            finding = _case_finding(function, len(cases), short, defs, sites)
+            if finding.test in retired and function in defs:
+                message = finding.message + RETIRED_CASES
+                finding = finding.model_copy(update={"level": "warning", "message": message})
+            found.append(finding)
     return found
+
+
+RETIRED_CASES = (
+    " — but the checks the test dropped name a message the patch removed from production, "
+    "and its other cases ran: the cases of a retired behaviour"
+)
+
+
+def _ran_at_least(
+    now: Mapping[str, Mapping[str, set[str]]], broken: Collection[str], function: str, need: int
+) -> bool:
+    return all(len(ran.get(function, set())) >= need for h, ran in now.items() if h not in broken)
 
 
 def _executed_by_function(cases: Iterable[tuple[str, str]]) -> dict[str, set[str]]:

@@ -4,6 +4,7 @@ base ref) removed or renamed properties and properties that check less than they
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -28,6 +29,15 @@ class Counted:
     # name -> value assertions (broad.value_assertion) and broad raises' lines in the test
     values: dict[str, frozenset[str]] = field(default_factory=dict)
     broad: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    # name -> what runs around its body: its decorators, its classes' decorators, bases and
+    # statements other than methods, and the test-side functions it reaches (fixtures, setUp,
+    # helpers), normalized; a rename that keeps it kept the test (`same_place`)
+    around: dict[str, str] = field(default_factory=dict)
+    # name -> each assertion in the test's own body: (its normalized source, its strings)
+    checks: dict[str, tuple[tuple[str, frozenset[str]], ...]] = field(default_factory=dict)
+    # name -> its own parametrize lists, (argnames, each value normalized), where each is a
+    # literal list; None where one is not (a name, a call) or a class parametrizes it
+    cases: dict[str, tuple[tuple[str, tuple[str, ...]], ...] | None] = field(default_factory=dict)
 
 
 def count(ctx: Context) -> Counted:
@@ -39,7 +49,96 @@ def count(ctx: Context) -> Counted:
     bodies = {t.name: _body(t) for t in ctx.tests}
     values = {t.name: _values(ctx, t) for t in ctx.tests}
     broad = {t.name: _broad_lines(ctx, t) for t in ctx.tests}
-    return Counted(module.path, tests, assertions, bodies, values, broad)
+    around = {t.name: _around(ctx, t) for t in ctx.tests}
+    checks = {t.name: _checks(ctx, t) for t in ctx.tests}
+    cases = {t.name: _cases(t) for t in ctx.tests}
+    return Counted(module.path, tests, assertions, bodies, values, broad, around, checks, cases)
+
+
+def _cases(test: PropertyTest) -> tuple[tuple[str, tuple[str, ...]], ...] | None:
+    func = test.func
+    if any(_parametrize(d) for cls in func.classes for d in cls.decorator_list):
+        return None
+    out = []
+    try:
+        for decorator in func.node.decorator_list:
+            if not isinstance(decorator, ast.Call) or not _parametrize(decorator):
+                continue
+            args = decorator.args
+            if len(args) < 2 or not isinstance(args[1], (ast.List, ast.Tuple)):
+                return None
+            out.append((ast.dump(args[0]), tuple(ast.dump(e) for e in args[1].elts)))
+    except RecursionError:
+        return None
+    return tuple(out)
+
+
+def _parametrize(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and _terminal(node.func) == "parametrize"
+
+
+def deduplicated(base: Counted, head: Counted) -> dict[str, int]:
+    """Property -> how many distinct cases its base version had, where the base listed a case
+    twice and the head's lists still hold every distinct one (the same argnames, literal
+    lists): the cases that no longer run are repeats (humanize 0e027051034b dropped eight
+    repeated `naturaldelta` cases), which checked nothing the others did not."""
+    out: dict[str, int] = {}
+    for name in base.tests.keys() & head.tests.keys():
+        before, after = base.cases.get(name), head.cases.get(name)
+        if not before or after is None or [a for a, _ in before] != [a for a, _ in after]:
+            continue
+        if all(len(set(b)) == len(b) for _, b in before):
+            continue  # nothing repeated: a case gone is a case gone
+        if all(set(b) <= set(h) for (_, b), (_, h) in zip(before, after, strict=True)):
+            distinct = 1
+            for _, values in before:
+                distinct *= len(set(values))
+            out[name] = distinct
+    return out
+
+
+def _checks(ctx: Context, test: PropertyTest) -> tuple[tuple[str, frozenset[str]], ...]:
+    module = test.func.module
+    out = []
+    for node in ctx.nodes(test.func):
+        if _is_assertion(ctx, module, node):
+            strings = frozenset(
+                n.value
+                for n in ast.walk(node)
+                if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            )
+            try:
+                out.append((ast.dump(node), strings))
+            except RecursionError:
+                out.append((f"<deep assertion at {getattr(node, 'lineno', 0)}>", strings))
+    return tuple(out)
+
+
+def _around(ctx: Context, test: PropertyTest) -> str:
+    try:
+        return _around_of(ctx, test)
+    except RecursionError:
+        return f"<deep surroundings of {test.name}>"  # matches no other name: no rename
+
+
+def _around_of(ctx: Context, test: PropertyTest) -> str:
+    func = test.func
+    parts = [ast.dump(d) for d in func.node.decorator_list]
+    for cls in func.classes:
+        parts += [ast.dump(n) for n in (*cls.decorator_list, *cls.bases, *cls.keywords)]
+        parts += [
+            ast.dump(stmt)
+            for stmt in cls.body
+            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))
+        ]
+    reached = ctx.reached.get(test.name, {})
+    parts += sorted(
+        ast.dump(f.node)
+        for f in reached.values()
+        if f.key != func.key and ctx.scope.is_support(f.module.path)
+    )
+    return "\n".join(parts)
 
 
 def _values(ctx: Context, test: PropertyTest) -> frozenset[str]:
@@ -168,6 +267,50 @@ def removed(base: Counted, head: Counted) -> frozenset[str]:
 
 def _removed(head: Counted, line: int, message: str, name: str) -> Finding:
     return Finding(kind="test_removed", path=head.path, line=line, message=message, test=name)
+
+
+def renames(base: Counted, head: Counted) -> dict[str, str]:
+    """Base property -> the head property that has its body word for word, under a new name."""
+    return _renames(base, head)
+
+
+def retired(base: Counted, head: Counted, messages: frozenset[str]) -> dict[str, str]:
+    """Property -> a message the patch removed from production (`messages`) that the checks
+    its head version dropped name: where every assertion the base's version made in its own
+    body and the head's does not (counted) names such a message, and those account for all
+    the assertions it lost. A behaviour retired with its test (structlog abd263899e5e drops
+    a warning and the test's check of that warning's text), not a check silenced."""
+    out: dict[str, str] = {}
+    for name in base.tests.keys() & head.tests.keys():
+        fewer = base.assertions.get(name, 0) - head.assertions.get(name, 0)
+        if fewer <= 0:
+            continue
+        now = Counter(source for source, _ in head.checks.get(name, ()))
+        dropped = []
+        for source, strings in base.checks.get(name, ()):
+            if now[source] > 0:
+                now[source] -= 1
+            else:
+                dropped.append(strings & messages)
+        if len(dropped) >= fewer and all(dropped):
+            out[name] = min(min(d) for d in dropped)
+    return out
+
+
+def same_place(base: Counted, head: Counted) -> dict[str, str]:
+    """The renames (`renames`) of a test moved to another class (into one, out of one, or
+    from one to another: test classes regrouped, names changed on the way) that keep what
+    runs around the test too — the same decorators, class decorators and bases, fixtures,
+    setUp and helpers: the same test in a new place, for the judge to let go where it ran.
+    A rename in place is not among them: it stays the finding a rename is (docs/manifest.md:
+    rename a property in a reviewed change of its own)."""
+    return {
+        old: new
+        for old, new in _renames(base, head).items()
+        if old.rpartition("::")[0] != new.rpartition("::")[0]
+        and old in base.around
+        and base.around.get(old) == head.around.get(new)
+    }
 
 
 def _renames(base: Counted, head: Counted) -> dict[str, str]:
