@@ -35,10 +35,10 @@ from entropy_action.evidence import hostreport
 from entropy_action.hosts import launch, runsettings
 from entropy_action.manifest import baseline
 from entropy_action.manifest.baseline import PinCheck
-from entropy_action.scan import ScanResult
+from entropy_action.scan import ScanResult, closure
 from entropy_action.scan.runtime import DefinedTest
 from entropy_action.strength import base_on_head, evidence, unmeasured
-from entropy_action.strength.mutation import harness, measure, operators
+from entropy_action.strength.mutation import harness, measure, operators, paired
 from entropy_action.verdict.model import Verdict
 
 
@@ -61,53 +61,62 @@ class Strength:
 
 def measure_strength(
     check: PinCheck,
+    plan: base_on_head.Plan,
     scanned: ScanResult,
     host: base_on_head.HostSettings,
-    head_dir: Path,
-    work: Path,
+    where: tuple[Path, Path],
     *,
     cross_run: bool = True,
 ) -> Strength:
-    """The strength checks of the working tree against the base ref, after host A ran into
-    `head_dir`; their own runs go to `work`. The two parts run side by side."""
+    """The strength checks of the working tree against the base ref, as `plan` says, after
+    host A ran into `where[0]`; their own runs go to `where[1]`. The two parts run side by
+    side."""
+    head_dir, work = where
     exclude = (work, head_dir)
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="strength") as pool:
-        crossing = (
-            pool.submit(_cross_run, check, scanned, host, head_dir, work) if cross_run else None
-        )
-        mutated, lost_by = _mutation(check, scanned, host, exclude)
+        crossing = pool.submit(_cross_run, check, plan, scanned, host, where) if cross_run else None
+        mutated, lost_by = _mutation(check, plan, scanned, host, exclude)
         cross, passed = crossing.result() if crossing is not None else (Strength(), frozenset())
     moved = evidence.moved(scanned.removed, passed, lost_by)
     return Strength(
         (*cross.findings, *mutated.findings),
-        (*_renamed(check), *cross.notes, *mutated.notes),
+        (*_renamed(plan), *_side(plan), *cross.notes, *mutated.notes),
         mutated.score,
         (*cross.unmeasured, *mutated.unmeasured),
         tuple(sorted(moved)),
     )
 
 
-def _renamed(check: PinCheck) -> tuple[str, ...]:
+def _renamed(plan: base_on_head.Plan) -> tuple[str, ...]:
     """A note naming the renames the base's module was measured with (strength/renames.py)."""
-    plan = base_on_head.plan(check)
-    if plan is None or not plan.renamed:
+    if not plan.renamed:
         return ()
     names = ", ".join(rename.render() for rename in plan.renamed)
     return (f"strength: the base's module was measured with the patch's renames: {names}",)
 
 
+def _side(plan: base_on_head.Plan) -> tuple[str, ...]:
+    """A note naming the files of the property's test side the base's ran with."""
+    if not plan.side:
+        return ()
+    shown = ", ".join(plan.side_paths[:5])
+    more = f" and {len(plan.side) - 5} more" if len(plan.side) > 5 else ""
+    return (
+        f"strength: the patch changed the property's test side ({shown}{more}): the base's "
+        "whole test side was measured on the head's code",
+    )
+
+
 def _cross_run(
     check: PinCheck,
+    plan: base_on_head.Plan,
     scanned: ScanResult,
     host: base_on_head.HostSettings,
-    head_dir: Path,
-    work: Path,
+    where: tuple[Path, Path],
 ) -> tuple[Strength, frozenset[str]]:
     """The base's module on the head's code, judged; and the base's tests every case of
     which passed there (names as the scan spells them: `Class::test`)."""
-    plan = base_on_head.plan(check)
-    if plan is None:
-        return Strength(), frozenset()
+    head_dir, work = where
     try:
         head = hostreport.read_host(head_dir)
     except GateError:
@@ -116,7 +125,8 @@ def _cross_run(
             notes=(f"the base's module was not run on the head's code: {why}",)
         ), frozenset()
     if host.progress is not None:
-        host.progress("running the base's property module against the head's code…")
+        what = "test side" if plan.side else "property module"
+        host.progress(f"running the base's {what} against the head's code…")
     try:
         base_report = hostreport.read_host(
             base_on_head.run(plan, check, host, work, exclude=(work, head_dir))
@@ -128,21 +138,24 @@ def _cross_run(
     assert check.base_commit is not None
     patched = unmeasured.patched(check.root, check.base_commit, plan.base_module, plan.head_module)
     judged = base_on_head.judge(
-        head.tests, base_report.tests, scanned.tests, base_report.errors, patched
+        head.tests, base_report.tests, scanned.tests, base_report.errors, patched, plan.side_paths
     )
     strength = Strength(judged.findings, judged.notes, unmeasured=judged.unmeasured)
     return strength, base_on_head.passing(base_report.tests)
 
 
 def _mutation(
-    check: PinCheck, scanned: ScanResult, host: base_on_head.HostSettings, exclude: tuple[Path, ...]
+    check: PinCheck,
+    plan: base_on_head.Plan,
+    scanned: ScanResult,
+    host: base_on_head.HostSettings,
+    exclude: tuple[Path, ...],
 ) -> tuple[Strength, frozenset[str] | None]:
     """The mutation step, judged; and the base's tests that kill a mutant the head's module
     lets survive (None: no mutant ran, so nothing is known of what a test killed)."""
     assert check.head is not None
     constraints = (check.base or check.head).manifest.constraints
-    plan = base_on_head.plan(check)
-    if constraints.mutation == "off" or plan is None or check.base_commit is None:
+    if constraints.mutation == "off" or check.base_commit is None:
         return Strength(), None
     inputs = measure.Inputs(
         root=check.root,
@@ -157,20 +170,27 @@ def _mutation(
         patched=unmeasured.patched(
             check.root, check.base_commit, plan.base_module, plan.head_module
         ),
+        side=plan.digest if plan.side else "",
     )
     scratch = harness.scratch_dir(check.head)
     head = check.head
 
     def workspace(index: Path) -> harness.Workspace:
-        return harness.workspace(
-            check.root,
-            head,
-            plan.base_module,
-            host.environ,
-            scratch / index,
-            exclude=exclude,
-            python=host.python,
-        )
+        def copy(folder: Path, side: Sequence[tuple[str, bytes | None]] = ()) -> harness.Workspace:
+            return harness.workspace(
+                check.root,
+                head,
+                plan.base_module,
+                host.environ,
+                folder,
+                exclude=exclude,
+                python=host.python,
+                side=side,
+            )
+
+        if not plan.side:
+            return copy(scratch / index)
+        return paired.pair(copy(scratch / index), copy(scratch / f"{index}-base", plan.side))
 
     try:
         measured = measure.measure(inputs, workspace, host.progress or (lambda line: None))
@@ -304,10 +324,7 @@ def run_strength(settings: StrengthSettings) -> tuple[Strength, tuple[str, ...]]
     host = base_on_head.HostSettings(
         settings.environ, settings.namespaces, settings.progress, settings.python
     )
-    if base_on_head.plan(check) is None:
-        unchanged = "the property module is as at the base: both detect the same mutants"
-        return Strength(notes=(unchanged,)), check.notes
-    launch.run_host(
+    info = launch.run_host(
         runsettings.RunSettings(
             host="a",
             out=settings.out / "host-a",
@@ -319,7 +336,11 @@ def run_strength(settings: StrengthSettings) -> tuple[Strength, tuple[str, ...]]
             python=settings.python,
         )
     )
-    strong = measure_strength(check, scanned, host, settings.out / "host-a", settings.out)
+    plan = base_on_head.plan(check, closure.data_files(info))
+    if plan is None:
+        unchanged = "the property's test side is as at the base: both detect the same mutants"
+        return Strength(notes=(unchanged,)), check.notes
+    strong = measure_strength(check, plan, scanned, host, (settings.out / "host-a", settings.out))
     if check.base.manifest.constraints.mutation == "off":  # no strength constraint: notes
         lost = tuple(f"strength: cannot measure: {why}" for why in strong.unmeasured)
         strong = Strength(strong.findings, (*strong.notes, *lost), strong.score)
