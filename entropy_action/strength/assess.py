@@ -201,7 +201,7 @@ def _mutation(
         shutil.rmtree(scratch, ignore_errors=True)
     score = score_of(measured, constraints.mutation) if measured.results else None
     found = Strength(
-        judge(measured.results, scanned.tests, head.manifest.module),
+        judge(measured.results, scanned.tests, head.manifest.module, plan.side_paths),
         measured.notes,
         score,
         measured.unmeasured,
@@ -210,11 +210,15 @@ def _mutation(
 
 
 def judge(
-    results: Sequence[measure.Result], tests: Sequence[DefinedTest], module: str
+    results: Sequence[measure.Result],
+    tests: Sequence[DefinedTest],
+    module: str,
+    side: Sequence[str] = (),
 ) -> tuple[Finding, ...]:
     """One `weakened_property` per mutant the base's module kills and the head's lets
-    survive (pure)."""
+    survive (pure); `side`: the other files of the test side the patch changed."""
     lines = {t.name: t.line for t in tests}
+    head = "module" if not side else f"test side (the patch changed {', '.join(side[:3])})"
     found: list[Finding] = []
     for result in results:
         if result.timed_out or not result.base_killers or result.head_killers:
@@ -226,7 +230,7 @@ def judge(
                 path=module,
                 line=lines.get(killer, 1),
                 message=f"mutant {result.mutant.describe()} is killed by the base's {killer} "
-                "and survives the head's module: the patch made the property weaker — a "
+                f"and survives the head's {head}: the patch made the property weaker — a "
                 "defect like it would now pass",
                 test=killer,
             )

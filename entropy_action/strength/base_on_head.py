@@ -24,10 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from entropy_action.core import git
+from entropy_action.core.errors import GateError
 from entropy_action.core.findings import Finding
-from entropy_action.evidence import junitcases
+from entropy_action.evidence import basecache, inputs, junitcases
 from entropy_action.evidence.junitcases import TestCase
-from entropy_action.hosts import isolate, launch, runsettings
+from entropy_action.hosts import environments, isolate, launch, runsettings
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.scan import closure
 from entropy_action.scan.runtime import DefinedTest, bare_id
@@ -72,6 +73,7 @@ class HostSettings:
     namespaces: bool = True
     progress: Callable[[str], None] | None = None
     python: str | None = None  # host A's interpreter (default: this one)
+    cache_dir: Path | None = None  # the evidence cache (None: neither reuse nor keep runs)
 
 
 def plan(check: PinCheck, data: Sequence[str] = ()) -> Plan | None:
@@ -139,8 +141,55 @@ def write_files(tree: Path, files: Iterable[tuple[str, bytes | None]]) -> None:
 def run(
     the_plan: Plan, check: PinCheck, host: HostSettings, out: Path, exclude: tuple[Path, ...] = ()
 ) -> Path:
-    """Run the base's module against a copy of the head's tree on host A; the report dir.
-    The copy leaves out `out` and the `exclude`d folders (the gate's own output)."""
+    """Run the base's test side against a copy of the head's tree on host A; the report
+    dir. The copy leaves out `out` and the `exclude`d folders (the gate's own output). A
+    run of the same copy (the head's files with the base's test side written in, digested
+    as it runs) under the same manifest and interpreter comes from the evidence cache."""
+    assert check.head is not None
+    folder = host.cache_dir
+    cache = basecache.EvidenceCache(folder, entries=basecache.BASE_ON_HEAD) if folder else None
+    key = _cache_key(the_plan, check, host, (out, *exclude)) if cache is not None else None
+    if cache is not None and key is not None:
+        hit, notes = cache.restore(key, out / OUT)
+        for note in notes:
+            _say(host, note)
+        if hit:
+            _say(host, f"the base's test side on the head's code: reused ({key.digest[:12]})")
+            return out / OUT
+    _run(the_plan, check, host, out, exclude)
+    if cache is not None and key is not None:
+        for note in cache.store(key, out / OUT):
+            _say(host, note)
+    return out / OUT
+
+
+def _cache_key(
+    the_plan: Plan, check: PinCheck, host: HostSettings, exclude: tuple[Path, ...]
+) -> basecache.CacheKey | None:
+    assert check.head is not None
+    written = {the_plan.module: the_plan.base_module, **dict(the_plan.side)}
+    left_out = (*exclude, *environments.environments(the_plan.root))  # as copy_tree does
+    try:
+        tree = inputs.tree_digest(the_plan.root, left_out, written)
+        return basecache.base_on_head_key(
+            tree=tree,
+            closure=the_plan.digest,
+            manifest_sha256=check.head.sha256,
+            python=host.python,
+        )
+    except GateError as exc:
+        _say(host, f"the base's test side is not cached: {exc.message}")
+        return None
+
+
+def _say(host: HostSettings, line: str) -> None:
+    if host.progress is not None:
+        host.progress(line)
+
+
+def _run(
+    the_plan: Plan, check: PinCheck, host: HostSettings, out: Path, exclude: tuple[Path, ...]
+) -> None:
     assert check.head is not None
     with tempfile.TemporaryDirectory(prefix="entropy-gate-base-on-head-") as scratch:
         tree = Path(scratch) / "tree"
@@ -160,7 +209,6 @@ def run(
                 checkout=the_plan.root,  # the copy's code, not the checkout's (editable install)
             )
         )
-    return out / OUT
 
 
 @dataclass(frozen=True)
