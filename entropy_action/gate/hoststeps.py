@@ -39,7 +39,7 @@ def strength_step(
     """The strength check after host A ran into `folder`, its own runs in `work` (default: a
     temporary folder); written to folder/strength.json."""
     assert check.base_commit is not None
-    plan = base_on_head.plan(check, closure.data_files(info))
+    plan = base_on_head.plan(check, closure.data_files(info.test_data))
     measured = plan is not None
     found = assess.Strength()
     if plan is not None and work is not None:

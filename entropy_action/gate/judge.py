@@ -311,7 +311,9 @@ def strength_needed(check: PinCheck | None, info: HostInfo | None = None) -> boo
 
     if check is None or check.base is None or check.base_commit is None:
         return False
-    return base_on_head.plan(check, closure.data_files(info)) is not None
+    return (
+        base_on_head.plan(check, closure.data_files(info.test_data if info else None)) is not None
+    )
 
 
 def _strength(dossier: Dossier, report_a: HostReport | None) -> tuple[Strength | None, list[str]]:

@@ -39,7 +39,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from entropy_action.core.hostinfo import HostInfo
+from entropy_action.core.hostinfo import TestData
 from entropy_action.scan import config
 from entropy_action.scan.scope import Finder, Scope
 from entropy_action.scan.source import CommitTree, Tree, head_tree, parse
@@ -256,13 +256,12 @@ def between(revisions: Revisions, data: Iterable[str] = ()) -> Closure:
     )
 
 
-def data_files(info: HostInfo | None) -> tuple[str, ...]:
+def data_files(recorded: TestData | None) -> tuple[str, ...]:
     """The data files of the closure among those a host run recorded (host.json's
     `test_data`): a non-Python file in the test area, or one test-area code opened."""
-    recorded = info.test_data.files if info is not None and info.test_data is not None else ()
     found = [
         path
-        for path, opener in ((f.path, f.opener) for f in recorded)
+        for path, opener in ((f.path, f.opener) for f in (recorded.files if recorded else ()))
         if PurePosixPath(path).suffix.lower() not in NOT_DATA
         and (in_test_area(path) or (opener is not None and in_test_area(opener)))
     ]

@@ -340,7 +340,7 @@ def run_strength(settings: StrengthSettings) -> tuple[Strength, tuple[str, ...]]
             python=settings.python,
         )
     )
-    plan = base_on_head.plan(check, closure.data_files(info))
+    plan = base_on_head.plan(check, closure.data_files(info.test_data))
     if plan is None:
         unchanged = "the property's test side is as at the base: both detect the same mutants"
         return Strength(notes=(unchanged,)), check.notes

@@ -137,13 +137,30 @@ def _code_file(filename: str) -> str | None:
     return _relative(filename)
 
 
+_current: list[str | None] = [None]  # the node id of the test running (None: none)
+
+
 def _test() -> str | None:
-    """The test running, as pytest names it in PYTEST_CURRENT_TEST (None: collection)."""
-    current = os.environ.get("PYTEST_CURRENT_TEST")
-    if not current:
-        return None
-    name = current.rpartition(" (")[0] or current
-    return name if len(name) <= MAX_TEXT and name.isprintable() else None
+    name = _current[0]
+    return name if name is not None and len(name) <= MAX_TEXT and name.isprintable() else None
+
+
+def hooks() -> object:
+    """The plugin object the gate's plugin registers: it names the test running (setup,
+    call and teardown), from pytest's own item, never from the environment a caller may have
+    left PYTEST_CURRENT_TEST in."""
+    import pytest  # noqa: PLC0415 (the plugin folder imports without pytest)
+
+    class Hooks:
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_protocol(self, item: Any) -> Any:
+            _current[0] = str(item.nodeid)
+            try:
+                yield
+            finally:
+                _current[0] = None
+
+    return Hooks()
 
 
 def report() -> dict[str, Any]:

@@ -382,6 +382,8 @@ def _watch_provenance(config: Any) -> None:
 
 def pytest_configure(config: Any) -> None:
     _watch_provenance(config)
+    if (_config or {}).get("data_report"):  # datafiles.py names the test running
+        config.pluginmanager.register(datafiles.hooks(), "entropy-gate-datafiles")
     wanted = (_config or {}).get("test_order_seed"), (_config or {}).get("order")
     if _config is not None and order.configure(*wanted):
         config.pluginmanager.register(order.hooks(), "entropy-gate-order")  # order.py

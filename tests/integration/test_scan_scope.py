@@ -159,3 +159,50 @@ def test_production_code_is_not_scanned_for_patching(repo: Repo) -> None:
     )
     scanned = scan(repo)
     assert (scanned.code, scanned.findings) == (0, [])
+
+
+# -- the property's test side (scan.closure): helpers the scan reads with its rules ----------
+
+HELPED = """\
+from support.lines import invoice_lines
+
+from invoice_lib import total_for
+
+
+def test_total():
+    amounts = invoice_lines()
+    assert total_for(amounts) == sum(amounts)
+"""
+
+
+def test_a_skip_in_a_helper_found_through_a_conftest_s_folder_is_caught(repo: Repo) -> None:
+    """`from support.lines import …` resolves as pytest resolves it: tests/ is on sys.path
+    because tests/conftest.py is there."""
+    base(
+        repo,
+        HELPED,
+        tests__conftest_dot_py="",
+        tests__support__lines_dot_py="def invoice_lines():\n    return [1, 2, 3]\n",
+    )
+    write(
+        repo,
+        tests__support__lines_dot_py="import pytest\n\n\ndef invoice_lines():\n"
+        "    pytest.skip('flaky data')\n    return [1, 2, 3]\n",
+    )
+    assert scan(repo).introduced == [("skip_call", "tests/support/lines.py", 5)]
+
+
+def test_a_helper_s_import_time_code_is_read_like_a_conftest_s(repo: Repo) -> None:
+    """A helper the property imports runs at import: reseeding there reseeds every test."""
+    base(
+        repo,
+        HELPED,
+        tests__conftest_dot_py="",
+        tests__support__lines_dot_py="def invoice_lines():\n    return [1, 2, 3]\n",
+    )
+    write(
+        repo,
+        tests__support__lines_dot_py="import random\n\nrandom.seed(42)\n\n\n"
+        "def invoice_lines():\n    return [1, 2, 3]\n",
+    )
+    assert scan(repo).introduced == [("reseeded", "tests/support/lines.py", 3)]
