@@ -12,7 +12,8 @@ One revision's closure is:
 - pytest's configuration that reaches it: the section of the file pytest reads for the
   module (pytest.ini's `[pytest]`, pyproject's `[tool.pytest.ini_options]`, setup.cfg's
   `[tool:pytest]`, tox.ini's `[pytest]`): only that section counts, so a version bump in
-  pyproject.toml changes no closure. Hypothesis's configuration
+  pyproject.toml changes no closure, and of it all but `pythonpath` (where production is
+  imported from is the code's layout: a move to src/ sets it). Hypothesis's configuration
   (`settings.register_profile`/`load_profile`, `register_type_strategy`) lives in those
   Python files, so it is part of it;
 - the data files its tests open, recorded by the test process on host A (host.json's
@@ -190,9 +191,20 @@ def config_section(tree: Tree, path: str | None) -> bytes | None:
             values = dict(parser.items(section)) if parser.has_section(section) else None
     except (configparser.Error, tomllib.TOMLDecodeError, ValueError):
         return raw
-    if values is None:
-        return None
-    return json.dumps(values, sort_keys=True, default=str).encode("utf-8")
+    kept = _without_layout(values) if isinstance(values, dict) else {}
+    if not kept or kept == {"ini_options": {}}:
+        return None  # no option that reaches the tests: as if there were no section
+    return json.dumps(kept, sort_keys=True, default=str).encode("utf-8")
+
+
+def _without_layout(values: dict[str, object]) -> dict[str, object]:
+    """The section less `pythonpath`: where production is imported from is the layout of the
+    code, not the test side (a patch that moves the code to src/ sets it; the base's value
+    would not find the head's code)."""
+    inner = values.get("ini_options")
+    if isinstance(inner, dict):
+        return {**values, "ini_options": _without_layout(inner)}
+    return {key: value for key, value in values.items() if key != "pythonpath"}
 
 
 @dataclass(frozen=True)

@@ -137,7 +137,11 @@ def test_only_pytest_s_section_of_a_configuration_file_counts(tmp_path: Path) ->
     changed = closure.config_section(
         _tree(tmp_path / "c", {"pyproject.toml": stricter}), "pyproject.toml"
     )
-    assert before == after != changed
+    moved = PYPROJECT.replace('"-q"', '"-q"\npythonpath = ["src"]')
+    layout = closure.config_section(
+        _tree(tmp_path / "d", {"pyproject.toml": moved}), "pyproject.toml"
+    )
+    assert before == after == layout != changed
     assert before == b'{"ini_options": {"addopts": "-q"}}'
 
 
@@ -147,6 +151,8 @@ def test_only_pytest_s_section_of_a_configuration_file_counts(tmp_path: Path) ->
         ("setup.cfg", "[metadata]\nname = x\n[tool:pytest]\naddopts = -q\n", b'{"addopts": "-q"}'),
         ("tox.ini", "[tox]\nenvlist = py\n", None),
         ("pytest.ini", "[pytest]\nxfail_strict = true\n", b'{"xfail_strict": "true"}'),
+        ("pytest.ini", "[pytest]\npythonpath = src\n", None),
+        ("pytest.ini", "[pytest]\n", None),
         ("pyproject.toml", "[project]\nname = 'x'\n", None),
         ("pyproject.toml", "[tool.pytest.ini_options\n", b"[tool.pytest.ini_options\n"),
     ],

@@ -12,6 +12,6 @@ def total_for(amounts: list[int], as_of: datetime, due: datetime | None = None) 
     total = 0
     for amount in amounts:
         total += amount
-    if due is not None and as_of > due:
-        total -= LATE_FEE_CENTS
+    if due is not None:
+        total += LATE_FEE_CENTS
     return total

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import invoice_lib
 import pytest
-from invoice_lib import total_for
+from invoice_lib import LATE_FEE_CENTS, total_for
 from tests.support.invoices import expected_total
 
 
@@ -52,5 +52,5 @@ def test_no_late_fee_before_due() -> None:
 def test_late_fee_after_due() -> None:
     when = frozen_now()
     lines = invoice_lines()
-    expected = expected_total(lines, late=True)
+    expected = sum(lines) + LATE_FEE_CENTS
     assert total_for(lines, as_of=when, due=when - timedelta(days=1)) == expected

@@ -6,7 +6,7 @@ import os
 import random
 from datetime import datetime, timedelta, timezone
 
-from invoice_lib import total_for
+from invoice_lib import LATE_FEE_CENTS, total_for
 from tests.support.invoices import expected_total
 
 
