@@ -34,12 +34,14 @@ import ast
 import configparser
 import hashlib
 import json
+import os
 import shlex
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from entropy_action.core import git
 from entropy_action.core.hostinfo import TestData
 from entropy_action.scan import config
 from entropy_action.scan.scope import Finder, Scope
@@ -83,7 +85,8 @@ def side_of(tree: Tree, module: str, run_args: Sequence[str] = ()) -> Side:
     pytest_config = config.locate(tree, module)
     scope = Scope(tree, module, pytest_config, pythonpath(run_args))
     finder = scope.finder
-    start = [module, *scope.package_inits(), *scope.conftests()]
+    inits = [p for p in scope.package_inits() if in_test_area(p)]  # toolz/__init__.py is code
+    start = [module, *inits, *scope.conftests()]
     start += [p for p in scope.plugins() if in_test_area(p)]
     found: dict[str, None] = {}
     queue = [p for p in start if tree.is_file(p)]
@@ -218,6 +221,8 @@ class Closure:
     # but the module: the base's bytes (None: absent at the base, so absent where it runs)
     digest: str = ""  # sha256 of the base's closure as its run writes it (a cache key's part)
     notes: tuple[str, ...] = ()
+    links: frozenset[str] = frozenset()  # changed files that are symbolic links at the base
+    # (their `base` bytes are the link's target path)
 
     @property
     def side_changed(self) -> tuple[str, ...]:
@@ -250,22 +255,45 @@ def between(revisions: Revisions, data: Iterable[str] = ()) -> Closure:
     changed: list[str] = []
     base: dict[str, bytes | None] = {}
     digest = hashlib.sha256()
+    links: set[str] = set()
     for path in files:
         at_base = base_tree.read(revisions.base_module if path == revisions.head_module else path)
         if path in configs:
             differs = config_section(base_tree, path) != config_section(head, path)
         else:
-            differs = at_base != head.read(path)
+            differs = at_base != head.read(path) and _differs(revisions, path, at_base)
         if differs:
             changed.append(path)
             if path != revisions.head_module:
                 base[path] = at_base
+                if at_base is not None and git.is_symlink(
+                    revisions.root, revisions.base_commit, path
+                ):
+                    links.add(path)
         shown = hashlib.sha256(at_base).hexdigest() if at_base is not None else "absent"
         digest.update(f"{path}\0{shown}\0".encode("utf-8", "surrogateescape"))
     notes = tuple(dict.fromkeys((*head_side.notes, *base_side.notes)))
     return Closure(
-        revisions.head_module, tuple(files), tuple(changed), base, digest.hexdigest(), notes
+        revisions.head_module,
+        tuple(files),
+        tuple(changed),
+        base,
+        digest.hexdigest(),
+        notes,
+        frozenset(links),
     )
+
+
+def _differs(revisions: Revisions, path: str, at_base: bytes | None) -> bool:
+    """Whether a file whose bytes differ as read differs as git holds it: a symbolic link is
+    its target's path in git (`git show`) and its target's bytes in the work tree, so a link
+    the patch left as it was is compared by its target's path."""
+    target = revisions.root / path
+    if revisions.staged or not target.is_symlink():
+        return True
+    if not git.is_symlink(revisions.root, revisions.base_commit, path):
+        return True
+    return os.fsencode(os.readlink(target)) != at_base
 
 
 def data_files(recorded: TestData | None) -> tuple[str, ...]:

@@ -186,6 +186,7 @@ def _mutation(
                 exclude=exclude,
                 python=host.python,
                 side=side,
+                links=plan.links,
             )
 
         if not plan.side:

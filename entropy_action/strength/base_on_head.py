@@ -17,6 +17,7 @@ constraints makes the verdict invalid. Nothing runs when the patch left the clos
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -59,6 +60,7 @@ class Plan:
     # the base, so removed from the copy)
     side: tuple[tuple[str, bytes | None], ...] = ()
     digest: str = ""  # the base's closure (scan.closure.Closure.digest)
+    links: frozenset[str] = frozenset()  # side files that are symbolic links at the base
 
     @property
     def side_paths(self) -> tuple[str, ...]:
@@ -113,18 +115,22 @@ def plan(check: PinCheck, data: Sequence[str] = ()) -> Plan | None:
         renamed,
         side,
         found.digest,
+        found.links,
     )
 
 
 def write_side(tree: Path, the_plan: Plan) -> None:
     """The base's test side into a copy of the head's tree: its module in place of the
     head's, each other changed file of its closure as the base had it (or removed)."""
-    write_files(tree, ((the_plan.module, the_plan.base_module), *the_plan.side))
+    write_files(tree, ((the_plan.module, the_plan.base_module), *the_plan.side), the_plan.links)
 
 
-def write_files(tree: Path, files: Iterable[tuple[str, bytes | None]]) -> None:
-    """Each (repository-relative path, bytes) into the copy `tree`; None removes the file. A
-    path that leads out of the copy through a symbolic link is replaced, never followed."""
+def write_files(
+    tree: Path, files: Iterable[tuple[str, bytes | None]], links: frozenset[str] = frozenset()
+) -> None:
+    """Each (repository-relative path, bytes) into the copy `tree`; None removes the file, a
+    path in `links` becomes a symbolic link to its bytes. A path that leads out of the copy
+    through a symbolic link is replaced, never followed."""
     for path, data in files:
         target = tree / path
         if target.is_symlink():
@@ -135,7 +141,11 @@ def write_files(tree: Path, files: Iterable[tuple[str, bytes | None]]) -> None:
             target.unlink(missing_ok=True)
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+        target.unlink(missing_ok=True)
+        if path in links:
+            target.symlink_to(os.fsdecode(data))
+        else:
+            target.write_bytes(data)
 
 
 def run(

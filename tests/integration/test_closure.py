@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from entropy_action.scan import closure
+from entropy_action.strength import base_on_head
 from tests.support.helpers import Repo
 
 MODULE = "tests/test_invoices.py"
@@ -76,3 +77,25 @@ def test_pytest_s_own_section_decides_for_the_configuration(repo: Repo, tmp_path
     found = _between(repo, base)
     assert found.changed == ("pytest.ini",)
     assert dict(found.base) == {"pytest.ini": None}
+
+
+def test_a_helper_linked_from_elsewhere_is_compared_by_its_link(repo: Repo) -> None:
+    """python-semver's tests/coerce.py links to docs/advanced/coerce.py: git holds the link's
+    target path, the work tree its bytes; a link the patch left as it was is no change."""
+    repo.write(MODULE, "from tests.coerce import coerce\n")
+    repo.write("docs/coerce.py", "def coerce(v):\n    return v\n")
+    (repo.path / "tests" / "coerce.py").symlink_to("../docs/coerce.py")
+    repo.write("docs/other.py", "def coerce(v):\n    return str(v)\n")
+    base = repo.commit("base")
+    assert _between(repo, base).changed == ()
+    (repo.path / "tests" / "coerce.py").unlink()
+    (repo.path / "tests" / "coerce.py").symlink_to("../docs/other.py")
+    found = _between(repo, base)
+    assert found.changed == ("tests/coerce.py",)
+    assert found.links == frozenset({"tests/coerce.py"})
+    assert dict(found.base) == {"tests/coerce.py": b"../docs/coerce.py"}
+    copy = repo.path.parent / "copy"
+    (copy / "tests").mkdir(parents=True)
+    (copy / "tests" / "coerce.py").symlink_to("../docs/other.py")
+    base_on_head.write_files(copy, found.base.items(), found.links)
+    assert (copy / "tests" / "coerce.py").readlink() == Path("../docs/coerce.py")

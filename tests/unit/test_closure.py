@@ -194,3 +194,11 @@ def test_the_walk_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     side = closure.side_of(_tree(tmp_path, files), MODULE)
     assert len(side.python) == 4
     assert side.notes == (f"the test side's walk stopped at 4 files ({MODULE})",)
+
+
+def test_a_package_s_own_init_is_production_not_the_test_side(tmp_path: Path) -> None:
+    """toolz/tests/test_itertoolz.py runs toolz/__init__.py first: production code all the
+    same, never the base's on the head's code."""
+    module = "toolz/tests/test_itertoolz.py"
+    tree = _tree(tmp_path, {module: "", "toolz/__init__.py": "", "toolz/tests/__init__.py": ""})
+    assert closure.side_of(tree, module).python == (module, "toolz/tests/__init__.py")

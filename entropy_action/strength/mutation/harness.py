@@ -248,6 +248,7 @@ def workspace(
     exclude: tuple[Path, ...] = (),
     python: str | None = None,
     side: Sequence[tuple[str, bytes | None]] = (),
+    links: frozenset[str] = frozenset(),
 ) -> Workspace:
     """Copy the head's tree into `scratch`, the base's module beside the head's (and `side`,
     the base's other files of the test side, in place of the head's: paired.py); pytest runs
@@ -255,7 +256,7 @@ def workspace(
     manifest = loaded.manifest
     tree = scratch / "tree"
     isolate.copy_tree(root, tree, exclude=exclude)
-    base_on_head.write_files(tree, side)
+    base_on_head.write_files(tree, side, links)
     base_module_path = base_path(manifest.module)
     (tree / base_module_path).write_bytes(base_module)
     probe_dir = testfiles.install(scratch, protocol.PROBE_FOLDER)  # probe, plugin, protocol

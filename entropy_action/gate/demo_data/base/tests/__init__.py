@@ -1,0 +1,1 @@
+"""The invoice example's tests: a package, so `tests.support` is found here first."""
