@@ -8,7 +8,7 @@ change to the test side is a helper in tests/support, so this checkout runs the 
 side on the head's code and mutation in two copies where main runs no strength step;
 `honest-fix`, production only, where the closure is computed and nothing more runs;
 `tautology`, the property module changed, where both run the strength step) and times
-`python -m entropy_action gate` there with each checkout first on PYTHONPATH, alternately:
+`entropy-gate gate` there with each checkout first on the gate's sys.path, alternately:
 cold (a fresh XDG_CACHE_HOME: no base evidence, no mutation cache, no base-on-head entry),
 then warm (a second run over the cache the cold run left). Wall and CPU seconds (the gate
 and every process it waited for), medians, and the ratio of this checkout to the other;
@@ -77,8 +77,14 @@ def _repo(scratch: Path, name: str) -> tuple[Path, str]:
 
 def _gate(repo: Path, base: str, checkout: Path, cache: Path) -> tuple[benchlib.Sample, str]:
     out = cache.parent / f"{cache.name}-verdict.json"
-    env = {**os.environ, "PYTHONPATH": str(checkout), "XDG_CACHE_HOME": str(cache)}
-    argv = [sys.executable, "-m", "entropy_action", "gate", "--base-ref", base, "--json", str(out)]
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    # the checkout first on this process's sys.path only: a PYTHONPATH would reach the host
+    # runs too, and the checkout's own `tests` package would shadow the demo's
+    code = (
+        f"import sys; sys.path.insert(0, {str(checkout)!r}); "
+        "from entropy_action.cli.main import main; raise SystemExit(main(sys.argv[1:]))"
+    )
+    argv = [sys.executable, "-c", code, "gate", "--base-ref", base, "--json", str(out)]
     sample = benchlib.process(argv, cwd=str(repo), env=env)
     return sample, json.loads(out.read_text(encoding="utf-8"))["classification"]
 
