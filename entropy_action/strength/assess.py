@@ -2,14 +2,16 @@
 
 Syntax rules trail the next trick; this measures the thing itself, on the head's code:
 
-1. the base's property module against the head's code (base_on_head.py): a test the patch made
-   pass by changing the test is a `test_changed_to_pass` finding;
+1. the base's test side against the head's code (base_on_head.py): a test the patch made
+   pass by changing the test, or what it reads, is a `test_changed_to_pass` finding;
 2. mutation strength (mutation/): mutants of the code the property exercises, run under
-   the base's and the head's module; a mutant the base kills and the head lets survive is a
-   `weakened_property` finding, and both scores go into the verdict.
+   the base's and the head's module (each under its own test side: mutation/paired.py); a
+   mutant the base kills and the head lets survive is a `weakened_property` finding, and
+   both scores go into the verdict.
 
-Both need a changed property module: when the patch left it as it was, the base's and the
-head's module are one and the same and detect the same things. Findings here reject like
+Both need a changed test side (scan.closure: the module, its conftests, helpers, data and
+configuration): when the patch left it as it was, the base's and the head's are one and the
+same and detect the same things. Findings here reject like
 the scan's (`entropy_silenced`, or `masked_defect` when both hosts fail). What the checks
 cannot measure (the base's module does not collect against the head's code, a name its
 tests use was renamed, the head's tests reach none of the production code the base's
