@@ -490,3 +490,25 @@ def test_a_host_a_job_that_skipped_the_strength_step_is_invalid(repo: Repo, tmp_
         "strength.json is missing: the patch changed the property's test side" in r
         for r in verdict["reasons"]
     ), verdict["reasons"]
+
+
+@pytest.mark.parametrize("name", [n for n in TRICKS if n != "data-rows-removed"])
+def test_each_other_trick_is_rejected_on_the_workflow_s_path_too(
+    repo: Repo, tmp_path: Path, name: str
+) -> None:
+    """The jobs' path (host A's job with the base ref, host B's, the verdict job) rejects
+    each trick by the same finding as `gate`, and by that finding only."""
+    base = _build(repo, tmp_path, TRICKS[name])
+    for host, extra in (("a", ()), ("b", ("--isolate",))):
+        ran = repo.cli("run", "--host", host, "--out", f"../wf-{host}", "--base-ref", base, *extra)
+        assert ran.code == 0, ran.err
+    strength = json.loads((repo.path.parent / "wf-a" / "strength.json").read_text("utf-8"))
+    assert strength["measured"] is True
+    out = repo.path.parent / "verdict.json"
+    done = repo.cli(
+        "verdict", "--host-a", "../wf-a", "--host-b", "../wf-b", "--base-ref", base,
+        "--json", str(out),
+    )  # fmt: skip
+    verdict = json.loads(out.read_text(encoding="utf-8"))
+    assert (done.code, verdict["classification"]) == (1, "entropy_silenced"), verdict["reasons"]
+    assert {f["kind"] for f in _rejecting(verdict)} == {"test_changed_to_pass"}, verdict
