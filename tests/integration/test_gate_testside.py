@@ -261,6 +261,28 @@ TRICKS = {
             """,
         },
     ),
+    # beyond the issue's seven: an ini option of pytest's section that reaches the property
+    "ini-usefixtures": Trick(
+        "pytest.ini applies a fixture the conftest kept unused, which zeroes HEADER_LINES",
+        {
+            "pytest.ini": "[pytest]\nconsole_output_style = classic\n",
+            "tests/conftest.py": """\
+            import pytest
+
+            import invoice_lib
+
+
+            @pytest.fixture
+            def _no_header(monkeypatch):
+                monkeypatch.setattr(invoice_lib, "HEADER_LINES", 0, raising=False)
+            """,
+            "tests/properties/test_invoices.py": PLAIN_MODULE,
+        },
+        {
+            "invoice_lib.py": AS_A_SETTING,
+            "pytest.ini": "[pytest]\nconsole_output_style = classic\nusefixtures = _no_header\n",
+        },
+    ),
 }
 
 
