@@ -534,3 +534,33 @@ def test_each_other_trick_is_rejected_on_the_workflow_s_path_too(
     verdict = json.loads(out.read_text(encoding="utf-8"))
     assert (done.code, verdict["classification"]) == (1, "entropy_silenced"), verdict["reasons"]
     assert {f["kind"] for f in _rejecting(verdict)} == {"test_changed_to_pass"}, verdict
+
+
+# -- the cache: the run of the base's test side, by the closure's digest ---------------------
+
+REUSED = "the base's test side on the head's code: reused ("
+
+
+def test_a_second_gate_reuses_the_run_until_the_test_side_changes(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """The run is kept in the evidence cache under a key holding the closure's digest: the
+    same tree reuses it; a head whose test side holds one more file runs it anew, though the
+    copy it runs in (the base's test side written over the head's) is the same."""
+    base = _build(repo, tmp_path, TRICKS["helper-encodes-defect"])
+    first = repo.cli("gate", "--base-ref", base)
+    assert first.code == 1, first.err
+    assert REUSED not in first.err, first.err
+    second = repo.cli("gate", "--base-ref", base)
+    assert second.code == 1, second.err
+    assert REUSED in second.err, second.err
+    repo.write("tests/support/rounding.py", "def exact(total):\n    return total\n")
+    repo.write(
+        "tests/support/expected.py",
+        "from tests.support.rounding import exact\n\n\n"
+        "def expected_total(lines):\n    return exact(sum(lines[1:]))\n",
+    )
+    repo.commit("the helper rounds")
+    third = repo.cli("gate", "--base-ref", base)
+    assert third.code == 1, third.err
+    assert REUSED not in third.err, third.err
