@@ -62,13 +62,18 @@ def wall(argv: Sequence[str], cwd: str | None = None, env: dict[str, str] | None
     return Sample(seconds=seconds, peak_rss=rss, start_rss=0)
 
 
-def process(argv: Sequence[str], cwd: str | None = None, ok: tuple[int, ...] = (0, 1)) -> Sample:
+def process(
+    argv: Sequence[str],
+    cwd: str | None = None,
+    ok: tuple[int, ...] = (0, 1),
+    env: dict[str, str] | None = None,
+) -> Sample:
     """One command's wall time, CPU time and peak RSS, its own (os.wait4's rusage of that
     process alone: RUSAGE_CHILDREN's peak is the largest of every child so far); an exit
     code outside `ok` stops the script."""
     with tempfile.TemporaryFile() as err:
         started = time.perf_counter()
-        child = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err)
+        child = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=err)
         _, status, usage = os.wait4(child.pid, 0)
         seconds = time.perf_counter() - started
         child.returncode = os.waitstatus_to_exitcode(status)

@@ -146,6 +146,12 @@ def list_tree(root: Path, commit: str) -> list[str]:
     return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
 
 
+def is_symlink(root: Path, commit: str, relative: str) -> bool:
+    """Whether `relative` is a symbolic link at `commit` (`git show` gives its target's path)."""
+    out = _git(["ls-tree", "-z", commit, "--", relative], root, check=False).stdout
+    return out.startswith(b"120000 ")
+
+
 def changed_files(root: Path, commit: str, *, staged: bool = False) -> list[str]:
     """Files that differ between `commit` and the work tree, untracked ones included; with
     `staged`, between `commit` and git's index (what the next commit holds)."""

@@ -186,6 +186,42 @@ class Provenance(BaseModel):
     dropped: int = Field(0, ge=0, description="Entries past the cap, counted only")
 
 
+MAX_TEST_DATA = 200  # testproc.datafiles.MAX_FILES: the test process keeps no more
+
+
+class DataFile(BaseModel):
+    """A file of the tree the tests opened for reading (testproc/datafiles.py)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    path: str = Field(max_length=1000, pattern=_PRINTABLE, description="Repository-relative")
+    opener: str | None = Field(
+        None,
+        max_length=1000,
+        pattern=_PRINTABLE,
+        description="The file of the code in the tree that opened it (repository-relative)",
+    )
+    test: str | None = Field(
+        None, max_length=1000, pattern=_PRINTABLE, description="The test running (None: none)"
+    )
+
+    @field_validator("path", "opener")
+    @classmethod
+    def _relative(cls, value: str | None) -> str | None:
+        return _repository_relative(value)
+
+
+class TestData(BaseModel):
+    """The data files the tests opened (`test_data` in host.json; scan.closure keeps the
+    property's own)."""
+
+    __test__ = False  # not a pytest test class
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    files: list[DataFile] = Field(default_factory=list, max_length=MAX_TEST_DATA)
+    dropped: int = Field(0, ge=0, description="Files past the cap, counted only")
+
+
 Place = Literal["repository", "pytest", "gate", "site-packages", "other", "unknown"]
 
 
@@ -449,6 +485,11 @@ class HostInfo(BaseModel):
     )
     hooks: HookInventory | None = Field(
         None, description="The hook and plugin inventory (None: not taken, an older gate)"
+    )
+    test_data: TestData | None = Field(
+        None,
+        description="Host A: the data files of the tree its tests opened (None: not recorded: "
+        "host B, an older gate)",
     )
     channel: ChannelInfo | None = Field(
         None,

@@ -33,6 +33,7 @@ from entropy_action.evidence import bounded, hostreport, outcomes
 
 KEY_JSON = "key.json"
 ENTRIES = "base-runs"
+BASE_ON_HEAD = "base-on-head"  # the runs of the base's test side on the head's code
 DEFAULT_CAP = 256 << 20  # bytes of entries kept in all
 MAX_KEY_JSON = 64 << 10
 # Printed by the run's interpreter: what it is and what it has installed.
@@ -64,11 +65,25 @@ def base_run_key(
     *, base_commit: str, manifest_sha256: str, host: str, python: str | None = None
 ) -> CacheKey:
     """The key of a base run on `host` ("a" or "b") with `python` (default: this one)."""
+    return _key({"base_commit": base_commit}, manifest_sha256, host, python)
+
+
+def base_on_head_key(
+    *, tree: str, closure: str, manifest_sha256: str, python: str | None = None
+) -> CacheKey:
+    """The key of a run of the base's test side on the head's code (strength.base_on_head):
+    `tree` digests the copy it runs in (the head's files, the base's test side written in),
+    `closure` the base's test side itself; on host A with `python`."""
+    fields = {"kind": "base-on-head", "tree_sha256": tree, "closure_sha256": closure}
+    return _key(fields, manifest_sha256, "a", python)
+
+
+def _key(run: dict[str, str], manifest_sha256: str, host: str, python: str | None) -> CacheKey:
     interpreter = _interpreter(python or sys.executable, isolated=host == "b")
     listed = interpreter.pop("distributions", None)
     distributions = "\n".join(map(str, listed)) if isinstance(listed, list) else ""
     fields = {
-        "base_commit": base_commit,
+        **run,
         "manifest_sha256": manifest_sha256,
         "host": host,
         "gate_version": __version__,
@@ -106,8 +121,8 @@ def _interpreter(python: str, *, isolated: bool) -> dict[str, object]:
 class EvidenceCache:
     """Entries under `root`/base-runs, at most `cap` bytes in all."""
 
-    def __init__(self, root: Path, cap: int = DEFAULT_CAP) -> None:
-        self.root = root / ENTRIES
+    def __init__(self, root: Path, cap: int = DEFAULT_CAP, entries: str = ENTRIES) -> None:
+        self.root = root / entries
         self.cap = cap
 
     def restore(self, key: CacheKey, dest: Path) -> tuple[bool, list[str]]:

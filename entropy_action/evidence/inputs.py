@@ -30,15 +30,24 @@ UNREADABLE = "unreadable"  # what `verdict` records for a folder report_digest r
 _CHUNK = 1024 * 1024
 
 
-def tree_digest(root: Path, exclude: tuple[Path, ...] = ()) -> str:
-    """sha256 over the work tree's files (path and content), as host B's copy would hold them."""
+def tree_digest(
+    root: Path, exclude: tuple[Path, ...] = (), replaced: Mapping[str, bytes | None] | None = None
+) -> str:
+    """sha256 over the work tree's files (path and content), as host B's copy would hold them;
+    with `replaced`, as a copy holds them where those files were written in (None: removed)."""
     skip = tuple(path.absolute() for path in exclude)
     digest = hashlib.sha256()
-    for name in sorted(git.tracked_and_untracked(root)):
+    written = replaced or {}
+    for name in sorted({*git.tracked_and_untracked(root), *written}):
         path = root / name
         if any(path == folder or folder in path.parents for folder in skip):
             continue
-        if path.is_symlink():
+        if name in written:
+            data = written[name]
+            if data is None:
+                continue
+            content = hashlib.sha256(data).digest()
+        elif path.is_symlink():
             content = b"link:" + str(path.readlink()).encode("utf-8", "surrogateescape")
         elif path.is_file():
             content = hashlib.sha256(path.read_bytes()).digest()

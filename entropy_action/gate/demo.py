@@ -97,6 +97,8 @@ EXITS = frozenset(
     {"unit_replaced", "report_tampering", "hook_added", "gate_pin_read", "live_read_removed",
      "live_read_constant", "assertion_broadened"}
 )  # fmt: skip
+# What only the strength check sees (issue 35's test side): named when nothing else rejects.
+STRENGTH = frozenset({"test_changed_to_pass", "weakened_property"})
 
 
 def _source(row: Row) -> str:
@@ -104,6 +106,9 @@ def _source(row: Row) -> str:
     the failure follows, and the pair of an order-dependent failure."""
     live = [f for f in row.verdict.findings if f.kind == "live_entropy"]
     exits = [f for f in row.verdict.findings if f.kind in EXITS and f.level == "error"]
+    rejecting = [f for f in row.verdict.findings if f.level == "error" and f.introduced]
+    if not exits and rejecting and all(f.kind in STRENGTH for f in rejecting):
+        exits = [f for f in rejecting if f.kind == "test_changed_to_pass"]
     lines = [f"{'':<{WIDTH}}↳ {finding.render()}" for finding in (*live[:1], *exits[:1])]
     if row.verdict.coupled_to:
         lines.append(f"{'':<{WIDTH}}↳ coupled to: {', '.join(row.verdict.coupled_to)}")

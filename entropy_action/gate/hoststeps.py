@@ -24,7 +24,7 @@ from entropy_action.evidence import hostreport, stepfiles
 from entropy_action.gate import attribution
 from entropy_action.hosts import runsettings
 from entropy_action.manifest.baseline import PinCheck
-from entropy_action.scan import ScanResult
+from entropy_action.scan import ScanResult, closure
 from entropy_action.strength import assess, base_on_head
 
 
@@ -39,14 +39,17 @@ def strength_step(
     """The strength check after host A ran into `folder`, its own runs in `work` (default: a
     temporary folder); written to folder/strength.json."""
     assert check.base_commit is not None
-    measured = base_on_head.plan(check) is not None
+    plan = base_on_head.plan(check, closure.data_files(info.test_data))
+    measured = plan is not None
     found = assess.Strength()
-    if measured and work is not None:
-        found = assess.measure_strength(check, scanned or scan.scan(check), host, folder, work)
-    elif measured:
+    if plan is not None and work is not None:
+        found = assess.measure_strength(
+            check, plan, scanned or scan.scan(check), host, (folder, work)
+        )
+    elif plan is not None:
         with tempfile.TemporaryDirectory(prefix="entropy-gate-strength-") as scratch:
             found = assess.measure_strength(
-                check, scanned or scan.scan(check), host, folder, Path(scratch)
+                check, plan, scanned or scan.scan(check), host, (folder, Path(scratch))
             )
     report = stepfiles.StrengthReport(
         property_id=info.property_id,

@@ -333,14 +333,19 @@ def _read(label: pairing.Label, source: Path | HostReport | None) -> HostReport 
         return None
 
 
-def strength_needed(check: PinCheck | None) -> bool:
+def strength_needed(check: PinCheck | None, info: HostInfo | None = None) -> bool:
     """Whether the base manifest calls for the strength check: a base to compare with and a
-    property module the patch changed (else both modules detect the same things)."""
-    from entropy_action.strength import base_on_head  # noqa: PLC0415 (see TYPE_CHECKING)
+    property whose test side (scan.closure: its module, conftests, helpers, configuration,
+    and the data files host A's `info` says its tests opened) the patch changed (else both
+    test sides detect the same things)."""
+    from entropy_action.scan import closure  # noqa: PLC0415 (see TYPE_CHECKING)
+    from entropy_action.strength import base_on_head  # noqa: PLC0415
 
     if check is None or check.base is None or check.base_commit is None:
         return False
-    return base_on_head.plan(check) is not None
+    return (
+        base_on_head.plan(check, closure.data_files(info.test_data if info else None)) is not None
+    )
 
 
 def _strength(dossier: Dossier, report_a: HostReport | None) -> tuple[Strength | None, list[str]]:
@@ -355,7 +360,7 @@ def _strength(dossier: Dossier, report_a: HostReport | None) -> tuple[Strength |
         return Strength(notes=(dossier.strength_off,)), []
     if report_a is None:
         return Strength(), []  # host A is unusable: evaluate says why, the verdict is invalid
-    needed = strength_needed(check)
+    needed = strength_needed(check, report_a.info)
     where = report_a.dir / layout.STRENGTH_JSON
     try:
         found = stepfiles.read_strength(report_a.dir, report_a.info)
@@ -365,9 +370,9 @@ def _strength(dossier: Dossier, report_a: HostReport | None) -> tuple[Strength |
         if not needed:
             return Strength(), []
         return Strength(), [
-            f"host A: {where} is missing: the patch changed the property module, so the "
-            "strength check (the base's module on the head's code, mutation) must run in host "
-            "A's job (`entropy-gate run --host a --base-ref BASE`)"
+            f"host A: {where} is missing: the patch changed the property's test side, so "
+            "the strength check (the base's test side on the head's code, mutation) must run "
+            "in host A's job (`entropy-gate run --host a --base-ref BASE`)"
         ]
     if found.base_commit != check.base_commit:
         return Strength(), [
@@ -377,8 +382,8 @@ def _strength(dossier: Dossier, report_a: HostReport | None) -> tuple[Strength |
     if found.measured != needed:
         said = "unchanged" if needed else "changed"
         return Strength(), [
-            f"host A: {where}: says the property module is {said} at the head, git says "
-            "otherwise: it is not the strength report of this patch"
+            f"host A: {where}: says the property's test side is {said} at the head, git "
+            "and host A's report say otherwise: it is not the strength report of this patch"
         ]
     return (
         Strength(

@@ -209,6 +209,7 @@ def _strength(
         settings.namespaces,
         _labelled(settings.progress, "strength"),
         settings.python_a,
+        settings.cache_dir,
     )
     hoststeps.strength_step(check, host, report.dir, report.info, scanned, work=out)
 

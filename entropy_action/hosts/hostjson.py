@@ -20,6 +20,7 @@ from entropy_action.core.hostinfo import (
     HookInventory,
     HostInfo,
     Provenance,
+    TestData,
     TestOrder,
     TreeState,
     outside_reason,
@@ -126,6 +127,23 @@ def with_provenance(info: HostInfo, path: Path) -> HostInfo:
     except ValidationError as exc:
         where = ".".join(str(part) for part in exc.errors()[0]["loc"])[:80]
         note = f"provenance: report refused (field {where!r}: {exc.errors()[0]['msg'][:200]})"
+        return info.model_copy(update={"notes": [*info.notes, note]})
+
+
+def with_test_data(info: HostInfo, path: Path) -> HostInfo:
+    """host.json with the data files the tests opened (datafiles.py's report, read with the
+    report's size cap); a report the test process spoiled is a note, and no record."""
+    data = pinsseen.read_report(path)
+    if data is None:
+        if not path.exists():
+            return info  # not asked for (host B), or the plugin did not load
+        note = "test data: the test process wrote no usable report"
+        return info.model_copy(update={"notes": [*info.notes, note]})
+    try:
+        return info.model_copy(update={"test_data": TestData.model_validate(data)})
+    except ValidationError as exc:
+        where = ".".join(str(part) for part in exc.errors()[0]["loc"])[:80]
+        note = f"test data: report refused (field {where!r}: {exc.errors()[0]['msg'][:200]})"
         return info.model_copy(update={"notes": [*info.notes, note]})
 
 

@@ -47,6 +47,7 @@ from entropy_action.hosts.hostjson import (
     with_channel,
     with_hooks,
     with_provenance,
+    with_test_data,
     write_host_json,
 )
 from entropy_action.hosts.runsettings import Launch, RunSettings, timeout_of
@@ -71,6 +72,7 @@ from entropy_action.testproc.protocol import (
     CHANNEL_FD_FIELD,
     CHILD_ENV,
     CHILDREN_FILE,
+    DATA_FILE,
     GATE_ENV,
     GATE_HOST_ENV,
     HOOKS_FILE,
@@ -140,6 +142,7 @@ def run_host(settings: RunSettings) -> HostInfo:
         info = with_audit(info, settings, scratch / AUDIT_JSON)
         info = with_provenance(info, scratch / PROVENANCE_FILE)
         info = with_hooks(info, scratch / HOOKS_FILE)
+        info = with_test_data(info, scratch / DATA_FILE)
         info = with_channel(info, heard, out, settings.loaded.manifest.module)
         if not stopped:  # a signal from elsewhere than the gate's own timeout or cap
             crash = crashlog.keep(
@@ -372,6 +375,8 @@ def _plugin_config(
         "modules": list(settings.property_modules),
         "provenance_report": str(scratch / PROVENANCE_FILE),
         "hooks_report": str(scratch / HOOKS_FILE),
+        # host A records the data files its tests open (scan.closure: the property's test side)
+        "data_report": str(scratch / DATA_FILE) if settings.host == "a" else None,
         "test_order_seed": hostb.test_order_seed if hostb else None,  # testproc.order
         "order": list(settings.order) or None,
         "file_order_seed": hostb.file_order_seed if hostb else None,

@@ -178,6 +178,9 @@ def _info(
             replaced=[entry for entry in provenance.replaced if mine(entry.test)],
             dropped=provenance.dropped,
         )
+    data = info.test_data
+    if data is not None:
+        data = data.model_copy(update={"files": [f for f in data.files if mine(f.test)]})
     channel = info.channel
     if channel is not None:
         channel = channel.model_copy(update={"tests": len(part["tests"])})
@@ -189,6 +192,7 @@ def _info(
             "returncode": _returncode(info.returncode, cases, part, explained=explained),
             "audit": audit,
             "provenance": provenance,
+            "test_data": data,
             "channel": channel,
         }
     )

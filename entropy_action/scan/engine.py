@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from entropy_action.core.findings import Finding
 from entropy_action.scan import (
+    closure,
     config,
     hollow,
     hooks,
@@ -45,7 +46,8 @@ class Analysis:
 
 
 def analyze(tree: Tree, module_path: str, rules: Rules) -> Analysis:
-    scope = Scope(tree, module_path, config.locate(tree, module_path))
+    run_path = closure.pythonpath(rules.run_args)
+    scope = Scope(tree, module_path, config.locate(tree, module_path), run_path)
     module = scope.module(module_path)
     ctx = Context(scope=scope, rules=rules, module=module)
     ctx.conftests = [m for p in scope.conftests() if (m := scope.module(p)) is not None]
@@ -54,6 +56,9 @@ def analyze(tree: Tree, module_path: str, rules: Rules) -> Analysis:
         m for p in scope.plugins() if p not in conftest_paths and (m := scope.module(p)) is not None
     ]
     ctx.inits = [m for p in scope.package_inits() if (m := scope.module(p)) is not None]
+    read = {module_path, *conftest_paths, *(m.path for m in (*ctx.plugins, *ctx.inits))}
+    side = closure.side_of(tree, module_path, rules.run_args).python
+    ctx.helpers = [m for p in side if p not in read and (m := scope.module(p)) is not None]
     known = conftest_paths | {m.path for m in ctx.plugins}
     ctx.plugins += [
         m for p in hooks.loaded(ctx) if p not in known and (m := scope.module(p)) is not None

@@ -115,6 +115,7 @@ class Context:
     conftests: list[ModuleIndex] = field(default_factory=list)
     plugins: list[ModuleIndex] = field(default_factory=list)
     inits: list[ModuleIndex] = field(default_factory=list)  # the property module's packages
+    helpers: list[ModuleIndex] = field(default_factory=list)  # the rest of the test side
     hooks: list[Func] = field(default_factory=list)  # pytest_* in conftests and plugins
     _units: dict[tuple[bool, bool], list[Unit]] = field(default_factory=dict)
     _test_names: dict[Key, str] | None = None
@@ -277,7 +278,8 @@ def _path(node: ast.AST, target: ast.AST, depth: int) -> list[tuple[ast.AST, str
 
 def units(ctx: Context, *, production: bool, whole_module: bool) -> list[Unit]:
     """What the properties reach (in production modules only when asked), the import-time
-    code of the property module and its conftests, conftest and plugin hooks, and with
+    code of the property module, its conftests and the rest of its test side (the helpers it
+    imports: scan.closure), conftest and plugin hooks, and with
     `whole_module` every function of the property module, reached or not."""
     cached = ctx._units.get((production, whole_module))
     if cached is None:
@@ -300,7 +302,7 @@ def _units(ctx: Context, production: bool, whole_module: bool) -> list[Unit]:
         for func in module_functions(ctx.module):
             if func.key not in out:
                 out[func.key] = _func_unit(ctx, func, place(ctx, func), None, None)
-    for index in [m for m in (ctx.module, *ctx.conftests, *ctx.inits) if m is not None]:
+    for index in [m for m in (ctx.module, *ctx.conftests, *ctx.inits, *ctx.helpers) if m]:
         roots = tuple(import_time(index.tree.body))
         whom = "every property (it runs at import)"
         out[index.path] = Unit(

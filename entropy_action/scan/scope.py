@@ -87,11 +87,22 @@ class Definition:
 class Scope:
     """The files of one revision that bear on the property module, parsed on demand."""
 
-    def __init__(self, tree: Tree, module: str, pytest_config: config.PytestConfig) -> None:
+    def __init__(
+        self,
+        tree: Tree,
+        module: str,
+        pytest_config: config.PytestConfig,
+        pythonpath: tuple[str, ...] = (),
+    ) -> None:
+        """`pythonpath`: more of sys.path than the configuration file names (the manifest's
+        `-o pythonpath=` in run.pytest_args)."""
         self.tree = tree
         self.property_path = module
         self.config = pytest_config
-        self.finder = Finder(tree, pytest_config.pythonpath)
+        self.finder = Finder(tree, (*pytest_config.pythonpath, *pythonpath))
+        # pytest's default import mode puts each conftest's folder (the first above it
+        # without an `__init__.py`) on sys.path: `from support import x` resolves there
+        self.finder.roots += [self.finder.basedir(path) for path in self.conftests()]
         self._modules: dict[str, ModuleIndex | None] = {}
         self._support: dict[str, bool] = {}
         self._walks: dict[int, tuple[ast.AST, ...]] = {}

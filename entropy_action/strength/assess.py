@@ -2,14 +2,16 @@
 
 Syntax rules trail the next trick; this measures the thing itself, on the head's code:
 
-1. the base's property module against the head's code (base_on_head.py): a test the patch made
-   pass by changing the test is a `test_changed_to_pass` finding;
+1. the base's test side against the head's code (base_on_head.py): a test the patch made
+   pass by changing the test, or what it reads, is a `test_changed_to_pass` finding;
 2. mutation strength (mutation/): mutants of the code the property exercises, run under
-   the base's and the head's module; a mutant the base kills and the head lets survive is a
-   `weakened_property` finding, and both scores go into the verdict.
+   the base's and the head's module (each under its own test side: mutation/paired.py); a
+   mutant the base kills and the head lets survive is a `weakened_property` finding, and
+   both scores go into the verdict.
 
-Both need a changed property module: when the patch left it as it was, the base's and the
-head's module are one and the same and detect the same things. Findings here reject like
+Both need a changed test side (scan.closure: the module, its conftests, helpers, data and
+configuration): when the patch left it as it was, the base's and the head's are one and the
+same and detect the same things. Findings here reject like
 the scan's (`entropy_silenced`, or `masked_defect` when both hosts fail). What the checks
 cannot measure (the base's module does not collect against the head's code, a name its
 tests use was renamed, the head's tests reach none of the production code the base's
@@ -35,10 +37,10 @@ from entropy_action.evidence import hostreport
 from entropy_action.hosts import launch, runsettings
 from entropy_action.manifest import baseline
 from entropy_action.manifest.baseline import PinCheck
-from entropy_action.scan import ScanResult
+from entropy_action.scan import ScanResult, closure
 from entropy_action.scan.runtime import DefinedTest
 from entropy_action.strength import base_on_head, evidence, unmeasured
-from entropy_action.strength.mutation import harness, measure, operators
+from entropy_action.strength.mutation import harness, measure, operators, paired
 from entropy_action.verdict.model import Verdict
 
 
@@ -61,53 +63,62 @@ class Strength:
 
 def measure_strength(
     check: PinCheck,
+    plan: base_on_head.Plan,
     scanned: ScanResult,
     host: base_on_head.HostSettings,
-    head_dir: Path,
-    work: Path,
+    where: tuple[Path, Path],
     *,
     cross_run: bool = True,
 ) -> Strength:
-    """The strength checks of the working tree against the base ref, after host A ran into
-    `head_dir`; their own runs go to `work`. The two parts run side by side."""
+    """The strength checks of the working tree against the base ref, as `plan` says, after
+    host A ran into `where[0]`; their own runs go to `where[1]`. The two parts run side by
+    side."""
+    head_dir, work = where
     exclude = (work, head_dir)
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="strength") as pool:
-        crossing = (
-            pool.submit(_cross_run, check, scanned, host, head_dir, work) if cross_run else None
-        )
-        mutated, lost_by = _mutation(check, scanned, host, exclude)
+        crossing = pool.submit(_cross_run, check, plan, scanned, host, where) if cross_run else None
+        mutated, lost_by = _mutation(check, plan, scanned, host, exclude)
         cross, passed = crossing.result() if crossing is not None else (Strength(), frozenset())
     moved = evidence.moved(scanned.removed, passed, lost_by)
     return Strength(
         (*cross.findings, *mutated.findings),
-        (*_renamed(check), *cross.notes, *mutated.notes),
+        (*_renamed(plan), *_side(plan), *cross.notes, *mutated.notes),
         mutated.score,
         (*cross.unmeasured, *mutated.unmeasured),
         tuple(sorted(moved)),
     )
 
 
-def _renamed(check: PinCheck) -> tuple[str, ...]:
+def _renamed(plan: base_on_head.Plan) -> tuple[str, ...]:
     """A note naming the renames the base's module was measured with (strength/renames.py)."""
-    plan = base_on_head.plan(check)
-    if plan is None or not plan.renamed:
+    if not plan.renamed:
         return ()
     names = ", ".join(rename.render() for rename in plan.renamed)
     return (f"strength: the base's module was measured with the patch's renames: {names}",)
 
 
+def _side(plan: base_on_head.Plan) -> tuple[str, ...]:
+    """A note naming the files of the property's test side the base's ran with."""
+    if not plan.side:
+        return ()
+    shown = ", ".join(plan.side_paths[:5])
+    more = f" and {len(plan.side) - 5} more" if len(plan.side) > 5 else ""
+    return (
+        f"strength: the patch changed the property's test side ({shown}{more}): the base's "
+        "whole test side was measured on the head's code",
+    )
+
+
 def _cross_run(
     check: PinCheck,
+    plan: base_on_head.Plan,
     scanned: ScanResult,
     host: base_on_head.HostSettings,
-    head_dir: Path,
-    work: Path,
+    where: tuple[Path, Path],
 ) -> tuple[Strength, frozenset[str]]:
     """The base's module on the head's code, judged; and the base's tests every case of
     which passed there (names as the scan spells them: `Class::test`)."""
-    plan = base_on_head.plan(check)
-    if plan is None:
-        return Strength(), frozenset()
+    head_dir, work = where
     try:
         head = hostreport.read_host(head_dir)
     except GateError:
@@ -116,7 +127,8 @@ def _cross_run(
             notes=(f"the base's module was not run on the head's code: {why}",)
         ), frozenset()
     if host.progress is not None:
-        host.progress("running the base's property module against the head's code…")
+        what = "test side" if plan.side else "property module"
+        host.progress(f"running the base's {what} against the head's code…")
     try:
         base_report = hostreport.read_host(
             base_on_head.run(plan, check, host, work, exclude=(work, head_dir))
@@ -128,21 +140,24 @@ def _cross_run(
     assert check.base_commit is not None
     patched = unmeasured.patched(check.root, check.base_commit, plan.base_module, plan.head_module)
     judged = base_on_head.judge(
-        head.tests, base_report.tests, scanned.tests, base_report.errors, patched
+        head.tests, base_report.tests, scanned.tests, base_report.errors, patched, plan.side_paths
     )
     strength = Strength(judged.findings, judged.notes, unmeasured=judged.unmeasured)
     return strength, base_on_head.passing(base_report.tests)
 
 
 def _mutation(
-    check: PinCheck, scanned: ScanResult, host: base_on_head.HostSettings, exclude: tuple[Path, ...]
+    check: PinCheck,
+    plan: base_on_head.Plan,
+    scanned: ScanResult,
+    host: base_on_head.HostSettings,
+    exclude: tuple[Path, ...],
 ) -> tuple[Strength, frozenset[str] | None]:
     """The mutation step, judged; and the base's tests that kill a mutant the head's module
     lets survive (None: no mutant ran, so nothing is known of what a test killed)."""
     assert check.head is not None
     constraints = (check.base or check.head).manifest.constraints
-    plan = base_on_head.plan(check)
-    if constraints.mutation == "off" or plan is None or check.base_commit is None:
+    if constraints.mutation == "off" or check.base_commit is None:
         return Strength(), None
     inputs = measure.Inputs(
         root=check.root,
@@ -157,20 +172,28 @@ def _mutation(
         patched=unmeasured.patched(
             check.root, check.base_commit, plan.base_module, plan.head_module
         ),
+        side=plan.digest if plan.side else "",
     )
     scratch = harness.scratch_dir(check.head)
     head = check.head
 
     def workspace(index: Path) -> harness.Workspace:
-        return harness.workspace(
-            check.root,
-            head,
-            plan.base_module,
-            host.environ,
-            scratch / index,
-            exclude=exclude,
-            python=host.python,
-        )
+        def copy(folder: Path, side: Sequence[tuple[str, bytes | None]] = ()) -> harness.Workspace:
+            return harness.workspace(
+                check.root,
+                head,
+                plan.base_module,
+                host.environ,
+                folder,
+                exclude=exclude,
+                python=host.python,
+                side=side,
+                links=plan.links,
+            )
+
+        if not plan.side:
+            return copy(scratch / index)
+        return paired.pair(copy(scratch / index), copy(scratch / f"{index}-base", plan.side))
 
     try:
         measured = measure.measure(inputs, workspace, host.progress or (lambda line: None))
@@ -181,7 +204,7 @@ def _mutation(
         shutil.rmtree(scratch, ignore_errors=True)
     score = score_of(measured, constraints.mutation) if measured.results else None
     found = Strength(
-        judge(measured.results, scanned.tests, head.manifest.module),
+        judge(measured.results, scanned.tests, head.manifest.module, plan.side_paths),
         measured.notes,
         score,
         measured.unmeasured,
@@ -190,11 +213,15 @@ def _mutation(
 
 
 def judge(
-    results: Sequence[measure.Result], tests: Sequence[DefinedTest], module: str
+    results: Sequence[measure.Result],
+    tests: Sequence[DefinedTest],
+    module: str,
+    side: Sequence[str] = (),
 ) -> tuple[Finding, ...]:
     """One `weakened_property` per mutant the base's module kills and the head's lets
-    survive (pure)."""
+    survive (pure); `side`: the other files of the test side the patch changed."""
     lines = {t.name: t.line for t in tests}
+    head = "module" if not side else f"test side (the patch changed {', '.join(side[:3])})"
     found: list[Finding] = []
     for result in results:
         if result.timed_out or not result.base_killers or result.head_killers:
@@ -206,7 +233,7 @@ def judge(
                 path=module,
                 line=lines.get(killer, 1),
                 message=f"mutant {result.mutant.describe()} is killed by the base's {killer} "
-                "and survives the head's module: the patch made the property weaker — a "
+                f"and survives the head's {head}: the patch made the property weaker — a "
                 "defect like it would now pass",
                 test=killer,
             )
@@ -304,10 +331,7 @@ def run_strength(settings: StrengthSettings) -> tuple[Strength, tuple[str, ...]]
     host = base_on_head.HostSettings(
         settings.environ, settings.namespaces, settings.progress, settings.python
     )
-    if base_on_head.plan(check) is None:
-        unchanged = "the property module is as at the base: both detect the same mutants"
-        return Strength(notes=(unchanged,)), check.notes
-    launch.run_host(
+    info = launch.run_host(
         runsettings.RunSettings(
             host="a",
             out=settings.out / "host-a",
@@ -319,7 +343,11 @@ def run_strength(settings: StrengthSettings) -> tuple[Strength, tuple[str, ...]]
             python=settings.python,
         )
     )
-    strong = measure_strength(check, scanned, host, settings.out / "host-a", settings.out)
+    plan = base_on_head.plan(check, closure.data_files(info.test_data))
+    if plan is None:
+        unchanged = "the property's test side is as at the base: both detect the same mutants"
+        return Strength(notes=(unchanged,)), check.notes
+    strong = measure_strength(check, plan, scanned, host, (settings.out / "host-a", settings.out))
     if check.base.manifest.constraints.mutation == "off":  # no strength constraint: notes
         lost = tuple(f"strength: cannot measure: {why}" for why in strong.unmeasured)
         strong = Strength(strong.findings, (*strong.notes, *lost), strong.score)

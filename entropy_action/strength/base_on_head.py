@@ -1,8 +1,10 @@
-"""The base ref's property module against the head's code: tests the patch made pass by
-changing the test instead of the code.
+"""The base ref's test side against the head's code: tests the patch made pass by changing
+the test instead of the code.
 
 The head's tree is copied aside, the base's property module is written in place of the
-head's, and that copy runs on host A under the head's pins. A test that fails there, by any
+head's and the rest of the base's closure (scan.closure: conftests, helpers, data files,
+pytest's configuration) in place of the head's, and that copy runs on host A under the
+head's pins. A test that fails there, by any
 exception (an assertion, a ValueError, a setup error), and passes with the head's module on
 the same code (host A's own run) was made to pass by the patch's change to the test: a
 `test_changed_to_pass` finding naming the test and the failure. Two failures are not
@@ -10,11 +12,12 @@ the same code (host A's own run) was made to pass by the patch's change to the t
 and whose calls the head's test changed with it (a note), and a name the base's test imports
 or uses that the patch renamed or removed, or a module that no longer collects — the check
 cannot measure those, and says so (`Judged.unmeasured`), which under the manifest's strength
-constraints makes the verdict invalid. Nothing runs when the patch left the module unchanged.
+constraints makes the verdict invalid. Nothing runs when the patch left the closure unchanged.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -22,11 +25,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from entropy_action.core import git
+from entropy_action.core.errors import GateError
 from entropy_action.core.findings import Finding
-from entropy_action.evidence import junitcases
+from entropy_action.evidence import basecache, inputs, junitcases
 from entropy_action.evidence.junitcases import TestCase
-from entropy_action.hosts import isolate, launch, runsettings
+from entropy_action.hosts import environments, isolate, launch, runsettings
 from entropy_action.manifest.baseline import PinCheck
+from entropy_action.scan import closure
 from entropy_action.scan.runtime import DefinedTest, bare_id
 from entropy_action.strength import evidence, renames
 from entropy_action.strength.unmeasured import Patched
@@ -43,13 +48,23 @@ REVIEWED = (
 
 @dataclass(frozen=True)
 class Plan:
-    """What the run needs: the head tree, the module path there, and the base's module."""
+    """What the run needs: the head tree, the module path there, the base's module and the
+    rest of the base's test side where it differs from the head's."""
 
     root: Path
     module: str  # repository-relative, at the head
     base_module: bytes  # as run: its imports of names the patch renamed point at the new ones
     head_module: bytes = b""
     renamed: tuple[renames.Rename, ...] = ()  # what `base_module` was rewritten for
+    # the base's bytes of each other file of the closure the patch changed (None: absent at
+    # the base, so removed from the copy)
+    side: tuple[tuple[str, bytes | None], ...] = ()
+    digest: str = ""  # the base's closure (scan.closure.Closure.digest)
+    links: frozenset[str] = frozenset()  # side files that are symbolic links at the base
+
+    @property
+    def side_paths(self) -> tuple[str, ...]:
+        return tuple(path for path, _ in self.side)
 
 
 @dataclass(frozen=True)
@@ -60,11 +75,13 @@ class HostSettings:
     namespaces: bool = True
     progress: Callable[[str], None] | None = None
     python: str | None = None  # host A's interpreter (default: this one)
+    cache_dir: Path | None = None  # the evidence cache (None: neither reuse nor keep runs)
 
 
-def plan(check: PinCheck) -> Plan | None:
+def plan(check: PinCheck, data: Sequence[str] = ()) -> Plan | None:
     """The run to make, or None when there is nothing to compare (no base, or the patch
-    left the property module's bytes as they were)."""
+    left the property's closure as it was). `data`: the closure's data files host A's
+    tests opened (scan.closure.data_files)."""
     if check.head is None or check.base is None or check.base_commit is None:
         return None
     module = check.head.manifest.module
@@ -73,24 +90,121 @@ def plan(check: PinCheck) -> Plan | None:
         head_bytes: bytes | None = (check.root / module).read_bytes()
     except OSError:
         head_bytes = None
-    if base_bytes is None or base_bytes == head_bytes:
+    if base_bytes is None:
+        return None
+    found = closure.between(
+        closure.Revisions(
+            check.root,
+            check.base_commit,
+            check.base.manifest.module,
+            module,
+            check.staged,
+            tuple(check.head.manifest.run.pytest_args),
+        ),
+        data,
+    )
+    if base_bytes == head_bytes and not found.side_changed:
         return None
     renamed = renames.find(check.root, check.base_commit, base_bytes, head_bytes or b"")
-    return Plan(check.root, module, renames.apply(base_bytes, renamed), head_bytes or b"", renamed)
+    side = tuple((path, found.base[path]) for path in found.side_changed)
+    return Plan(
+        check.root,
+        module,
+        renames.apply(base_bytes, renamed),
+        head_bytes or b"",
+        renamed,
+        side,
+        found.digest,
+        found.links,
+    )
+
+
+def write_side(tree: Path, the_plan: Plan) -> None:
+    """The base's test side into a copy of the head's tree: its module in place of the
+    head's, each other changed file of its closure as the base had it (or removed)."""
+    write_files(tree, ((the_plan.module, the_plan.base_module), *the_plan.side), the_plan.links)
+
+
+def write_files(
+    tree: Path, files: Iterable[tuple[str, bytes | None]], links: frozenset[str] = frozenset()
+) -> None:
+    """Each (repository-relative path, bytes) into the copy `tree`; None removes the file, a
+    path in `links` becomes a symbolic link to its bytes. A path that leads out of the copy
+    through a symbolic link is replaced, never followed."""
+    for path, data in files:
+        target = tree / path
+        if target.is_symlink():
+            target.unlink()
+        if not target.parent.resolve().is_relative_to(tree.resolve()):
+            continue  # a folder on the way is a link out of the copy: nothing is written
+        if data is None:
+            target.unlink(missing_ok=True)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.unlink(missing_ok=True)
+        if path in links:
+            target.symlink_to(os.fsdecode(data))
+        else:
+            target.write_bytes(data)
 
 
 def run(
     the_plan: Plan, check: PinCheck, host: HostSettings, out: Path, exclude: tuple[Path, ...] = ()
 ) -> Path:
-    """Run the base's module against a copy of the head's tree on host A; the report dir.
-    The copy leaves out `out` and the `exclude`d folders (the gate's own output)."""
+    """Run the base's test side against a copy of the head's tree on host A; the report
+    dir. The copy leaves out `out` and the `exclude`d folders (the gate's own output). A
+    run of the same copy (the head's files with the base's test side written in, digested
+    as it runs) under the same manifest and interpreter comes from the evidence cache."""
+    assert check.head is not None
+    folder = host.cache_dir
+    cache = basecache.EvidenceCache(folder, entries=basecache.BASE_ON_HEAD) if folder else None
+    key = _cache_key(the_plan, check, host, (out, *exclude)) if cache is not None else None
+    if cache is not None and key is not None:
+        hit, notes = cache.restore(key, out / OUT)
+        for note in notes:
+            _say(host, note)
+        if hit:
+            _say(host, f"the base's test side on the head's code: reused ({key.digest[:12]})")
+            return out / OUT
+    _run(the_plan, check, host, out, exclude)
+    if cache is not None and key is not None:
+        for note in cache.store(key, out / OUT):
+            _say(host, note)
+    return out / OUT
+
+
+def _cache_key(
+    the_plan: Plan, check: PinCheck, host: HostSettings, exclude: tuple[Path, ...]
+) -> basecache.CacheKey | None:
+    assert check.head is not None
+    written = {the_plan.module: the_plan.base_module, **dict(the_plan.side)}
+    left_out = (*exclude, *environments.environments(the_plan.root))  # as copy_tree does
+    try:
+        tree = inputs.tree_digest(the_plan.root, left_out, written)
+        return basecache.base_on_head_key(
+            tree=tree,
+            closure=the_plan.digest,
+            manifest_sha256=check.head.sha256,
+            python=host.python,
+        )
+    except GateError as exc:
+        _say(host, f"the base's test side is not cached: {exc.message}")
+        return None
+
+
+def _say(host: HostSettings, line: str) -> None:
+    if host.progress is not None:
+        host.progress(line)
+
+
+def _run(
+    the_plan: Plan, check: PinCheck, host: HostSettings, out: Path, exclude: tuple[Path, ...]
+) -> None:
     assert check.head is not None
     with tempfile.TemporaryDirectory(prefix="entropy-gate-base-on-head-") as scratch:
         tree = Path(scratch) / "tree"
         isolate.copy_tree(the_plan.root, tree, exclude=(out, *exclude))
-        target = tree / the_plan.module
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(the_plan.base_module)
+        write_side(tree, the_plan)
         launch.run_host(
             runsettings.RunSettings(
                 host="a",
@@ -105,7 +219,6 @@ def run(
                 checkout=the_plan.root,  # the copy's code, not the checkout's (editable install)
             )
         )
-    return out / OUT
 
 
 @dataclass(frozen=True)
@@ -123,12 +236,14 @@ def judge(
     tests: Sequence[DefinedTest],
     errors: Sequence[str] = (),
     patched: Patched = NOTHING_PATCHED,
+    side: Sequence[str] = (),
 ) -> Judged:
     """One finding per test that failed with the base's module and passed, or was skipped,
     with the head's, on the same code (pure): the cases of host A's run and of the run of
-    the base's module, the tests the head's module defines, the run's collection `errors`
-    and what the patch changed (unmeasured.patched). A skip counts as green: the base's
-    test says the code is wrong, and the head's stopped asking."""
+    the base's module, the tests the head's module defines, the run's collection `errors`,
+    what the patch changed (unmeasured.patched) and the other files of the closure it
+    changed (`side`: the base's ran there too). A skip counts as green: the base's test says
+    the code is wrong, and the head's stopped asking."""
     outcomes = {case.id: case.outcome for case in junitcases.merge(head).values()}
     defined = {f"{t.path}::{t.name}": t for t in tests}
     found: dict[str, Finding] = {}
@@ -164,14 +279,15 @@ def judge(
                 f"renamed or removed {failure.name}, which it uses"
             )
             continue
+        what, changing = _changed_words(side)
         found[name] = Finding(
             kind="test_changed_to_pass",
             path=test.path if test is not None else (case.path or name.partition("::")[0]),
             line=test.line if test is not None else (case.line or 1),
-            message=f"property {label} fails with the base's module on the head's code "
-            f"({shown}) and {_green(outcomes[case.id])} with the head's module: the patch made "
-            f"it {'pass' if outcomes[case.id] == 'passed' else 'go quiet'} by changing the "
-            f"test, not the code — {REVIEWED}",
+            message=f"property {label} fails with the base's {what} on the head's code "
+            f"({shown}) and {_green(outcomes[case.id])} with the head's{_named(side)}: the "
+            f"patch made it {'pass' if outcomes[case.id] == 'passed' else 'go quiet'} by "
+            f"changing {changing}, not the code — {REVIEWED}",
             test=label,
         )
     return Judged(tuple(found.values()), tuple(notes.values()), tuple(dict.fromkeys(lost)))
@@ -196,6 +312,18 @@ def collection_error(error: str) -> str:
         f"the base's module cannot be collected against the head's code ({shown}): none of "
         "its tests could be measured"
     )
+
+
+def _changed_words(side: Sequence[str]) -> tuple[str, str]:
+    """How the finding names what ran: the base's module, or its whole test side."""
+    return ("module", "the test") if not side else ("test side", "what the test reads")
+
+
+def _named(side: Sequence[str]) -> str:
+    if not side:
+        return " module"
+    shown = ", ".join(side[:3]) + (f" and {len(side) - 3} more" if len(side) > 3 else "")
+    return f" (the patch changed {shown})"
 
 
 def _green(outcome: str) -> str:

@@ -1,8 +1,9 @@
 """entropy-gate's pytest plugin, loaded inside the test process (hosts.testfiles.write_boot).
 
 Standard library only, and of entropy_action only its siblings protocol.py (the names both
-sides share), netblock.py (the network block) and provenance.py (where the units under test
-came from; registered as a plugin of its own when the config names `provenance_report`): the
+sides share), netblock.py (the network block), provenance.py (where the units under test
+came from; registered as a plugin of its own when the config names `provenance_report`) and
+datafiles.py (the data files the tests open, when it names `data_report`): the
 runner copies this file (as `entropy_gate_plugin.py`) and them (as `entropy_gate_<name>.py`)
 into a private directory on PYTHONPATH, so it works under any interpreter that runs pytest. It
 does nothing unless the runner names a config file in the environment variable CONFIG_ENV.
@@ -54,6 +55,7 @@ from typing import Any
 
 if __package__:  # imported as entropy_action.testproc.plugin (the public names, the gate)
     from entropy_action.testproc import (
+        datafiles,
         hookinventory,
         listing,
         netblock,
@@ -62,6 +64,7 @@ if __package__:  # imported as entropy_action.testproc.plugin (the public names,
         provenance,
     )
 else:  # copied into the test process as entropy_gate_plugin (hosts.testfiles)
+    import entropy_gate_datafiles as datafiles  # type: ignore[import-not-found, no-redef]
     import entropy_gate_hookinventory as hookinventory  # type: ignore[import-not-found, no-redef]
     import entropy_gate_listing as listing  # type: ignore[import-not-found, no-redef]
     import entropy_gate_netblock as netblock  # type: ignore[import-not-found, no-redef]
@@ -177,6 +180,8 @@ def _activate(config: dict[str, Any]) -> None:
     _watch_crashes(config.get("crash_log"))
     _open_channel(config)
     exempt = _environment_roots(config)
+    if config.get("data_report"):  # datafiles.py: before any conftest or test module runs
+        datafiles.configure(str(config["tree"]), exempt, str(config["data_report"]))
     for original in _originals(config):
         _copy_first(original, str(config["tree"]), exempt)
     if isinstance(config.get("rng_seed"), int):
@@ -358,6 +363,7 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
     _take_inventory(session.config, write=True)
     _write_imports()
     provenance.write()
+    datafiles.write()
     counts = {"collected": getattr(session, "testscollected", None)}
     counts["failed"] = getattr(session, "testsfailed", None)
     _send({"kind": "end", "exitstatus": int(exitstatus), **counts})
@@ -376,6 +382,8 @@ def _watch_provenance(config: Any) -> None:
 
 def pytest_configure(config: Any) -> None:
     _watch_provenance(config)
+    if (_config or {}).get("data_report"):  # datafiles.py names the test running
+        config.pluginmanager.register(datafiles.hooks(), "entropy-gate-datafiles")
     wanted = (_config or {}).get("test_order_seed"), (_config or {}).get("order")
     if _config is not None and order.configure(*wanted):
         config.pluginmanager.register(order.hooks(), "entropy-gate-order")  # order.py

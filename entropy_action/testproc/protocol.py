@@ -87,6 +87,7 @@ LISTING_MODULE = "entropy_gate_listing"  # listing.py: host B's listing order an
 PROVENANCE_MODULE = "entropy_gate_provenance"  # provenance.py: the plugin registers it
 HOOKINVENTORY_MODULE = "entropy_gate_hookinventory"  # hookinventory.py: the plugin imports it
 ORDER_MODULE = "entropy_gate_order"  # order.py: host B's test order, the plugin registers it
+DATAFILES_MODULE = "entropy_gate_datafiles"  # datafiles.py: the data files the tests open
 CHILDSITE_MODULE = "sitecustomize"  # every Python child on host B runs it at start-up
 
 PLUGIN_FOLDER = "plugin"  # first on the test process's PYTHONPATH
@@ -107,6 +108,7 @@ COPIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("listing.py", LISTING_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's (host B)
     ("provenance.py", PROVENANCE_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's
     ("order.py", ORDER_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's test order
+    ("datafiles.py", DATAFILES_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's
     ("childsite.py", CHILDSITE_MODULE, (CHILDSITE_FOLDER,)),
     ("probe.py", PROBE_MODULE, (PROBE_FOLDER,)),
 )
@@ -127,6 +129,7 @@ PROBE_CONFIG_FILE = "probe-config.json"
 REPORT_FILE = "report.json"  # the plugin's report of what the test process saw
 IMPORTS_FILE = "imports.json"  # the plugin's report of where the code under test came from
 PROVENANCE_FILE = "provenance.json"  # provenance.py: where the units under test came from
+DATA_FILE = "test-data.json"  # datafiles.py: the data files the tests opened
 HOOKS_FILE = "hooks.json"  # the plugin's hook and plugin inventory (hookinventory.py)
 AUDIT_JSON = "audit.json"  # the audit's live-entropy reads
 CHILDREN_FILE = "children.jsonl"  # one line per Python child on host B (childsite)

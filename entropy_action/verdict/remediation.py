@@ -62,8 +62,15 @@ RESTORE_PIN = "restore {key} as the base has it; change a pin in a reviewed chan
 FIX_DEFECT = "fix the code so {test} passes on both hosts; do not skip or freeze the property"
 MAX_EVIDENCE = 300  # characters of a quoted message in the evidence
 
-_BASE_SAID = "fails with the base's module on the head's code ("
-_HEAD_SAID = (") and passes with the head's module", ") and is skipped with the head's module")
+# strength.base_on_head's words: the base's module, or its whole test side (scan.closure)
+_BASE_SAID = tuple(
+    f"fails with the base's {what} on the head's code (" for what in ("module", "test side")
+)
+_HEAD_SAID = tuple(
+    f") and {green} with the head's{what}"
+    for green in ("passes", "is skipped")
+    for what in (" module", " (the patch changed ")
+)
 _MUTANT = ("mutant ", " is killed by the base's ")
 _READS = {
     "clock": ("time.", "datetime.", "date."),
@@ -91,11 +98,14 @@ def advise(verdict: Verdict, pinned: Collection[str] = ()) -> Verdict:
 def shown_by_base(message: str) -> str | None:
     """What the base's test said on the head's code, quoted by a test_changed_to_pass
     finding (strength.base_on_head: it then passes, or is skipped, with the head's module)."""
-    start = message.find(_BASE_SAID)
-    end = max(message.rfind(said) for said in _HEAD_SAID)
-    if start < 0 or end < start + len(_BASE_SAID):
+    found = [(at, said) for said in _BASE_SAID if (at := message.find(said)) >= 0]
+    if not found:
         return None
-    return message[start + len(_BASE_SAID) : end]
+    start, said = found[0]
+    end = max(message.rfind(head) for head in _HEAD_SAID)
+    if end < start + len(said):
+        return None
+    return message[start + len(said) : end]
 
 
 def fold(findings: Sequence[Finding]) -> list[Finding]:

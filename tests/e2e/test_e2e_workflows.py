@@ -160,7 +160,14 @@ def test_every_demo_row_reaches_its_check_run(
     tautology = _verdict_artifact(world, "gate", "tautology")
     assert "weakened_property" in {f["kind"] for f in tautology["findings"]}, tautology
     assert tautology["mutation"] is not None
-    assert run.code != 0, "act must fail: seven verdict jobs failed"
+    # The support-file row: its module untouched, host A's job ran the base's whole test
+    # side on the head's code (strength.json) and the verdict job read it, as gate does.
+    support = _verdict_artifact(world, "gate", "support-file")
+    rejecting = [f for f in support["findings"] if f["introduced"] and f["level"] == "error"]
+    assert {f["kind"] for f in rejecting} == {"test_changed_to_pass"}, support
+    changed = r"\(the patch changed support-file/tests/support/invoices\.py\)"
+    assert re.search(changed, rejecting[0]["message"]), rejecting[0]["message"]
+    assert run.code != 0, "act must fail: every rejecting verdict job failed"
     # Host B's interpreter lacked time-machine: the action installed it from the hashed lock.
     assert re.search(
         r"^\[[\w-]+/entropy-gate/host b leg 1-2\s*\].*installing time-machine", run.log, re.M

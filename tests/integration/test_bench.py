@@ -34,6 +34,7 @@ FEATURES = [
     "bench_audit.py",
     "bench_probe.py",
     "bench_strength.py",
+    "bench_testside.py",
     "bench_variations.py",
 ]
 # the workflow under act against a plain pytest workflow (issue 19): needs the e2e kit

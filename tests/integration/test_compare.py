@@ -386,7 +386,7 @@ def test_a_changed_property_module_without_host_as_strength_report_is_invalid(sh
     code, _, verdict, _ = compare_cli(shapes_repo, *base_ref_args(shapes_repo, runs))
     assert (code, verdict["classification"]) == (2, "invalid")
     assert any(
-        "strength.json is missing: the patch changed the property module" in reason
+        "strength.json is missing: the patch changed the property's test side" in reason
         for reason in verdict["reasons"]
     ), verdict["reasons"]
     assert [f["kind"] for f in verdict["findings"]] == ["skip_marker"]  # still named

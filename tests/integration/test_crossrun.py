@@ -12,6 +12,7 @@ from entropy_action.evidence.junitcases import TestCase
 from entropy_action.scan.runtime import DefinedTest
 from entropy_action.strength.base_on_head import judge
 from entropy_action.strength.unmeasured import Patched
+from entropy_action.verdict import remediation
 from tests.support.helpers import Repo
 
 MODULE = "tests/test_fees.py"
@@ -226,6 +227,19 @@ def test_any_failure_at_the_base_and_a_pass_at_the_head_is_a_finding(
 ) -> None:
     found = judge(report((A, head, None)), report((A, *base)), DEFINED, (), PATCHED).findings
     assert [(f.test, f.line) for f in found] == expected
+
+
+def test_a_failure_of_the_base_s_test_side_names_the_files_the_patch_changed() -> None:
+    side = ("tests/conftest.py", "tests/data/rows.json", "tests/support/a.py", "tests/b.py")
+    base = report((A, "failed", "assert 1 == 2"))
+    (found,) = judge(report((A, "passed", None)), base, DEFINED, (), PATCHED, side).findings
+    assert found.message.startswith(
+        "property test_a fails with the base's test side on the head's code (assert 1 == 2) "
+        "and passes with the head's (the patch changed tests/conftest.py, "
+        "tests/data/rows.json, tests/support/a.py and 1 more): the patch made it pass by "
+        "changing what the test reads, not the code — "
+    )
+    assert remediation.shown_by_base(found.message) == "assert 1 == 2"
 
 
 def test_a_resigned_function_the_head_calls_differently_is_a_note_naming_it() -> None:

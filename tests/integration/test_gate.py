@@ -108,7 +108,14 @@ def test_the_demo_prints_every_row_matching(capsys: pytest.CaptureFixture[str]) 
         "gate's own pin: under the gate it sees the pin, anywhere else its fallback runs, so "
         "the property tests the gate's value, not what production does (take a Clock or a "
         "parameter; the properties pass the pinned one)\n"
-        "12 of 12 rows match\n"
+        "support-file  entropy_silenced      entropy_silenced      ok\n"
+        "              ↳ tests/properties/test_invoice_total.py:32: property "
+        "test_no_late_fee_before_due fails with the base's test side on the head's code (assert "
+        "130713 == 130213) and passes with the head's (the patch changed "
+        "tests/support/invoices.py): the patch made it pass by changing what the test reads, "
+        "not the code — a property that really was wrong is changed in a reviewed change of "
+        "its own, like a cassette rotation, not in the patch that needs it green\n"
+        "13 of 13 rows match\n"
     )
 
 
@@ -117,7 +124,8 @@ def test_an_unknown_demo_patch_is_named(capsys: pytest.CaptureFixture[str]) -> N
     assert capsys.readouterr().err.endswith(
         "demo: no patch named 'nope' (one of: honest-fix, off-by-one, live-clock, order-cache, "
         "leaked-env, "
-        "reseed, frozen-clock, skip-defect, tautology, copied-unit, hook-swallow, pin-read)\n"
+        "reseed, frozen-clock, skip-defect, tautology, copied-unit, hook-swallow, pin-read, "
+        "support-file)\n"
     )
 
 

@@ -136,9 +136,9 @@ def test_the_workflow_rejects_a_tautology_through_host_as_strength_step(
 @pytest.mark.parametrize(
     ("tamper", "why"),
     [
-        ("delete", "strength.json is missing: the patch changed the property module"),
+        ("delete", "strength.json is missing: the patch changed the property's test side"),
         ("other base", "measured against 000000000000"),
-        ("unchanged", "says the property module is unchanged at the head"),
+        ("unchanged", "says the property's test side is unchanged at the head"),
         ("other commit", "commit is not the one its host.json names"),
         ("foreign kind", "'skip_marker' is not a strength finding"),
         ("not json", "strength.json:1: not valid JSON"),

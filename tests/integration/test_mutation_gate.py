@@ -233,7 +233,7 @@ def test_the_strength_command_on_an_unchanged_module_compares_nothing(fees: Repo
     result = fees.cli("strength", "--base-ref", "main")
     assert result.code == 0
     assert result.out == "strength: no mutation score (see the notes)\n"
-    assert "the property module is as at the base: both detect the same mutants" in result.err
+    assert "the property's test side is as at the base: both detect the same mutants" in result.err
 
 
 def test_the_strength_command_runs_under_the_python_it_is_given(fees: Repo) -> None:

@@ -69,3 +69,47 @@ def test_a_commit_that_gets_something_else_fails_the_run(repo: Repo, tmp_path: P
     assert done.returncode == 1
     assert "DIFFERS" in done.stdout
     assert "false rejections 1/1; other differences 1;" in done.stdout
+
+
+CLOSURE_SCRIPT = SCRIPT.with_name("precision_closure.py")
+
+
+def test_the_closure_count_names_the_test_side_a_commit_changed(repo: Repo, tmp_path: Path) -> None:
+    """bench/precision_closure.py: a commit that changes a helper the property imports, the
+    module left as it was, meets the test side; one that changes production only does not."""
+    honest, _ = _library(repo)
+    repo.write("tests/conftest.py", "")
+    repo.write("tests/support/rates.py", "RATE = 10\n")
+    repo.write(
+        "tests/test_fees.py",
+        "from support.rates import RATE\n\nfrom fees import late_fee\n\n\n"
+        "def test_fee():\n    assert late_fee(3) == 3 * RATE\n",
+    )
+    repo.commit("tests: the rate from a helper")
+    repo.write("tests/support/rates.py", "RATE = 11\n")
+    repo.write("tests/data/rates.json", "[11]\n")
+    helper = repo.commit("tests: the new rate")
+    listed = tmp_path / "precision.tsv"
+    listed.write_text(
+        LIST.format(honest=honest, skip=helper).replace("tests: skip the flaky one", "rate"),
+        encoding="utf-8",
+    )
+    (tmp_path / "clones").mkdir()
+    (tmp_path / "clones" / "scratch").symlink_to(repo.path)
+    done = subprocess.run(
+        [sys.executable, str(CLOSURE_SCRIPT), str(tmp_path / "clones"), "--list", str(listed)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines.pop(0) == f"other: no clone at {tmp_path / 'clones' / 'other'}, skipped"
+    assert lines[0].endswith("module same    side [] data []"), lines
+    assert lines[1].endswith(
+        "module same    side ['tests/support/rates.py'] data ['tests/data/rates.json']"
+    ), lines
+    assert lines[2] == (
+        "2 commits: 1 change the test side beyond the module (1 with the module unchanged; "
+        "1 change test data)"
+    )

@@ -159,3 +159,95 @@ def test_production_code_is_not_scanned_for_patching(repo: Repo) -> None:
     )
     scanned = scan(repo)
     assert (scanned.code, scanned.findings) == (0, [])
+
+
+# -- the property's test side (scan.closure): helpers the scan reads with its rules ----------
+
+HELPED = """\
+from support.lines import invoice_lines
+
+from invoice_lib import total_for
+
+
+def test_total():
+    amounts = invoice_lines()
+    assert total_for(amounts) == sum(amounts)
+"""
+
+
+def test_a_skip_in_a_helper_found_through_a_conftest_s_folder_is_caught(repo: Repo) -> None:
+    """`from support.lines import …` resolves as pytest resolves it: tests/ is on sys.path
+    because tests/conftest.py is there."""
+    base(
+        repo,
+        HELPED,
+        tests__conftest_dot_py="",
+        tests__support__lines_dot_py="def invoice_lines():\n    return [1, 2, 3]\n",
+    )
+    write(
+        repo,
+        tests__support__lines_dot_py="import pytest\n\n\ndef invoice_lines():\n"
+        "    pytest.skip('flaky data')\n    return [1, 2, 3]\n",
+    )
+    assert scan(repo).introduced == [("skip_call", "tests/support/lines.py", 5)]
+
+
+def test_a_helper_s_import_time_code_is_read_like_a_conftest_s(repo: Repo) -> None:
+    """A helper the property imports runs at import: reseeding there reseeds every test."""
+    base(
+        repo,
+        HELPED,
+        tests__conftest_dot_py="",
+        tests__support__lines_dot_py="def invoice_lines():\n    return [1, 2, 3]\n",
+    )
+    write(
+        repo,
+        tests__support__lines_dot_py="import random\n\nrandom.seed(42)\n\n\n"
+        "def invoice_lines():\n    return [1, 2, 3]\n",
+    )
+    assert scan(repo).introduced == [("reseeded", "tests/support/lines.py", 3)]
+
+
+def test_an_autouse_fixture_in_a_helper_plugin_that_patches_the_clock_is_caught(
+    repo: Repo,
+) -> None:
+    """A fixture module the conftest loads (`pytest_plugins`): its autouse fixture runs
+    around every property test, so a patch there is read as one in the conftest."""
+    base(
+        repo,
+        HELPED,
+        tests__conftest_dot_py='pytest_plugins = ["support.fixtures"]\n',
+        tests__support__lines_dot_py="def invoice_lines():\n    return [1, 2, 3]\n",
+        tests__support__fixtures_dot_py="import pytest\n\n\n@pytest.fixture\n"
+        "def lines():\n    return [1, 2, 3]\n",
+    )
+    write(
+        repo,
+        tests__support__fixtures_dot_py="import time\n\nimport pytest\n\n\n"
+        "@pytest.fixture(autouse=True)\ndef frozen(monkeypatch):\n"
+        "    monkeypatch.setattr(time, 'time', lambda: 0.0)\n",
+    )
+    assert [(kind, path) for kind, path, _ in scan(repo).introduced] == [
+        ("entropy_patched", "tests/support/fixtures.py")
+    ]
+
+
+def test_a_derandomized_hypothesis_profile_loaded_from_a_helper_is_caught(repo: Repo) -> None:
+    """Hypothesis's configuration lives in the test side's Python files: a profile
+    registered and loaded in a helper the conftest imports reaches every property."""
+    base(
+        repo,
+        HELPED,
+        tests__conftest_dot_py="import support.profiles  # noqa: F401\n",
+        tests__support__lines_dot_py="def invoice_lines():\n    return [1, 2, 3]\n",
+        tests__support__profiles_dot_py="from hypothesis import settings\n\n"
+        "settings.register_profile('ci', max_examples=200)\nsettings.load_profile('ci')\n",
+    )
+    write(
+        repo,
+        tests__support__profiles_dot_py="from hypothesis import settings\n\n"
+        "settings.register_profile('ci', max_examples=200, derandomize=True)\n"
+        "settings.load_profile('ci')\n",
+    )
+    kinds = {(kind, path) for kind, path, _ in scan(repo).introduced}
+    assert kinds == {("reseeded", "tests/support/profiles.py")}

@@ -267,8 +267,9 @@ def _attribution(settings: runsettings.RunSettings, loaded: pinfile.LoadedManife
 def _strength(
     args: argparse.Namespace, check: baseline.PinCheck, info: HostInfo, out: Path
 ) -> None:
-    """Host A's strength step (the base's module on the head's code, mutation) into
-    DIR/strength.json, which `verdict` requires where the patch changed the property module."""
+    """Host A's strength step (the base's test side on the head's code, mutation) into
+    DIR/strength.json, which `verdict` requires where the patch changed the property's test
+    side (scan.closure)."""
     from entropy_action.gate import hoststeps  # noqa: PLC0415 (--help imports no model)
     from entropy_action.strength import base_on_head  # noqa: PLC0415 (--help imports no model)
 

@@ -31,6 +31,7 @@ from typing import Literal
 from entropy_action.core.errors import GateError
 from entropy_action.hosts import environments, isolate, launch, pinsseen, temproot, testfiles
 from entropy_action.manifest.pinfile import LoadedManifest
+from entropy_action.strength import base_on_head
 from entropy_action.testproc import protocol
 from entropy_action.testproc.protocol import PROBE_ENV, PROBE_MODULE
 
@@ -141,6 +142,10 @@ class Workspace:
         timed_out = _execute(argv, self.tree, env, timeout, self.scratch / "pytest.log")
         return replace(_read(report, timed_out), outside=self.outside())
 
+    def trees(self) -> tuple[Path, ...]:
+        """The copies a mutant is written into when it runs alone (paired.py: two)."""
+        return (self.tree,)
+
     @property
     def imports(self) -> Path:
         return self.scratch / protocol.IMPORTS_FILE
@@ -242,12 +247,16 @@ def workspace(
     scratch: Path,
     exclude: tuple[Path, ...] = (),
     python: str | None = None,
+    side: Sequence[tuple[str, bytes | None]] = (),
+    links: frozenset[str] = frozenset(),
 ) -> Workspace:
-    """Copy the head's tree into `scratch`, the base's module beside the head's; pytest runs
+    """Copy the head's tree into `scratch`, the base's module beside the head's (and `side`,
+    the base's other files of the test side, in place of the head's: paired.py); pytest runs
     under `python` (host A's interpreter), the gate's plugin and the probe loaded."""
     manifest = loaded.manifest
     tree = scratch / "tree"
     isolate.copy_tree(root, tree, exclude=exclude)
+    base_on_head.write_files(tree, side, links)
     base_module_path = base_path(manifest.module)
     (tree / base_module_path).write_bytes(base_module)
     probe_dir = testfiles.install(scratch, protocol.PROBE_FOLDER)  # probe, plugin, protocol

@@ -84,6 +84,9 @@ class Inputs:
     # what the patch changed in production and in the module's calls (strength.unmeasured):
     # which base tests failing on the head's code count as killers (strength.evidence)
     patched: Patched = field(default_factory=Patched)
+    # the patch changed the test side beyond the module (scan.closure; its digest): every test
+    # of both modules may differ, each module runs under its own side (paired.py)
+    side: str = ""
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,8 @@ def measure(
     started = time.monotonic()
     deadline = started + inputs.budget.seconds
     diff = changes.between(inputs.base_module, inputs.head_module)
+    if inputs.side:  # a conftest, helper or data file changed: any test may run otherwise
+        diff = replace(diff, only_tests=False)
     focused = inputs.budget.mode == "changed" and diff.only_tests
     if focused and not diff.tests:
         return Measured(notes=(NO_TEST_CHANGED,))
@@ -160,7 +165,7 @@ def measure(
     run = _Run(
         spaces,
         deadline,
-        schedule.Store(inputs.cache, inputs.base_module, inputs.head_module),
+        schedule.Store(inputs.cache, inputs.base_module, inputs.head_module, inputs.side),
         max(MIN_MUTANT_SECONDS, MUTANT_FACTOR * unmutated),
     )
     found = run.outcomes(plans)

@@ -44,11 +44,14 @@ class Store:
     folder: Path | None
     base_module: bytes
     head_module: bytes
+    side: str = ""  # the base's test side where the patch changed it (scan.closure's digest)
 
     def key(self, plan: Plan) -> str:
         selection = [*plan.selection, *(["<until killed>"] if plan.until_killed else [])]
         if plan.confirm:
             selection += ["<confirm>", *plan.confirm]
+        if self.side:
+            selection += ["<test side>", self.side]
         return cache.key(plan.mutant, selection, self.base_module, self.head_module)
 
 
@@ -153,13 +156,16 @@ def _spec(index: int, plan: Plan) -> Spec:
 
 
 def execute(space: Workspace, mutant: Mutant, selection: list[str], timeout: float) -> Outcome:
-    """The mutant written into the copy, the tests in a pytest process of their own."""
-    target = space.tree / mutant.path
-    original = target.read_bytes()
+    """The mutant written into the copy (both, for a pair: paired.py), the tests in a pytest
+    process of their own."""
+    targets = [tree / mutant.path for tree in space.trees()]
+    originals = [target.read_bytes() for target in targets]
     try:
-        target.write_text(mutant.source, encoding="utf-8")
-        shutil.rmtree(target.parent / "__pycache__", ignore_errors=True)
+        for target in targets:
+            target.write_text(mutant.source, encoding="utf-8")
+            shutil.rmtree(target.parent / "__pycache__", ignore_errors=True)
         return space.run(selection, timeout)
     finally:
-        target.write_bytes(original)
-        shutil.rmtree(target.parent / "__pycache__", ignore_errors=True)
+        for target, original in zip(targets, originals, strict=True):
+            target.write_bytes(original)
+            shutil.rmtree(target.parent / "__pycache__", ignore_errors=True)

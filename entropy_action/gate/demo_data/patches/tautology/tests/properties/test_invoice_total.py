@@ -7,6 +7,7 @@ import random
 from datetime import datetime, timedelta, timezone
 
 from invoice_lib import LATE_FEE_CENTS, total_for
+from tests.support.invoices import expected_total
 
 
 def frozen_now() -> datetime:
@@ -31,7 +32,7 @@ def test_invoice_total_idempotent() -> None:
 def test_no_late_fee_before_due() -> None:
     when = frozen_now()
     lines = invoice_lines()
-    assert total_for(lines, as_of=when, due=when + timedelta(days=30)) == sum(lines)
+    assert total_for(lines, as_of=when, due=when + timedelta(days=30)) == expected_total(lines)
 
 
 def test_late_fee_after_due() -> None:
