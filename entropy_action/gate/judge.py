@@ -12,6 +12,7 @@ damaged, the verdict is invalid, never a pass.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +41,7 @@ from entropy_action.manifest.baseline import PinCheck
 from entropy_action.manifest.pindiff import PinChange
 from entropy_action.manifest.pinfile import Constraints, LoadedManifest
 from entropy_action.verdict import (
+    basepolicy,
     hook_inventory,
     pairing,
     remediation,
@@ -93,6 +95,7 @@ def judge(dossier: Dossier) -> Verdict:
     source = (check.base or check.head) if check is not None else loaded
     constraints = source.manifest.constraints if source is not None else None
     report_a, report_b = _read("a", dossier.host_a), _read("b", dossier.host_b)
+    dossier = _host_b_base(dossier, report_a, report_b)
     strong, more = _strength(dossier, report_a)
     lost, unmeasured_notes = _unmeasured(strong, constraints)
     scanned = dossier.scanned
@@ -144,6 +147,19 @@ def judge(dossier: Dossier) -> Verdict:
     if report_b is not None:
         verdict = verdict.model_copy(update={"host_b_variations": report_b.info.variations})
     return _with_inputs(_advised(verdict, loaded), dossier, report_a, report_b)
+
+
+def _host_b_base(
+    dossier: Dossier, report_a: HostReport | None, report_b: HostReport | None
+) -> Dossier:
+    """The dossier with host B's base run only where the gate would have made it
+    (basepolicy.host_b_base_counts); host A's base run read once, when it was needed here."""
+    if dossier.base_b is None:
+        return dossier
+    base_a = _read("a", dossier.base_a) if isinstance(dossier.base_a, Path) else dossier.base_a
+    if basepolicy.host_b_base_counts(base_a, report_a, report_b):
+        return dossier
+    return dataclasses.replace(dossier, base_a=base_a or dossier.base_a, base_b=None)
 
 
 def _advised(verdict: Verdict, loaded: LoadedManifest | None) -> Verdict:

@@ -22,8 +22,10 @@ A docs-only patch changes no production code, so it cannot remove a live read fr
 base run on host A; the base's run on host B, which the local gate makes only once host B
 failed a test, is made too when `removed_read` says the base's audit on host A saw a
 production read the head no longer makes in a test that passed there (host B's base run is
-then what shows whether the patch changed that test's outcome). The workflow's host jobs run
-the base on both hosts anyway.
+then what shows whether the patch changed that test's outcome). The workflow's host B job
+cannot see host A's audit, so it runs the base beside every head that is not docs-only, and
+the judge reads that run only where the gate would have made it (`host_b_base_counts`):
+both paths judge the same evidence.
 The hook inventory (verdict.hook_inventory) needs no base run to be safe here: without one,
 the files the patch changed decide whether a hook is new, and a docs-only patch changes none
 a hook can live in.
@@ -83,3 +85,18 @@ def removed_read(
         f"the base read `{first.call()}` at {first.path}:{first.line} and the head no longer "
         "does: the base's run on host B tells whether the patch changed the outcome"
     )
+
+
+def host_b_base_counts(
+    base_a: HostReport | None, host_a: HostReport | None, host_b: HostReport | None
+) -> bool:
+    """Whether the judge reads host B's base run: where the local gate makes it — host B
+    failed a test or died (or its report is unreadable: the verdict says why), or the head
+    removed a read the base made (`removed_read`). A workflow's host B job runs it beside
+    every head that is not docs-only; read anywhere else, it would give the workflow evidence
+    the gate never has."""
+    if host_b is None or host_b.info.crash is not None:
+        return True
+    if any(case.outcome in FAILING for case in host_b.tests):
+        return True
+    return removed_read(base_a, host_a, host_b) is not None

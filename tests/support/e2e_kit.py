@@ -45,7 +45,14 @@ PINNED = {  # the commits the workflows pin, mapped to the kit's folders
 PYTHONS = {"3.12": "python3.12", "3.11": "python3.11"}  # host A, host B
 BARE_VERSION = "3.11.0"  # the tool cache's interpreter without pytest (tool_cache)
 # The demo's patches, one caller job each (job ids are the patch names).
-SCENARIOS = tuple(p["name"] for p in json.loads((DEMO / "patches.json").read_text("utf-8")))
+# Patches the act test gates beside the demo's rows, each on the base of a demo patch of its
+# own (`base`): what only host B's base run can judge (the parity test's clock cases).
+MORE = ROOT / "tests" / "data" / "e2e_patches"
+PATCHES = (
+    *json.loads((DEMO / "patches.json").read_text("utf-8")),
+    *json.loads((MORE / "patches.json").read_text("utf-8")),
+)
+SCENARIOS = tuple(p["name"] for p in PATCHES)
 
 
 def kit_dir() -> Path:
@@ -218,18 +225,24 @@ def sample_repo(target: Path, pins_tmp: Path, workflows: Path) -> Sample:
     its own), head on `fix` (each folder with its patch), the remote-tracking refs and the
     event file."""
     clock = int(time.time()) // 86_400 * 86_400
-    patches = json.loads((DEMO / "patches.json").read_text(encoding="utf-8"))
-    for scenario in SCENARIOS:
+    for patch in PATCHES:
+        scenario = patch["name"]
         shutil.copytree(DEMO / "base", target / scenario)
+        if "base" in patch:  # a demo patch as this row's base
+            shutil.copytree(DEMO / "patches" / patch["base"], target / scenario, dirs_exist_ok=True)
         _fill(target / scenario / "entropy.yaml", scenario, pins_tmp / scenario, clock)
     shutil.copytree(workflows, target / ".github" / "workflows")
     git, base = _base_commit(target)
     environ: dict[str, str] = {}
-    for patch in patches:
+    for patch in PATCHES:
         scenario = patch["name"]
-        shutil.copytree(DEMO / "patches" / scenario, target / scenario, dirs_exist_ok=True)
-        if (DEMO / "patches" / scenario / "entropy.yaml").exists():
+        source = DEMO / "patches" / scenario if "base" not in patch else MORE / scenario
+        shutil.copytree(source, target / scenario, dirs_exist_ok=True)
+        if (source / "entropy.yaml").exists():
             _fill(target / scenario / "entropy.yaml", scenario, pins_tmp / scenario, clock)
+        for module in (target / scenario).glob("*.py"):  # a constant of today's clock
+            text = module.read_text(encoding="utf-8")
+            module.write_text(text.replace("{clock_unix}", str(clock)), encoding="utf-8")
         environ.update(patch.get("environ", {}))
     _sh(*git, "add", "-A")
     _sh(*git, "commit", "-qm", "the demo's patches")

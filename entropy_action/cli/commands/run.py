@@ -47,7 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--base-ref",
         metavar="REF",
         help="also run the base ref's property module (a temporary git worktree, the base's "
-        "manifest) into DIR/base: on host A always, on host B only when the head did not pass; "
+        "manifest) into DIR/base: on host A always, on host B unless the head passed on a "
+        "docs-only patch; "
         "`verdict` then tells failures and skips that stood at the base from new ones",
     )
     parser.add_argument(
@@ -197,14 +198,35 @@ def _read(args: argparse.Namespace, settings: runsettings.RunSettings, info: Hos
 
 
 def _wants_base(args: argparse.Namespace, code: int, info: HostInfo) -> bool:
-    """--base-ref: on host A always, on host B when the head did not pass; never beside an
-    unusable run (nothing beside it could be judged), except one that died of a signal: the
-    base's run on the same host tells the patch from the environment (verdict.crash)."""
+    """--base-ref: on both hosts (host B's passing head only where the patch is not
+    docs-only); never beside an unusable run (nothing beside it could be judged),
+    except one that died of a signal: the base's run on the same host tells the patch from
+    the environment (verdict.crash).
+
+    Host B's base run beside a head that passed is the one the local gate makes when the
+    base's audit on host A saw a production read the head no longer makes
+    (`basepolicy.removed_read`, `live_read_removed`): this job cannot see host A's audit, so
+    it runs the base and the judge reads it only where the gate would have
+    (`basepolicy.host_b_base_counts`) — one gate, the same evidence."""
     if args.base_ref is None:
         return False
     if code == ExitCode.INVALID:
         return info.crash is not None
-    return bool(args.host == "a" or code != ExitCode.OK)
+    return args.host == "a" or code != ExitCode.OK or not _docs_only(args)
+
+
+def _docs_only(args: argparse.Namespace) -> bool:
+    """Whether the patch touches documentation only: then host B's base run beside a passing
+    head could tell the judge nothing (the head's code is the base's: no read was removed),
+    and the gate does not make it (`verdict.basepolicy`)."""
+    from entropy_action.core import git  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.verdict import basepolicy  # noqa: PLC0415 (--help imports no model)
+
+    try:
+        changed = git.changed_files(repo_root(args.manifest), args.base_ref)
+    except GateError:
+        return False  # unknown: run the base, the judge decides whether to read it
+    return basepolicy.docs_only(changed)
 
 
 def _bases(
