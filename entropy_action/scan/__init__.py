@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from entropy_action.core.errors import GateError
 from entropy_action.core.findings import Finding
 from entropy_action.manifest.baseline import PinCheck
-from entropy_action.scan import production, protected, provenance
+from entropy_action.scan import detection, production, protected, provenance
 from entropy_action.scan.assertions import assertions_skipped
 from entropy_action.scan.engine import analyze, match
 from entropy_action.scan.model import Guard, Rules
@@ -91,6 +91,7 @@ def scan(check: PinCheck) -> ScanResult:
     findings += config.findings
     made = production.check(check)  # the production files the patch changed
     findings += made.findings
+    findings += detection.check(check)  # ... and whether they detect the test run
     findings.sort(key=lambda f: (f.path, f.line, f.kind))
     notes = head.notes + config.notes + made.notes
     found = tuple(findings)
