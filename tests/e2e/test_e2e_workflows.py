@@ -160,7 +160,7 @@ def test_every_demo_row_reaches_its_check_run(
     tautology = _verdict_artifact(world, "gate", "tautology")
     assert "weakened_property" in {f["kind"] for f in tautology["findings"]}, tautology
     assert tautology["mutation"] is not None
-    assert run.code != 0, "act must fail: seven verdict jobs failed"
+    assert run.code != 0, "act must fail: eight verdict jobs failed"
     # Host B's interpreter lacked time-machine: the action installed it from the hashed lock.
     assert re.search(
         r"^\[[\w-]+/entropy-gate/host b leg 1-2\s*\].*installing time-machine", run.log, re.M
