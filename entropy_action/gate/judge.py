@@ -238,7 +238,8 @@ def _hook_findings(
         return []
     base = [_base_hooks(source) for source in (dossier.base_a, dossier.base_b)]
     changed = None if any(base) else _changed(dossier.check)
-    return hook_inventory.findings(inventories, base, changed=changed, static=static)
+    quiet = dossier.scanned.quiet_hooks if dossier.scanned is not None else ()
+    return hook_inventory.findings(inventories, base, changed=changed, static=static, quiet=quiet)
 
 
 def _lost_inventories(head: tuple[HostReport | None, HostReport | None]) -> list[str]:

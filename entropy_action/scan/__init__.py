@@ -58,6 +58,7 @@ class ScanResult:
     explained: tuple[str, ...] = ()  # said among the verdict's reasons (protected files)
     removed: frozenset[str] = frozenset()  # base properties gone at the head, not renamed
     guards: tuple[Guard, ...] = ()  # the head's skips that only a failed import reaches
+    quiet_hooks: tuple[tuple[str, int], ...] = ()  # head hooks the inventory need not report
 
 
 def scan(check: PinCheck) -> ScanResult:
@@ -76,7 +77,9 @@ def scan(check: PinCheck) -> ScanResult:
         errors += (f"{head_manifest.module}: the property module does not exist at the head",)
     if check.base_commit is None:
         findings = match(head.hits, None, {})
-        return ScanResult(tuple(findings), head.tests, (), errors, head.notes)
+        return ScanResult(
+            tuple(findings), head.tests, (), errors, head.notes, quiet_hooks=head.quiet_hooks
+        )
     base_module = (base_manifest or head_manifest).module
     base = analyze(CommitTree(check.root, check.base_commit), base_module, rules)
     findings = match(head.hits, base.hits, {base_module: head_manifest.module})
@@ -105,6 +108,7 @@ def scan(check: PinCheck) -> ScanResult:
         config.explained,
         gone,
         head.guards,
+        head.quiet_hooks,
     )
 
 

@@ -144,9 +144,9 @@ def test_b_honest_reads_of_sys_modules_and_a_pytest_variable_written_merge(
 ) -> None:
     base = _base(repo, tmp_path)
     repo.write("invoice_lib.py", HONEST)
-    repo.write(
+    repo.write(  # a configuration hook that only registers a marker: read, found inert
         "tests/properties/conftest.py",
-        'import os\n\n\ndef pytest_configure(config):\n    os.environ["INVOICE_TESTS"] = "1"\n',
+        'def pytest_configure(config):\n    config.addinivalue_line("markers", "slow: slow")\n',
     )
     repo.commit("sum() and a verbose line; the selftest command")
     code, verdict = _gate(repo, base, tmp_path)
