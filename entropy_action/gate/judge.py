@@ -132,7 +132,7 @@ def judge(dossier: Dossier) -> Verdict:
         ),
     )
     audits = None  # read only for a verdict they can explain (the base's reports re-read)
-    if verdict.classification in attribution.COUPLED:
+    if attribution.attributable(verdict):
         audits = _audits((report_a, report_b), (dossier.base_a, dossier.base_b))
     pinned = loaded.manifest.pins.flat() if loaded is not None else {}
     verdict = _attributed(strong.annotate(verdict) if strong else verdict, report_b, audits, pinned)
@@ -383,7 +383,7 @@ def _attributed(
     """An env_coupled verdict with what its failure follows, from host B's attribution
     re-runs (attribution.json), and the reads behind it (the audits); an explanation only,
     never a change of the verdict."""
-    if verdict.classification not in attribution.COUPLED or report_b is None:
+    if not attribution.attributable(verdict) or report_b is None:
         return verdict
     try:
         found = stepfiles.read_attribution(report_b.dir, report_b.info)

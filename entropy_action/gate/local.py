@@ -175,7 +175,7 @@ def _attribute(
     over the tests it failed) over the tests the hosts judged differently; whether it ran."""
     want = attribution.disagreeing(verdict)
     folder = out / "host-b"
-    if verdict.classification not in attribution.COUPLED or not want or check.head is None:
+    if not attribution.attributable(verdict) or not want or check.head is None:
         return False
     if judge.attribution_covers(verdict, folder):
         return False

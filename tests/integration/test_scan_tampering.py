@@ -291,13 +291,15 @@ def test_a_marker_expression_counts_once_a_property_carries_its_marker(repo: Rep
     ("hook", "line"),
     [
         ("def pytest_configure(config):\n    config.option.markexpr = 'not slow'\n", 1),
-        ("def pytest_sessionstart(session):\n    session.config.option.keyword = 'not late'\n", 1),  # noqa: E501
+        ("def pytest_sessionstart(session):\n    session.config.option.keyword = 'not late'\n", 1),
         ("def pytest_markeval_namespace(config):\n    return {'CI': True}\n", 1),
         # a marker registered beside something else is no longer only a registration
         (
-            "def pytest_configure(config):\n    config.addinivalue_line('markers', 'slow: s')\n    config.option.deselect = ['tests']\n",
+            "def pytest_configure(config):\n"
+            "    config.addinivalue_line('markers', 'slow: s')\n"
+            "    config.option.deselect = ['tests']\n",
             1,
-        ),  # noqa: E501
+        ),
     ],
 )
 def test_a_new_configuration_hook_is_collection_tampering(repo: Repo, hook: str, line: int) -> None:
