@@ -35,7 +35,7 @@ from entropy_action.evidence import (
     stepfiles,
 )
 from entropy_action.evidence.hostreport import HostReport
-from entropy_action.gate import attribution, crashed
+from entropy_action.gate import attribution, crashed, probes
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.manifest.pindiff import PinChange
 from entropy_action.manifest.pinfile import Constraints, LoadedManifest
@@ -93,10 +93,12 @@ def judge(dossier: Dossier) -> Verdict:
     source = (check.base or check.head) if check is not None else loaded
     constraints = source.manifest.constraints if source is not None else None
     report_a, report_b = _read("a", dossier.host_a), _read("b", dossier.host_b)
+    report_b, probed = probes.folded(report_b)  # host B's order probes (gate.probes)
     strong, more = _strength(dossier, report_a)
     lost, unmeasured_notes = _unmeasured(strong, constraints)
     scanned = dossier.scanned
     notes = [*dossier.notes, *(f"silencing scan incomplete: {e}" for e in _errors(scanned))]
+    notes += probed
     notes += scanned.explained if scanned else ()
     base_cases = None if dossier.base_a is None else pairing.base_cases(dossier.base_a)
     static, moved = _moved(scanned, strong)
