@@ -34,6 +34,7 @@ FindingKind = Literal[
     "unit_replaced",  # the tests ran a copy of production code: shadowed, sys.modules, reassigned
     "assertion_broadened",  # a broad raises (Exception) new where a value assertion was
     "hook_added",  # a plugin the run loads that the scan cannot read: register(), pytest11
+    "test_detection",  # production branches on running under a test: PYTEST_*, sys.modules
 ]
 
 

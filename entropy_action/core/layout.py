@@ -26,6 +26,7 @@ PYTEST_LOG = "pytest.log"
 OUTCOMES_JSON = "outcomes.json"
 STRENGTH_JSON = "strength.json"
 ATTRIBUTION_JSON = "attribution.json"
+PROBES_JSON = "probes.json"  # host B's order probes (gate.orderdep.probe_orders)
 BASE_FOLDER = "base"
 # A manifest that lists its properties: each one's report folder inside a host's folder.
 PROPERTIES_FOLDER = "properties"
@@ -33,7 +34,8 @@ ERROR_JSON = "error.json"
 CRASH_LOG = "faulthandler.log"
 
 REPORT_FILES = (HOST_JSON, JUNIT_XML, PYTEST_LOG, OUTCOMES_JSON)  # all a host run writes
-EVIDENCE_FILES = (STRENGTH_JSON, ATTRIBUTION_JSON)  # what its host steps leave beside it
+# what its host steps leave beside it
+EVIDENCE_FILES = (STRENGTH_JSON, ATTRIBUTION_JSON, PROBES_JSON)
 CRASH_FILES = (CRASH_LOG,)  # what a run that died of a signal leaves too
 
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from entropy_action.core.errors import GateError
 from entropy_action.core.findings import Finding
 from entropy_action.core.hostinfo import HostInfo
-from entropy_action.core.layout import ATTRIBUTION_JSON, STRENGTH_JSON
+from entropy_action.core.layout import ATTRIBUTION_JSON, PROBES_JSON, STRENGTH_JSON
 from entropy_action.core.score import MutationScore
 
 MAX_EVIDENCE = 4 << 20  # bytes of one evidence file
@@ -117,6 +117,22 @@ def write(folder: Path, name: str, report: BaseModel) -> None:
 def read_strength(folder: Path, info: HostInfo) -> StrengthReport | None:
     """strength.json of host A's folder, bound to its run; None when there is none."""
     return _read(folder / STRENGTH_JSON, StrengthReport, info)
+
+
+class ProbeReport(Bound):
+    """Host B's order probes (gate.orderdep.probe_orders): the module re-run in designed
+    orders because the patch added or changed tests of the property; each probe is a Trial
+    with its exact order and what the tests did."""
+
+    changed: list[str] = Field(
+        max_length=10_000, description="The node ids of the tests the patch added or changed"
+    )
+    probes: list[Trial] = Field(default_factory=list, max_length=3)
+
+
+def read_probes(folder: Path, info: HostInfo) -> ProbeReport | None:
+    """probes.json of host B's folder, bound to its run; None when there is none."""
+    return _read(folder / PROBES_JSON, ProbeReport, info)
 
 
 def read_attribution(folder: Path, info: HostInfo) -> AttributionReport | None:

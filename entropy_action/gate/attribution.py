@@ -23,7 +23,7 @@ from entropy_action.hosts import isolate, launch, runsettings
 from entropy_action.verdict import coupled as coupled_reads
 from entropy_action.verdict.model import CoupledRead, OrderPair, Verdict
 
-COUPLED = ("env_coupled", "env_coupled_reverse")
+COUPLED = ("env_coupled", "env_coupled_reverse")  # the verdicts a failure's source decides
 _DECIDED = frozenset({"passed", "failed", "error"})
 _READS = {
     "clock": ("time.", "datetime.", "date."),
@@ -63,6 +63,15 @@ def disagreeing(verdict: Verdict) -> dict[str, str]:
     }
 
 
+def attributable(verdict: Verdict) -> bool:
+    """Whether the verdict has tests the hosts judged differently that a re-run can attribute:
+    whatever it was classified (issue 35: a host-B failure follows its source also when the
+    patch is rejected for silencing, when another test fails on both hosts, or when the test
+    failed at the base ref too — "failed at the base ref too" explains, it does not replace
+    the attribution); not an invalid one, whose runs cannot be trusted."""
+    return verdict.classification != "invalid" and bool(disagreeing(verdict))
+
+
 def attribute(
     verdict: Verdict,
     rerun: Rerun,
@@ -79,7 +88,7 @@ def attribute(
     them, and a state-setter's would fail in every one (its setter does not run there).
     """
     want = disagreeing(verdict)
-    if verdict.classification not in COUPLED or not want:
+    if not attributable(verdict):
         return []
     order = _explore(rerun, want, dimensions, orders)
     want = {t: o for t, o in want.items() if t not in order.victims}
@@ -103,7 +112,7 @@ def order_dependence(
 ) -> orderdep.Found:
     """What the order trials found: the victims and the test each depends on."""
     want = disagreeing(verdict)
-    if verdict.classification not in COUPLED or not want:
+    if not attributable(verdict):
         return orderdep.Found()
     return _explore(rerun, want, dimensions, orders)
 
@@ -184,11 +193,13 @@ def with_attribution(
     pinned: Collection[str] = (),
 ) -> Verdict:
     """The verdict with what its failure follows, the reads behind it (`audits`: host A's
-    and host B's, then the base's runs'), and the reason line."""
+    and host B's, then the base's runs'), and the reason line (for a verdict not classified
+    env-coupled, only when something was found: its own reasons say why it was rejected)."""
     pairs: list[OrderPair] = list(order.pairs) if order else []
     update: dict[str, object] = {"coupled_to": coupled, "order_dependence": pairs}
     reads = read_behind(verdict.model_copy(update=update), audits)
-    reasons = [explain(coupled, verdict.findings, reads, pinned)]
+    said = verdict.classification in COUPLED or coupled
+    reasons = [explain(coupled, verdict.findings, reads, pinned)] if said else []
     reasons += orderdep.explain(pairs, order.capped if order else 0)
     update.update({"reasons": [*verdict.reasons, *reasons], "coupled_reads": reads})
     return verdict.model_copy(update=update)
@@ -196,7 +207,7 @@ def with_attribution(
 
 def read_behind(verdict: Verdict, audits: Audits | None) -> list[CoupledRead]:
     """verdict.coupled.reads over `audits` (none without them, or for another verdict)."""
-    if audits is None or verdict.classification not in COUPLED:
+    if audits is None or not attributable(verdict):
         return []
     return coupled_reads.reads(verdict, audits.head, audits.base)
 

@@ -13,7 +13,7 @@ and the judge (judge.py) only reads what they wrote (evidence.py).
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from entropy_action import scan
@@ -21,7 +21,7 @@ from entropy_action.core import layout
 from entropy_action.core.errors import GateError
 from entropy_action.core.hostinfo import HostInfo
 from entropy_action.evidence import hostreport, stepfiles
-from entropy_action.gate import attribution
+from entropy_action.gate import attribution, orderdep
 from entropy_action.hosts import runsettings
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.scan import ScanResult, closure
@@ -73,6 +73,7 @@ def attribution_step(
     pinned: Sequence[str],
     dims: Sequence[str],
     want: Mapping[str, str] | None = None,
+    order_b: Sequence[str] = (),
 ) -> stepfiles.AttributionReport | None:
     """After host B ran into settings.out: when it failed tests, re-run them with one of its
     perturbations left out at a time (and bisect the environment), into attribution.json.
@@ -90,6 +91,9 @@ def attribution_step(
     scrubbed = attribution.scrubbed_names(environ, pinned)
     orders = _orders(report.info)
     dims = _varied(report.info, dims)
+    if order_b:  # an order probe's failure: the probe's order is the one to search
+        orders = attribution.Orders(orders.a or _collected(report.info), tuple(order_b))
+        dims = [*dims, orderdep.ORDER] if orderdep.ORDER not in dims else dims
     if not orders.b:  # host B ran its tests in host A's order: no order trials
         dims = [d for d in dims if d != "test_order"]
     if settings.progress is not None:
@@ -118,6 +122,60 @@ def attribution_step(
     )
     stepfiles.write(settings.out, layout.ATTRIBUTION_JSON, found)
     return found
+
+
+FAILED = frozenset({"failed", "error"})
+
+
+def probe_step(
+    settings: runsettings.RunSettings,
+    environ: Mapping[str, str],
+    pinned: Sequence[str],
+    dims: Sequence[str],
+    changed: Collection[str],
+) -> stepfiles.ProbeReport | None:
+    """After host B passed, when the patch added or changed tests of the property (`changed`:
+    their function names): the module again in the designed orders (orderdep.probe_orders:
+    reversed, the changed tests first, last) into probes.json. A test a probe fails is then
+    attributed like a failure of host B's own run (attribution.json, the probe's order as
+    host B's), so the judge finds its pair."""
+    try:
+        report = hostreport.read_host(settings.out)
+    except GateError:
+        return None
+    collected = _collected(report.info)
+    ids = [i for i in collected if _function(i) in changed]
+    orders = orderdep.probe_orders(collected, ids) if report.outcome == "pass" else []
+    if not orders:
+        return None
+    if settings.progress is not None:
+        settings.progress(f"order probes: {len(orders)} run(s) of the module in designed orders…")
+    with tempfile.TemporaryDirectory(prefix="entropy-gate-probes-") as work:
+        rerun = attribution.rerun_host_b(settings, Path(work), list(collected))
+        probes = [(order, rerun(attribution.Trial(order=order))) for order in orders]
+    found = stepfiles.ProbeReport(
+        property_id=report.info.property_id,
+        manifest_sha256=report.info.manifest_sha256,
+        commit=report.info.commit,
+        changed=ids,
+        probes=[stepfiles.Trial(order=list(o), outcomes=dict(got)) for o, got in probes],
+    )
+    stepfiles.write(settings.out, layout.PROBES_JSON, found)
+    for order, got in probes:
+        victims = {t: "passed" for t, outcome in got.items() if outcome in FAILED}
+        if victims:  # the first probe that failed a test: its order is searched for the pair
+            attribution_step(settings, environ, pinned, dims, want=victims, order_b=order)
+            break
+    return found
+
+
+def _collected(info: HostInfo) -> tuple[str, ...]:
+    return tuple(info.test_order.collected) if info.test_order is not None else ()
+
+
+def _function(node_id: str) -> str:
+    """`tests/t.py::TestX::test_y[1]` -> `test_y`."""
+    return node_id.rsplit("::", maxsplit=1)[-1].split("[", maxsplit=1)[0]
 
 
 def _varied(info: HostInfo, dims: Sequence[str]) -> list[str]:

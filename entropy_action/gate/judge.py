@@ -36,7 +36,7 @@ from entropy_action.evidence import (
     stepfiles,
 )
 from entropy_action.evidence.hostreport import HostReport
-from entropy_action.gate import attribution, crashed
+from entropy_action.gate import attribution, crashed, probes
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.manifest.pindiff import PinChange
 from entropy_action.manifest.pinfile import Constraints, LoadedManifest
@@ -95,11 +95,13 @@ def judge(dossier: Dossier) -> Verdict:
     source = (check.base or check.head) if check is not None else loaded
     constraints = source.manifest.constraints if source is not None else None
     report_a, report_b = _read("a", dossier.host_a), _read("b", dossier.host_b)
+    report_b, probed = probes.folded(report_b)  # host B's order probes (gate.probes)
     dossier = _host_b_base(dossier, report_a, report_b)
     strong, more = _strength(dossier, report_a)
     lost, unmeasured_notes = _unmeasured(strong, constraints)
     scanned = dossier.scanned
     notes = [*dossier.notes, *(f"silencing scan incomplete: {e}" for e in _errors(scanned))]
+    notes += probed
     notes += scanned.explained if scanned else ()
     base_cases = None if dossier.base_a is None else pairing.base_cases(dossier.base_a)
     static, moved = _moved(scanned, strong)
@@ -137,7 +139,7 @@ def judge(dossier: Dossier) -> Verdict:
         ),
     )
     audits = None  # read only for a verdict they can explain (the base's reports re-read)
-    if verdict.classification in attribution.COUPLED:
+    if attribution.attributable(verdict):
         audits = _audits((report_a, report_b), (dossier.base_a, dossier.base_b))
     pinned = loaded.manifest.pins.flat() if loaded is not None else {}
     verdict = _attributed(strong.annotate(verdict) if strong else verdict, report_b, audits, pinned)
@@ -286,7 +288,8 @@ def _hook_findings(
         return []
     base = [_base_hooks(source) for source in (dossier.base_a, dossier.base_b)]
     changed = None if any(base) else _changed(dossier.check)
-    return hook_inventory.findings(inventories, base, changed=changed, static=static)
+    quiet = dossier.scanned.quiet_hooks if dossier.scanned is not None else ()
+    return hook_inventory.findings(inventories, base, changed=changed, static=static, quiet=quiet)
 
 
 def _lost_inventories(head: tuple[HostReport | None, HostReport | None]) -> list[str]:
@@ -435,7 +438,7 @@ def _attributed(
     """An env_coupled verdict with what its failure follows, from host B's attribution
     re-runs (attribution.json), and the reads behind it (the audits); an explanation only,
     never a change of the verdict."""
-    if verdict.classification not in attribution.COUPLED or report_b is None:
+    if not attribution.attributable(verdict) or report_b is None:
         return verdict
     try:
         found = stepfiles.read_attribution(report_b.dir, report_b.info)

@@ -26,6 +26,7 @@ from entropy_action.gate import attribution, baserun, grouped, hoststeps, judge
 from entropy_action.hosts import environments, hostjson, launch, runsettings
 from entropy_action.manifest import baseline
 from entropy_action.manifest.pinfile import LoadedManifest
+from entropy_action.scan.changed import changed_tests
 from entropy_action.strength import base_on_head
 from entropy_action.verdict import basepolicy, pairing
 from entropy_action.verdict.model import FAILING, Verdict
@@ -149,6 +150,7 @@ def _evidence(
     scanned = scan.scan(check)
     runs = _run_hosts(settings, check, out, ran)
     _strength(settings, check, scanned, out, runs)
+    _probe(settings, check, out, runs)
     dossier = judge.Dossier(
         runs.host_a or out / "host-a",
         runs.host_b or out / "host-b",
@@ -175,7 +177,7 @@ def _attribute(
     over the tests it failed) over the tests the hosts judged differently; whether it ran."""
     want = attribution.disagreeing(verdict)
     folder = out / "host-b"
-    if verdict.classification not in attribution.COUPLED or not want or check.head is None:
+    if not attribution.attributable(verdict) or not want or check.head is None:
         return False
     if judge.attribution_covers(verdict, folder):
         return False
@@ -188,6 +190,23 @@ def _attribute(
         want=want,
     )
     return found is not None
+
+
+def _probe(settings: GateSettings, check: baseline.PinCheck, out: Path, runs: Runs) -> None:
+    """Host B's order probes (hoststeps.probe_step, as `run --host b --base-ref` runs them in
+    the workflow) when host B ran and the patch added or changed tests of the property."""
+    if check.head is None or runs.errors or not (out / "host-b").is_dir():
+        return
+    changed = changed_tests(check)
+    if not changed:
+        return
+    hoststeps.probe_step(
+        _host(settings, check, out, "b"),
+        settings.environ,
+        list(check.head.manifest.pins.env or {}),
+        attribution.dimensions(settings.python),
+        changed,
+    )
 
 
 def _strength(

@@ -17,12 +17,16 @@ judge (over the recorded ones, attribution.replay), so both ask for the same tri
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from entropy_action.verdict.model import OrderPair
 
 MAX_VICTIMS = 5
+# Order probes by design (issue 35 part 4): at most this many extra runs of the property's
+# module, and none past this many tests (the budget: PROBES runs of the module).
+PROBES = 3
+MAX_PROBE_TESTS = 2000
 REPLAY = "entropy-gate replay --report host-b"  # host B's report folder, as gate --out names it
 ORDER = "test_order"
 
@@ -150,3 +154,24 @@ def explain(pairs: Sequence[OrderPair], capped: int) -> list[str]:
     if capped:
         lines.append(f"{capped} more order-dependent test(s) not searched (at most {MAX_VICTIMS})")
     return lines
+
+
+def probe_orders(
+    order_a: Sequence[str], changed: Collection[str], budget: int = PROBES
+) -> list[tuple[str, ...]]:
+    """The orders host B runs the module in by design when the patch added or changed tests
+    of the property (`changed`: their node ids), beside its seeded shuffle: the module in
+    reverse of host A's order, then the changed tests first (the rest in A's order), then
+    last — at most `budget` runs, none for a module past MAX_PROBE_TESTS or without changed
+    tests. The reverse flips every pair of tests host A ran in one order, so a two-test
+    dependence that passed in host A's order fails in it: missed with probability 0, against
+    1/2 for one shuffle. First and last cover a changed test that needs state from, or is
+    spoiled by, any set of other tests (nothing runs before it; everything does)."""
+    ids = list(dict.fromkeys(order_a))
+    moved = [t for t in ids if t in set(changed)]
+    if not moved or len(ids) > MAX_PROBE_TESTS:
+        return []
+    rest = [t for t in ids if t not in set(moved)]
+    orders = [tuple(reversed(ids)), (*moved, *rest), (*rest, *moved)]
+    unique = list(dict.fromkeys(o for o in orders if o != tuple(ids)))
+    return unique[: max(0, budget)]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from entropy_action.core.errors import GateError
 from entropy_action.core.findings import Finding
 from entropy_action.manifest.baseline import PinCheck
-from entropy_action.scan import production, protected, provenance
+from entropy_action.scan import detection, production, protected, provenance
 from entropy_action.scan.assertions import assertions_skipped
 from entropy_action.scan.engine import analyze, match
 from entropy_action.scan.model import Guard, Rules
@@ -71,6 +71,7 @@ class ScanResult:
     retired: frozenset[str] = frozenset()
     # property -> its base's distinct cases, where the cases it no longer runs were repeats
     repeats: tuple[tuple[str, int], ...] = ()
+    quiet_hooks: tuple[tuple[str, int], ...] = ()  # head hooks the inventory need not report
 
 
 def scan(check: PinCheck) -> ScanResult:
@@ -89,7 +90,9 @@ def scan(check: PinCheck) -> ScanResult:
         errors += (f"{head_manifest.module}: the property module does not exist at the head",)
     if check.base_commit is None:
         findings = match(head.hits, None, {})
-        return ScanResult(tuple(findings), head.tests, (), errors, head.notes)
+        return ScanResult(
+            tuple(findings), head.tests, (), errors, head.notes, quiet_hooks=head.quiet_hooks
+        )
     base_module = (base_manifest or head_manifest).module
     base = analyze(CommitTree(check.root, check.base_commit), base_module, rules)
     renamed = renames(base.counted, head.counted) if head.module_parsed else {}
@@ -113,6 +116,7 @@ def scan(check: PinCheck) -> ScanResult:
     findings += made.findings
     gone_checks = retired(base.counted, head.counted, made.retired) if head.module_parsed else {}
     findings = [_retired(f, gone_checks) for f in findings]
+    findings += detection.check(check)  # ... and whether they detect the test run
     findings.sort(key=lambda f: (f.path, f.line, f.kind))
     notes = head.notes + config.notes + made.notes
     found = tuple(findings)
@@ -131,6 +135,7 @@ def scan(check: PinCheck) -> ScanResult:
         tuple(sorted(deduplicated(base.counted, head.counted).items()))
         if head.module_parsed
         else (),
+        head.quiet_hooks,
     )
 
 

@@ -43,6 +43,7 @@ class Analysis:
     imports: tuple[provenance.Import, ...] = ()  # where the property module's imports lead
     bindings: tuple[provenance.Binding, ...] = ()  # ... and its names
     guards: tuple[Guard, ...] = ()  # skips only a missing dependency or feature reaches
+    quiet_hooks: tuple[tuple[str, int], ...] = ()  # hooks the inventory need not report
 
 
 def analyze(tree: Tree, module_path: str, rules: Rules) -> Analysis:
@@ -81,6 +82,7 @@ def analyze(tree: Tree, module_path: str, rules: Rules) -> Analysis:
         *provenance.find(ctx),
         *installtime.find(ctx),
     ]
+    hits = tampering.explained(ctx, hits)
     tests = tuple(DefinedTest(t.name, module_path, t.func.node.lineno) for t in ctx.tests)
     fatal = {module_path, *scope.conftests()}
     errors = tuple(e for p, e in scope.errors.items() if p in fatal)
@@ -92,7 +94,17 @@ def analyze(tree: Tree, module_path: str, rules: Rules) -> Analysis:
     parsed = module is not None
     guards = (*skip_guards.import_guards(ctx), *skip_guards.feature_guards(ctx))
     return Analysis(
-        tuple(hits), tests, counted, found, parsed, errors, notes, imports, names, guards
+        tuple(hits),
+        tests,
+        counted,
+        found,
+        parsed,
+        errors,
+        notes,
+        imports,
+        names,
+        guards,
+        tuple(ctx.quiet_hooks),
     )
 
 

@@ -120,6 +120,10 @@ class Context:
     _units: dict[tuple[bool, bool], list[Unit]] = field(default_factory=dict)
     _test_names: dict[Key, str] | None = None
     counts: dict[Key, int] = field(default_factory=dict)  # assertions per function
+    # watched hooks the run-time inventory need not report (path, def line): inert, or said
+    # by a finding in their body; and the configuration hooks found, with their last line
+    quiet_hooks: list[tuple[str, int]] = field(default_factory=list)
+    configure_hooks: list[tuple[Hit, int]] = field(default_factory=list)
 
     def nodes(self, func: Func) -> tuple[ast.AST, ...]:
         """Every node of a function (decorators and nested functions included), once."""

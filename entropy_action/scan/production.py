@@ -149,18 +149,7 @@ def check(pins: PinCheck) -> Production:
     project gates each project's own code), none without a base."""
     if pins.base is None or pins.base_commit is None or pins.head is None:
         return Production()
-    prop = pins.head.manifest.module
-    folder = PurePosixPath(pins.relative).parent
-    changed = [
-        p
-        for p in git.changed_files(pins.root, pins.base_commit, staged=pins.staged)
-        if _production(p, prop)
-        and (folder == PurePosixPath(".") or folder in PurePosixPath(p).parents)
-    ]
-    notes: tuple[str, ...] = ()
-    if len(changed) > MAX_FILES:
-        notes = (f"production scan read {MAX_FILES} of {len(changed)} changed production files",)
-        changed = changed[:MAX_FILES]
+    changed, notes = changed_production(pins, pins.base_commit)
     base_tree = CommitTree(pins.root, pins.base_commit)
     head = head_tree(pins.root, staged=pins.staged)
     before = {p: m for p in changed if (m := read(base_tree, p)) is not None}
@@ -169,6 +158,23 @@ def check(pins: PinCheck) -> Production:
     kept = frozenset().union(*(m.strings for m in after.values()))
     retired = frozenset().union(*(m.strings for m in before.values())) - kept
     return Production(found.findings, found.seams, notes, retired)
+
+
+def changed_production(pins: PinCheck, base_commit: str) -> tuple[list[str], tuple[str, ...]]:
+    """The production `.py` files the patch changed under the manifest's folder (at most
+    MAX_FILES), and a note when there were more."""
+    prop = pins.head.manifest.module if pins.head is not None else ""
+    folder = PurePosixPath(pins.relative).parent
+    changed = [
+        p
+        for p in git.changed_files(pins.root, base_commit, staged=pins.staged)
+        if _production(p, prop)
+        and (folder == PurePosixPath(".") or folder in PurePosixPath(p).parents)
+    ]
+    if len(changed) <= MAX_FILES:
+        return changed, ()
+    note = f"production scan read {MAX_FILES} of {len(changed)} changed production files"
+    return changed[:MAX_FILES], (note,)
 
 
 def _production(path: str, property_module: str) -> bool:
@@ -282,7 +288,7 @@ class _Names:
 
 def build(module: ast.Module) -> Module:
     every = tuple(ast.walk(module))  # one walk for the imports, the reads and the strings
-    aliases = _aliases(every)
+    aliases = import_aliases(every)
     names = set(aliases) | _assigned(module)
     values = list(_module_values(module))
     known = _Names(
@@ -295,7 +301,7 @@ def build(module: ast.Module) -> Module:
     reads: Counter[Family] = Counter(
         family
         for n in every
-        if isinstance(n, ast.Call) and (family := _family(_dotted(n.func, aliases))) is not None
+        if isinstance(n, ast.Call) and (family := _family(dotted(n.func, aliases))) is not None
     )
     pins: Counter[str] = Counter()
     lines: dict[str, int] = {}
@@ -339,7 +345,7 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, known: _Names) -> Fu
         if isinstance(child, ast.Name) and child.id in function.params:
             function.uses[child.id] += isinstance(child.ctx, ast.Load)
         if isinstance(child, ast.Call):
-            api = _dotted(child.func, known.aliases)
+            api = dotted(child.func, known.aliases)
             family = _family(api)
             if family is not None and api is not None:
                 function.reads.append((family, api, ast.unparse(child.func), child.lineno))
@@ -406,7 +412,7 @@ def _optional(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
     return frozenset(a.arg for a in (*named, *keywords))
 
 
-def _aliases(nodes: Iterable[ast.AST]) -> dict[str, str]:
+def import_aliases(nodes: Iterable[ast.AST]) -> dict[str, str]:
     """Local name -> the dotted name it imports (`dt` -> `datetime`, `now` -> `time.time`)."""
     out: dict[str, str] = {}
     for node in nodes:
@@ -447,7 +453,7 @@ def _clock_constant(
         return ast.unparse(node) if big else None
     if not isinstance(node, ast.Call) or not node.args:
         return None
-    callee = _dotted(node.func, aliases) or ""
+    callee = dotted(node.func, aliases) or ""
     owner, _, last = callee.rpartition(".")
     if callee not in _CONSTRUCTORS and not (owner in _CONSTRUCTORS and last in _FROM):
         return None
@@ -468,7 +474,7 @@ def _static(node: ast.expr, aliases: dict[str, str], names: set[str]) -> bool:
     if isinstance(node, ast.Name):
         return node.id in names
     if isinstance(node, ast.Attribute):
-        return _dotted(node, aliases) is not None and _root(node) in names
+        return dotted(node, aliases) is not None and _root(node) in names
     if isinstance(node, ast.Call):
         values = [*node.args, *(k.value for k in node.keywords)]
         return _static(node.func, aliases, names) and all(
@@ -483,7 +489,7 @@ def _root(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _dotted(node: ast.expr, aliases: dict[str, str]) -> str | None:
+def dotted(node: ast.expr, aliases: dict[str, str]) -> str | None:
     """`dt.datetime.now` as `datetime.datetime.now`, through the module's imports."""
     parts: list[str] = []
     while isinstance(node, ast.Attribute):

@@ -67,20 +67,23 @@ FIXED_EXAMPLES = (
 def find(ctx: Context) -> list[Hit]:
     hits: list[Hit] = []
     for index in [*ctx.conftests, *ctx.plugins]:
-        hits += _hooks(index)
+        hits += _hooks(index, ctx)
         if index.path.endswith("conftest.py"):
             hits += _variables(ctx, index)
     hits += _addopts(ctx)
     return hits
 
 
-def _hooks(index: ModuleIndex) -> list[Hit]:
+def _hooks(index: ModuleIndex, ctx: Context) -> list[Hit]:
     hits: list[Hit] = []
     for node in ast.walk(index.tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         kind: FindingKind
         name = hooks.spec(node)  # `hookimpl(specname=...)` counts as the spec's hook
+        if name in hook_inventory.CONFIGURE and registers_markers_only(node):
+            ctx.quiet_hooks.append((index.path, node.lineno))
+            continue
         if name in COLLECTION_HOOKS:
             kind, why = "collection_tampering", COLLECTION_HOOKS[name]
         elif name in REPORT_HOOKS:
@@ -91,8 +94,49 @@ def _hooks(index: ModuleIndex) -> list[Hit]:
             continue
         shown = name if name == node.name else f"{name} (as {node.name})"
         message = f"hook {shown} in {index.path} {why}"
-        hits.append(hit(kind, index.path, node.lineno, message, subject=node.name, node=node))
+        made = hit(kind, index.path, node.lineno, message, subject=node.name, node=node)
+        if name in hook_inventory.CONFIGURE:
+            ctx.configure_hooks.append((made, node.end_lineno or node.lineno))
+        hits.append(made)
     return hits
+
+
+def explained(ctx: Context, hits: list[Hit]) -> list[Hit]:
+    """The hits without a configuration hook's own where a finding of another rule lies in
+    its body (a plugin it registers, a pinned variable it writes, a profile it loads): that
+    finding says what the hook does. The inventory is told to keep quiet about it too."""
+    dropped: list[Hit] = []
+    for found, last in ctx.configure_hooks:
+        where = found.finding
+        inside = any(
+            other is not found
+            and other.finding.path == where.path
+            and where.line <= other.finding.line <= last
+            for other in hits
+        )
+        if inside:
+            dropped.append(found)
+            ctx.quiet_hooks.append((where.path, where.line))
+    return [h for h in hits if not any(h is d for d in dropped)]
+
+
+def registers_markers_only(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A configuration hook whose body only registers markers (`config.addinivalue_line(
+    "markers", ...)`, pytest's documented use) beside a docstring or `pass`: it changes no
+    option, no ini value that selects tests, no plugin."""
+    for stmt in node.body:
+        if isinstance(stmt, ast.Pass):
+            continue
+        value = stmt.value if isinstance(stmt, ast.Expr) else None
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            continue
+        call = value if isinstance(value, ast.Call) else None
+        func = call.func if call is not None else None
+        if not (isinstance(func, ast.Attribute) and func.attr == "addinivalue_line"):
+            return False
+        if call is None or not call.args or const_str(call.args[0]) != "markers":
+            return False
+    return True
 
 
 def _variables(ctx: Context, index: ModuleIndex) -> list[Hit]:

@@ -65,9 +65,11 @@ ENV_DEPTH = 3
 EVENT_DEPTH = 25
 _LIB, _TEST, _TARGET, _SITE = 0, 1, 2, 3  # _SITE: a library's (site-packages), else as _LIB
 _METHODS = (BuiltinMethodType, MethodType)  # bound: datetime.now, random.choice
-# pytest's own variable, read back by pytest after every phase of every test (os.environ.pop):
-# the test's name, the same on every host, not a live input. Skipped before any frame walk.
-_PYTEST_ENV = frozenset({"PYTEST_CURRENT_TEST"})
+# pytest's own variables (PYTEST_CURRENT_TEST, read back by pytest after every phase of every
+# test; PYTEST_VERSION): no live input, yet code under test that reads them can tell a test
+# run from production. Recorded by name from code under test only (verdict.detection:
+# test_detection); a test asking which test it is, or pytest itself, is not recorded.
+PYTEST_PREFIX = "PYTEST_"
 # The gate's own variables (its pins, ENTROPY_CLOCK_UNIX...): pinned, yet recorded by name when
 # code under test reads them (verdict.removed: gate_pin_read).
 GATE_PREFIX = protocol.GATE_PREFIX
@@ -150,7 +152,7 @@ class Auditor:
         named = config.get("modules") or [config.get("module") or ""]
         self.modules = frozenset(os.path.normpath(str(module)) for module in named)
         pinned = frozenset(str(name) for name in config.get("pinned_env", []))
-        self.pinned = pinned | _PYTEST_ENV
+        self.pinned = pinned
         temp_root = config.get("temp_root")
         self.temp_root = os.path.realpath(str(temp_root)) if temp_root else None
         self.out = str(config["out"])
@@ -207,13 +209,16 @@ class Auditor:
 
     # --- recording ---------------------------------------------------------------------------
 
-    def record(self, api: str, name: str | None, frame: FrameType | None, depth: int) -> None:
+    def record(
+        self, api: str, name: str | None, frame: FrameType | None, depth: int, tests: bool = True
+    ) -> None:
+        """Count the read; one from test code only with `tests`."""
         if self.test is None or self._busy:
             return
         self._busy = True
         try:
             where = self.caller(frame, depth)
-            if where is not None:
+            if where is not None and (tests or not where[2]):
                 key = (api, name, where[0], where[1], self.test)
                 records = self.test_records if where[2] else self.records
                 if key in records or len(records) < MAX_RECORDS:
@@ -227,7 +232,11 @@ class Auditor:
 
     def environ_read(self, key: object, caller: FrameType | None) -> None:
         """os.environ[key] read from `caller`: record an unpinned variable's name."""
-        if isinstance(key, str) and (key not in self.pinned or key.startswith(GATE_PREFIX)):
+        if not isinstance(key, str):
+            return
+        if key.startswith(PYTEST_PREFIX):
+            self.record("os.environ", key[:MAX_NAME], caller, ENV_DEPTH, tests=False)
+        elif key not in self.pinned or key.startswith(GATE_PREFIX):
             self.record("os.environ", key[:MAX_NAME], caller, ENV_DEPTH)
 
     def audit_event(self, event: str, args: tuple[Any, ...]) -> None:

@@ -51,6 +51,20 @@ COLLECTION = frozenset(
     }
 )
 SESSION_FINISH = frozenset({"pytest_sessionfinish", "pytest_unconfigure"})
+# Hooks that run before collection and can change what runs: options (-k, -m, --deselect),
+# ini values, plugins (pytest's hook reference: bootstrapping and initialization hooks).
+CONFIGURE = frozenset(
+    {
+        "pytest_configure",
+        "pytest_sessionstart",
+        "pytest_load_initial_conftests",
+        "pytest_cmdline_main",
+        "pytest_cmdline_parse",
+        "pytest_cmdline_preparse",
+        "pytest_plugin_registered",
+    }
+)
+MARKEVAL = frozenset({"pytest_markeval_namespace"})  # the names skipif/xfail strings see
 STATIC_KINDS = frozenset({"report_tampering", "collection_tampering", "hook_added"})
 DECORATOR_SPAN = 30  # lines a static finding's `def` may sit below the function's first line
 
@@ -67,6 +81,15 @@ def category(spec: str) -> tuple[FindingKind, str] | None:
         return "collection_tampering", (
             "a collection hook: it can drop, deselect or re-mark property tests"
         )
+    if spec in CONFIGURE:
+        return "collection_tampering", (
+            "a configuration hook: it runs before collection and can change which tests run "
+            "(options such as -k, -m or --deselect, ini values, plugins)"
+        )
+    if spec in MARKEVAL:
+        return "collection_tampering", (
+            "a marker-evaluation hook: its names decide skipif and xfail string conditions"
+        )
     if spec in SESSION_FINISH:
         return "report_tampering", (
             "a session-finish hook: it runs after the tests and can rewrite their reports or "
@@ -81,11 +104,14 @@ def findings(
     *,
     changed: Collection[str] | None,
     static: Sequence[Finding] = (),
+    quiet: Collection[tuple[str, int]] = (),
 ) -> list[Finding]:
     """The head's new hooks and replaced internals (see the module's docstring).
 
     `changed`: the files the patch changed (None: not known, so every repository hook counts
-    as new when no base inventory exists); `static`: the scan's findings.
+    as new when no base inventory exists); `static`: the scan's findings; `quiet`: the
+    (path, line) of hooks the scan read and found doing nothing that changes a run (a
+    `pytest_configure` that only registers markers).
     """
     heads = [inventory for inventory in head if inventory is not None]
     bases = [inventory for inventory in base if inventory is not None]
@@ -100,6 +126,8 @@ def findings(
         if found is None or not _counts(entry, old_hooks, changed, standing):
             continue
         if any(_covers(f, entry.path, entry.line) for f in static):
+            continue
+        if any(_near(path, line, entry.path, entry.line) for path, line in quiet):
             continue
         out.setdefault((entry.path, entry.spec, entry.line), _hook_finding(entry, *found))
     for item in (r for inventory in heads for r in inventory.replaced):
@@ -140,11 +168,13 @@ def _repository_new(
 
 
 def _covers(finding: Finding, path: str, line: int) -> bool:
-    return (
-        finding.kind in STATIC_KINDS
-        and finding.path == path
-        and 0 <= finding.line - line <= DECORATOR_SPAN
-    )
+    return finding.kind in STATIC_KINDS and _near(finding.path, finding.line, path, line)
+
+
+def _near(path: str, line: int, entry_path: str, entry_line: int) -> bool:
+    """A scan's place (a `def` line) within the function the inventory names (its first
+    line, decorators included)."""
+    return path == entry_path and 0 <= line - entry_line <= DECORATOR_SPAN
 
 
 def _hook_finding(entry: HookEntry, kind: FindingKind, what: str) -> Finding:

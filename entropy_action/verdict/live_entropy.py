@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from entropy_action.core.findings import Finding
 from entropy_action.core.hostinfo import Audit, AuditRecord
 from entropy_action.manifest.pinfile import Pins
-from entropy_action.verdict import removed
+from entropy_action.verdict import detection, removed
 
 MAX_REASONS = 5  # live reads spelled out in the verdict's reasons; the rest are counted
 
@@ -33,8 +33,8 @@ def findings(
     first: dict[tuple[str, str | None, str, int], AuditRecord] = {}
     for audit in head:
         for record in audit.records if audit else ():
-            if removed.is_gate_variable(record):
-                continue  # the gate's own variable, not a live read (removed.pin_reads)
+            if removed.is_gate_variable(record) or detection.is_detection(record):
+                continue  # the gate's or pytest's own variable (removed.pin_reads, detection)
             first.setdefault((record.api, record.name, record.path, record.line), record)
     known = _base_keys(base)
     out = []

@@ -22,7 +22,7 @@ from entropy_action.evidence import hosterror, hostreport, junitcases
 from entropy_action.evidence.hostreport import HostReport
 from entropy_action.manifest.pindiff import PinDiff
 from entropy_action.manifest.pinfile import LoadedManifest
-from entropy_action.verdict import live_entropy, places, provenance, removed
+from entropy_action.verdict import detection, live_entropy, places, provenance, removed
 from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import (
     FAILING,
@@ -151,8 +151,15 @@ def _cheap_exits(
     finding per place: a pin read the scan already found at that line is not repeated)."""
     head_audits = [r.info.audit for r in head if r is not None]
     base_audits = [r.info.audit for r in base if r is not None]
-    said = {(f.path, f.line) for f in static if f.kind == "gate_pin_read"}
-    pins = [f for f in removed.pin_reads(head_audits, base_audits) if (f.path, f.line) not in said]
+    said = {(f.kind, f.path, f.line) for f in static}
+    pins = [
+        f
+        for f in (
+            *removed.pin_reads(head_audits, base_audits),
+            *detection.findings(head_audits, base_audits),
+        )
+        if (f.kind, f.path, f.line) not in said
+    ]
     return [*removed.findings(base_audits, head_audits, tests, seams, static), *pins]
 
 

@@ -56,6 +56,8 @@ NEXT_STEP: dict[str, str] = {
     "assertion_broadened": "restore the value assertion, or expect the one exception the "
     "code documents (pytest.raises(ValueError, match=...)) beside it",
     "hook_added": "drop the plugin the run now loads, or add it in a reviewed change of its own",
+    "test_detection": "remove the branch on running under a test: production must run the "
+    "same code under pytest as everywhere else (pass in what must differ)",
 }
 FIX_RUN = "fix the run and try again: nothing was judged"
 RESTORE_PIN = "restore {key} as the base has it; change a pin in a reviewed change of its own"

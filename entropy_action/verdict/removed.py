@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from entropy_action.core.findings import Finding, fakes_clock
 from entropy_action.core.hostinfo import Audit, AuditRecord
 from entropy_action.testproc.protocol import GATE_ENV, GATE_PREFIX
+from entropy_action.verdict.detection import is_detection
 from entropy_action.verdict.model import FAILING, TestResult
 
 _CLOCK = ("time.", "datetime.", "date.")
@@ -75,7 +76,7 @@ def source(record: AuditRecord) -> Source | None:
         return ("clock", None)
     if record.api.startswith("random."):
         return ("rng", None)
-    if record.api == "os.environ" and not is_gate_variable(record):
+    if record.api == "os.environ" and not is_gate_variable(record) and not is_detection(record):
         return ("env", record.name)
     return None
 

@@ -82,6 +82,7 @@ def test_every_source():
 def test_home(monkeypatch):
     monkeypatch.setenv("BILLING_MODE", "strict")  # pytest reads it to restore it: not a read
     assert os.path.expanduser("~") == os.environ["HOME"]
+    assert "test_home" in os.environ["PYTEST_CURRENT_TEST"]  # a test asking: not recorded
 """
 F = "billing/fees.py"
 EXPECTED = {
@@ -100,6 +101,8 @@ EXPECTED = {
     ("socket.getaddrinfo()", "192.0.2.17", F, 30, "test_every_source", 1),
     ("socket.gethostname()", None, F, 33, "test_every_source", 1),
     ("datetime.now()", None, F, 35, "test_every_source", 1),
+    # pytest's own variable, read by code under test: recorded by name (test_detection)
+    ("os.environ", "PYTEST_CURRENT_TEST", F, 35, "test_every_source", 1),
 }
 
 
@@ -140,7 +143,8 @@ def test_each_live_read_of_code_under_test_is_recorded_with_its_line(tmp_path: P
     data = _run(tmp_path, "a")
     # Not recorded: the test module's own reads, the pinned API_URL, the temp dir made inside
     # the pinned temp_root (line 27), a seeded Random of its own, uuid4's own os.urandom,
-    # pytest's own PYTEST_CURRENT_TEST (line 35; pytest reads it back after every phase).
+    # pytest reading its own PYTEST_CURRENT_TEST back after every phase (only code under
+    # test's read of it at line 35 is).
     assert _records(data) == EXPECTED
     assert data["audit"]["mechanism"] == "wrappers + sys.addaudithook"
     assert data["audit"]["unseen"] == [  # what this interpreter's audit cannot see

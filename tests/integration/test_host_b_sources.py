@@ -325,3 +325,28 @@ def test_on_host_a_nothing_is_shuffled_or_shown(tmp_path: Path) -> None:
     assert results["test_scandir_still_closes_and_lists_two_entries_out_of_order"] == "failed"
     assert seen["cpu_count"] == str(os.cpu_count())
     assert seen["child"] == f"{os.cpu_count()} False"
+
+
+def test_a_hash_seed_failure_that_stood_at_the_base_is_attributed_in_any_verdict(
+    tmp_path: Path, repo: Repo
+) -> None:
+    """Issue 35 part 5: the set-order test fails on host B at the base too, and the patch
+    breaks the totals on both hosts (real_defect): "failed at the base ref too" explains the
+    set-order failure, and the attribution still names what it follows."""
+    _base(repo, tmp_path)
+    _coupled_patch(repo.path, "hash_seed")
+    base = repo.commit("fee codes listed in their set's order (host B red already)")
+    lib = repo.path / "invoice_lib.py"  # and the patch's own defect: the totals fail on A and B
+    lib.write_text(lib.read_text().replace("in amounts:", "in amounts[1:]:"), encoding="utf-8")
+    repo.commit("skip the header line")
+    code, verdict = _gate(repo, base)
+    assert (code, verdict["classification"]) == (1, "real_defect"), verdict["reasons"]
+    assert verdict["coupled_to"] == ["hash_seed"]
+    (failing,) = [t for t in verdict["tests"] if t["id"].endswith("test_fee_codes_are_listed")]
+    assert (failing["host_a"], failing["host_b"], failing["base_b"]) == (
+        "passed",
+        "failed",
+        "failed",
+    )
+    assert failing["failed_at_base"] is True
+    assert any(r.startswith("the failure follows the hash seed") for r in verdict["reasons"])

@@ -16,7 +16,9 @@ import pytest
 
 from entropy_action.core import git
 from entropy_action.gate import demo, local
+from entropy_action.hosts import isolate
 from entropy_action.render import markdown, summary
+from entropy_action.testproc import order
 from entropy_action.verdict.model import Verdict
 
 MODULE = "tests/properties/test_invoice_total.py"
@@ -133,3 +135,56 @@ def test_the_fixed_tests_are_a_merge_candidate(tmp_path: Path, added: str) -> No
     verdict = gate(tmp_path, added)
     assert verdict.classification == "merge_candidate", verdict.reasons
     assert verdict.order_dependence == []
+
+
+# --- order probes by design (issue 35 part 4) ------------------------------------------------
+
+
+def _luckily_ordered() -> tuple[str, str]:
+    """(setter, victim): two new module-level tests host B's shuffle (the demo's pinned
+    rng_seed) happens to run setter first — as host A does — so the shuffle alone misses
+    the pair."""
+    names = ["test_fill_total", "test_read_total"]
+    ids = [f"{MODULE}::{n}" for n in (*BASE_TESTS, *names)]
+    ran = order.shuffled(ids, isolate.derived_seed("test_order", 9173))
+    first, second = sorted(names, key=lambda n: ran.index(f"{MODULE}::{n}"))
+    return first, second
+
+
+BASE_TESTS = (
+    "test_invoice_total_idempotent",
+    "test_no_late_fee_before_due",
+    "test_late_fee_after_due",
+)
+LUCKY = """
+
+_TOTALS: dict[str, int] = {{}}
+
+
+def {setter}() -> None:
+    _TOTALS["total"] = total_for(invoice_lines(), as_of=frozen_now())
+    assert _TOTALS["total"] >= 0
+
+
+def {victim}() -> None:
+    assert _TOTALS["total"] == total_for(invoice_lines(), as_of=frozen_now())
+"""
+
+
+def test_a_pair_the_shuffle_kept_in_order_is_found_by_the_order_probes(tmp_path: Path) -> None:
+    setter, victim = _luckily_ordered()
+    verdict = gate(tmp_path, LUCKY.format(setter=setter, victim=victim))
+    assert verdict.classification == "env_coupled", verdict.reasons
+    assert verdict.coupled_to == ["test_order"]
+    [pair] = verdict.order_dependence
+    assert (pair.victim, pair.other, pair.kind) == (
+        f"{MODULE}::{victim}",
+        f"{MODULE}::{setter}",
+        "state_setter",
+    )
+    assert (
+        f"host B: {MODULE}::{victim} passed in its shuffled run and failed when host B ran the "
+        "module with its tests in reverse of host A's order (order probe)"
+    ) in verdict.reasons
+    probes = tmp_path / "reports" / "host-b" / "probes.json"
+    assert probes.is_file()

@@ -285,3 +285,38 @@ def test_a_marker_expression_counts_once_a_property_carries_its_marker(repo: Rep
         "addopts in pyproject.toml passes '-m not stress' — it deselects tests by marker, so a "
         "property can stop running unnoticed"
     )
+
+
+@pytest.mark.parametrize(
+    ("hook", "line"),
+    [
+        ("def pytest_configure(config):\n    config.option.markexpr = 'not slow'\n", 1),
+        ("def pytest_sessionstart(session):\n    session.config.option.keyword = 'not late'\n", 1),
+        ("def pytest_markeval_namespace(config):\n    return {'CI': True}\n", 1),
+        # a marker registered beside something else is no longer only a registration
+        (
+            "def pytest_configure(config):\n"
+            "    config.addinivalue_line('markers', 'slow: s')\n"
+            "    config.option.deselect = ['tests']\n",
+            1,
+        ),
+    ],
+)
+def test_a_new_configuration_hook_is_collection_tampering(repo: Repo, hook: str, line: int) -> None:
+    base(repo)
+    repo.write("tests/conftest.py", hook)
+    scanned = scan(repo)
+    assert scanned.introduced == [("collection_tampering", "tests/conftest.py", line)]
+    assert "can change which tests run" in scanned.findings[0]["message"] or (
+        "skipif and xfail" in scanned.findings[0]["message"]
+    )
+
+
+def test_a_configure_hook_that_only_registers_markers_is_not_a_finding(repo: Repo) -> None:
+    base(repo)
+    repo.write(
+        "tests/conftest.py",
+        'def pytest_configure(config):\n    """Markers."""\n'
+        '    config.addinivalue_line("markers", "slow: a slow property")\n',
+    )
+    assert scan(repo).introduced == []

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _pytest import hookspec
 from pydantic import ValidationError
 
 from entropy_action.core.findings import Finding
@@ -66,6 +67,26 @@ def test_the_same_spec_in_the_same_file_at_the_base_is_not_new_even_if_lines_mov
         ("pytest_deselected", "collection_tampering"),
         ("pytest_sessionfinish", "report_tampering"),
         ("pytest_unconfigure", "report_tampering"),
+        # pytest's hook reference: bootstrapping and initialization hooks that run before
+        # collection and can change which tests run; the names skipif/xfail strings see
+        ("pytest_configure", "collection_tampering"),
+        ("pytest_sessionstart", "collection_tampering"),
+        ("pytest_load_initial_conftests", "collection_tampering"),
+        ("pytest_cmdline_main", "collection_tampering"),
+        ("pytest_cmdline_parse", "collection_tampering"),
+        ("pytest_cmdline_preparse", "collection_tampering"),
+        ("pytest_plugin_registered", "collection_tampering"),
+        ("pytest_markeval_namespace", "collection_tampering"),
+        ("pytest_pycollect_makeitem", "collection_tampering"),
+        ("pytest_pycollect_makemodule", "collection_tampering"),
+        ("pytest_generate_tests", "collection_tampering"),
+        ("pytest_collect_directory", "collection_tampering"),
+        ("pytest_make_collect_report", "collection_tampering"),
+        ("pytest_runtest_makereport", "report_tampering"),
+        ("pytest_runtest_logreport", "report_tampering"),
+        ("pytest_runtest_protocol", "report_tampering"),
+        ("pytest_report_to_serializable", "report_tampering"),
+        ("pytest_report_from_serializable", "report_tampering"),
     ],
 )
 def test_every_watched_spec_has_its_kind(spec: str, kind: str) -> None:
@@ -74,7 +95,21 @@ def test_every_watched_spec_has_its_kind(spec: str, kind: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "spec", ["pytest_configure", "pytest_addoption", "pytest_report_header", "pytest_fixture_setup"]
+    "spec",
+    [
+        "pytest_addoption",
+        "pytest_addhooks",
+        "pytest_report_header",
+        "pytest_report_collectionfinish",
+        "pytest_fixture_setup",
+        "pytest_fixture_post_finalizer",
+        "pytest_assertrepr_compare",
+        "pytest_assertion_pass",
+        "pytest_warning_recorded",
+        "pytest_enter_pdb",
+        "pytest_leave_pdb",
+        "pytest_keyboard_interrupt",
+    ],
 )
 def test_hooks_that_cannot_change_an_outcome_are_not_findings(spec: str) -> None:
     assert hook_inventory.findings([inventory(entry(spec))], [inventory()], changed=None) == []
@@ -207,3 +242,34 @@ def test_a_sound_inventory_reaches_host_json(tmp_path: Path) -> None:
     info = hostjson.with_hooks(_info(), path)
     assert info.hooks == inventory(entry(), replaced=(RUNTEST,))
     assert HostInfo.model_validate_json(info.model_dump_json()) == info  # host.json round trip
+
+
+def test_every_hook_of_the_installed_pytest_is_decided() -> None:
+    """Each spec in pytest's hook reference (the installed `_pytest.hookspec`) is either in
+    the table or listed here as unable to change what runs or what an outcome says: a hook
+    pytest adds fails this test until it is decided."""
+    specs = {name for name in dir(hookspec) if name.startswith("pytest_")}
+    inert = {
+        "pytest_addoption", "pytest_addhooks", "pytest_report_header",
+        "pytest_report_collectionfinish", "pytest_fixture_setup", "pytest_fixture_post_finalizer",
+        "pytest_assertrepr_compare", "pytest_assertion_pass", "pytest_warning_recorded",
+        "pytest_enter_pdb", "pytest_leave_pdb", "pytest_keyboard_interrupt",
+        "pytest_exception_interact", "pytest_internalerror",
+    }  # fmt: skip
+    undecided = {s for s in specs - inert if hook_inventory.category(s) is None}
+    assert undecided == set()
+
+
+def test_a_configure_hook_the_scan_found_only_registering_markers_is_not_a_finding() -> None:
+    found = hook_inventory.findings(
+        [inventory(entry("pytest_configure"))],
+        [None],
+        changed=None,
+        quiet=[("tests/conftest.py", 4)],
+    )
+    assert found == []
+    elsewhere = [("tests/other.py", 4)]
+    found = hook_inventory.findings(
+        [inventory(entry("pytest_configure"))], [None], changed=None, quiet=elsewhere
+    )
+    assert [f.kind for f in found] == ["collection_tampering"]

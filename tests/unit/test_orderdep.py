@@ -4,10 +4,14 @@ judge's replay of the recorded trials asking for exactly the trials host B made.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 
+import pytest
+
 from entropy_action.gate import attribution, orderdep
+from entropy_action.testproc import order
 from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import TEST_RESULT, OrderPair, Verdict
 
@@ -150,3 +154,44 @@ def test_the_pairs_replay_runs_the_other_test_first_as_host_b_ran_them():
         f"entropy-gate replay --report host-b --after '{M}::test_a b' {VICTIM}"
     )
     assert orderdep.replay(pair.model_copy(update={"other": None})) is None
+
+
+# --- order probes by design (issue 35 part 4) ------------------------------------------------
+
+
+def _module(n: int) -> list[str]:
+    return [f"tests/test_m.py::test_{i}" for i in range(n)]
+
+
+@pytest.mark.parametrize("n", range(2, 8))
+def test_the_probes_flip_every_pair_host_a_ran_so_no_two_test_dependence_is_missed(n: int) -> None:
+    tests = _module(n)
+    for changed in ([tests[-1]], [tests[0]], tests[n // 2 : n // 2 + 2]):
+        orders = orderdep.probe_orders(tests, changed)
+        for x, y in itertools.combinations(tests, 2):  # x before y in host A's order
+            assert any(o.index(y) < o.index(x) for o in orders), (changed, x, y)
+        # first (nothing before it) and last (everything before it), or host A's own order
+        ran = [*orders, tuple(tests)]
+        first, last = changed[0], changed[-1]
+        assert any(o[0] == first for o in ran)
+        assert any(o[-1] == last for o in ran)
+
+
+def test_one_shuffle_keeps_a_given_pair_in_host_as_order_about_half_the_time() -> None:
+    tests = _module(10)
+    kept = sum(
+        (ran := order.shuffled(tests, seed)).index(tests[3]) < ran.index(tests[7])
+        for seed in range(2000)
+    )
+    assert 0.45 < kept / 2000 < 0.55  # a two-test dependence is missed ~1/2 of the time
+
+
+def test_the_probes_stay_within_their_budget() -> None:
+    tests = _module(6)
+    assert len(orderdep.probe_orders(tests, [tests[2]])) == orderdep.PROBES
+    assert orderdep.probe_orders(tests, [tests[2]], budget=1) == [tuple(reversed(tests))]
+    assert orderdep.probe_orders(tests, []) == []  # no test of the property changed
+    big = _module(orderdep.MAX_PROBE_TESTS + 1)
+    assert orderdep.probe_orders(big, [big[0]]) == []
+    # a new test appended last: "last" is host A's own order, not run again
+    assert len(orderdep.probe_orders(tests, [tests[-1]])) == 2

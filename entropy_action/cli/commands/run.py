@@ -140,6 +140,7 @@ def _run_group(
             print(f"property {view.property_id}: {exc.message}", file=sys.stderr)
             code = int(ExitCode.INVALID)
         codes.append(code)
+        _probe(args, path, view, folder, code)
         if _wants_base(args, code, info):
             based.append((view, folder, info))
     _bases(args, path, based)
@@ -175,9 +176,33 @@ def _run_one(
     info = launch.run_host(settings)
     _show_log(out / layout.PYTEST_LOG, fence=args.environ.get("GITHUB_ACTIONS") == "true")
     code = _read(args, settings, info)
+    _probe(args, path, loaded, out, code)
     if _wants_base(args, code, info):
         _bases(args, path, [(loaded, out, info)])
     return code
+
+
+def _probe(
+    args: argparse.Namespace, path: Path, loaded: pinfile.LoadedManifest, out: Path, code: int
+) -> None:
+    """Host B passed and --base-ref tells which tests of the property the patch added or
+    changed: the order probes (hoststeps.probe_step) beside the report (probes.json)."""
+    from entropy_action.gate import attribution, hoststeps  # noqa: PLC0415 (--help imports no model)
+    from entropy_action.scan.changed import changed_tests  # noqa: PLC0415 (--help imports no model)
+
+    if args.host != "b" or code != ExitCode.OK or args.base_ref is None:
+        return
+    check = _base_check(args, path, loaded.property_id if loaded.entry is not None else None)
+    changed = changed_tests(check) if check is not None else frozenset()
+    if not changed:
+        return
+    dims = [d for d in attribution.dimensions(None) if d != "python"]
+    pinned = list(loaded.manifest.pins.env or {})
+    found = hoststeps.probe_step(
+        _settings(args, loaded, path, out), args.environ, pinned, dims, changed
+    )
+    if found is not None:
+        print(f"order probes: {len(found.probes)} run(s) in designed orders", file=sys.stderr)
 
 
 def _read(args: argparse.Namespace, settings: runsettings.RunSettings, info: HostInfo) -> int:

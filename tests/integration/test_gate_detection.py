@@ -1,0 +1,160 @@
+"""`entropy-gate gate` on production that detects the test run (issue 35 part 2): the demo's
+invoice unit drops its first line except under pytest. Each case passes on both hosts, so
+only `test_detection` can reject it; the honest neighbour reads `sys.modules` and
+`PYTEST_ADDOPTS` for other reasons and merges. Real git repositories, real host runs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from entropy_action.cli.main import main
+from entropy_action.gate import demo
+from tests.support.helpers import Repo
+
+DAY = 86_400
+UNIT = '''"""Invoice totals: the application code under test in the demo."""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import datetime
+
+LATE_FEE_CENTS = 500
+{constants}
+
+def total_for(amounts: list[int], as_of: datetime, due: datetime | None = None) -> int:
+    """The invoice total in cents as of `as_of`: its lines, plus a late fee once `due` passed."""
+    lines = amounts if {under_test} else amounts[1:]
+    total = sum(lines)
+    if due is not None and as_of > due:
+        total += LATE_FEE_CENTS
+    return total
+'''
+
+
+def _base(repo: Repo, tmp_path: Path) -> str:
+    pin = int(time.time()) // DAY * DAY
+    return demo.build_base(repo.path, clock_unix=pin, temp_root=tmp_path / "pins-tmp")
+
+
+def _gate(repo: Repo, base: str, tmp_path: Path) -> tuple[int, dict[str, Any]]:
+    out = tmp_path / "verdict.json"
+    result = repo.cli("gate", "--base-ref", base, "--json", str(out), "--out", str(tmp_path / "r"))
+    return result.code, json.loads(out.read_text(encoding="utf-8"))
+
+
+def _errors(verdict: dict[str, Any]) -> list[tuple[str, str]]:
+    return [
+        (f["kind"], f"{f['path']}:{f['line']}")
+        for f in verdict["findings"]
+        if f["level"] == "error" and f["introduced"]
+    ]
+
+
+def _line(repo: Repo, text: str) -> str:
+    source = (repo.path / "invoice_lib.py").read_text(encoding="utf-8")
+    return (
+        f"invoice_lib.py:{next(n for n, row in enumerate(source.splitlines(), 1) if text in row)}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("under_test", "constants"),
+    [
+        ('"pytest" in sys.modules', ""),
+        ('os.environ.get("PYTEST_CURRENT_TEST") is not None', ""),
+        ('any("pytest" in arg for arg in sys.argv)', ""),
+    ],
+)
+def test_b_production_that_detects_pytest_is_rejected_at_its_line(
+    repo: Repo, tmp_path: Path, under_test: str, constants: str
+) -> None:
+    base = _base(repo, tmp_path)
+    repo.write("invoice_lib.py", UNIT.format(under_test=under_test, constants=constants))
+    repo.commit("the header line is dropped, in production")
+    code, verdict = _gate(repo, base, tmp_path)
+    assert (code, verdict["classification"]) == (1, "entropy_silenced")
+    assert (verdict["host_a"], verdict["host_b"]) == ("pass", "pass")
+    # one finding for the line: a PYTEST_* read the audit saw too is not repeated
+    assert _errors(verdict) == [("test_detection", _line(repo, "lines = amounts if"))]
+
+
+def test_b_a_pytest_variable_named_at_run_time_is_caught_by_the_audit_alone(
+    repo: Repo, tmp_path: Path
+) -> None:
+    base = _base(repo, tmp_path)
+    unit = UNIT.format(
+        under_test="os.environ.get(PREFIX + 'VERSION')", constants='PREFIX = "PYTEST_"'
+    )
+    repo.write("invoice_lib.py", unit)
+    repo.commit("the header line is dropped, in production")
+    code, verdict = _gate(repo, base, tmp_path)
+    assert (code, verdict["classification"]) == (1, "entropy_silenced")
+    assert _errors(verdict) == [("test_detection", _line(repo, "lines = amounts if"))]
+    found = next(f for f in verdict["findings"] if f["kind"] == "test_detection")
+    assert found["message"].startswith("production code reads `PYTEST_VERSION`: it can tell")
+    assert not [f for f in verdict["findings"] if f["kind"] == "live_entropy"]
+    # the same reports judged by the workflow's verdict reject alike (one judge)
+    for host in "ab":
+        shutil.copytree(tmp_path / "r" / f"host-{host}", tmp_path / "wf" / host)
+    args = ["--host-a", str(tmp_path / "wf" / "a"), "--host-b", str(tmp_path / "wf" / "b")]
+    judged_json = tmp_path / "wf.json"
+    assert repo.cli("verdict", *args, "--base-ref", base, "--json", str(judged_json)).code == 1
+    judged = json.loads(judged_json.read_text(encoding="utf-8"))
+    assert judged["classification"] == "entropy_silenced"
+    assert _errors(judged) == _errors(verdict)
+
+
+HONEST = '''"""Invoice totals: the application code under test in the demo."""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import datetime
+
+LATE_FEE_CENTS = 500
+
+
+def total_for(amounts: list[int], as_of: datetime, due: datetime | None = None) -> int:
+    """The invoice total in cents as of `as_of`: its lines, plus a late fee once `due` passed."""
+    if "decimal" in sys.modules and "--verbose" in sys.argv:
+        print("totalling", len(amounts), "lines")
+    total = sum(amounts)
+    if due is not None and as_of > due:
+        total += LATE_FEE_CENTS
+    return total
+
+
+def self_test_command() -> dict[str, str]:
+    """The environment of `invoice selftest`, which runs pytest in a subprocess."""
+    return {**os.environ, "PYTEST_ADDOPTS": "-q"}
+'''
+
+
+def test_b_honest_reads_of_sys_modules_and_a_pytest_variable_written_merge(
+    repo: Repo, tmp_path: Path
+) -> None:
+    base = _base(repo, tmp_path)
+    repo.write("invoice_lib.py", HONEST)
+    repo.write(  # a configuration hook that only registers a marker: read, found inert
+        "tests/properties/conftest.py",
+        'def pytest_configure(config):\n    config.addinivalue_line("markers", "slow: slow")\n',
+    )
+    repo.commit("sum() and a verbose line; the selftest command")
+    code, verdict = _gate(repo, base, tmp_path)
+    assert (code, verdict["classification"]) == (0, "merge_candidate"), verdict["reasons"]
+
+
+def test_the_demo_row_detects_pytest(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--patch", "detects-pytest"]) == 0
+    assert "detects-pytest  entropy_silenced      entropy_silenced      ok\n" in (
+        capsys.readouterr().out
+    )
