@@ -120,7 +120,7 @@ def test_the_demo_prints_every_row_matching(capsys: pytest.CaptureFixture[str]) 
         "`sys.modules`: it can tell a test run from production, so under pytest it may take a "
         "path production never runs and the property tests that path, not the code (remove "
         "the branch; pass in what must differ)\n"
-        "13 of 13 rows match\n"
+        "14 of 14 rows match\n"
     )
 
 
