@@ -322,4 +322,4 @@ def _coupled_verdict() -> Verdict:
 def test_the_evidence_file_names_are_one_list_on_every_side() -> None:
     """The runner clears them, the report reader admits them, the host steps write them."""
     names = (layout.STRENGTH_JSON, layout.ATTRIBUTION_JSON, layout.PROBES_JSON)
-    assert layout.EVIDENCE_FILES == names
+    assert names == layout.EVIDENCE_FILES
