@@ -80,6 +80,7 @@ def main() -> int:
         )
     ratios = [p / q for p, q in zip(probed, plain, strict=True)]
     print(f"probed / plain per run: {benchlib.stats(ratios)}")
+    print(f"order probes: ratio {statistics.median(ratios):.2f}x the same host B run without")
     return 0
 
 

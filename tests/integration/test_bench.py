@@ -32,6 +32,7 @@ MEASURES = [
 FEATURES = [
     "bench_assertions.py",
     "bench_audit.py",
+    "bench_orderprobes.py",
     "bench_probe.py",
     "bench_strength.py",
     "bench_testside.py",

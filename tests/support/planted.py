@@ -43,15 +43,18 @@ def _planted_real(name, run_main):
     here = _os.path.dirname(_os.path.abspath(__file__))
     if _os.path.basename(here) == name:  # a planted package's file
         here = _os.path.dirname(here)
-    keep = [p for p in _sys.path if _os.path.abspath(p or _os.getcwd()) != here]
-    _sys.path[:] = keep
+    was = list(_sys.path)  # put back after: the folder holds the project's own imports too
+    _sys.path[:] = [p for p in was if _os.path.abspath(p or _os.getcwd()) != here]
     for loaded in [m for m in _sys.modules if m == name or m.startswith(name + ".")]:
         if loaded != "__main__":
             del _sys.modules[loaded]
     if run_main:
         runpy.run_module(name, run_name="__main__", alter_sys=True)
         return None
-    return importlib.import_module(name)
+    try:
+        return importlib.import_module(name)
+    finally:
+        _sys.path[:] = was
 '''
 
 
