@@ -116,6 +116,7 @@ def main() -> int:
         gate()
         cpu["gate"].clear()
         cpu["once"].clear()
+        benchlib.compile_gate()
         against_each = benchlib.alternate(gate, each, args.repeat)
         against_once = benchlib.alternate(gate, once, args.repeat)
         if args.profile:

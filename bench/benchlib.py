@@ -20,6 +20,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 
+def compile_gate() -> None:
+    """Bytecode for every module of the gate, as an installed wheel has it: an editable
+    install under PYTHONDONTWRITEBYTECODE=1 (as on this machine) otherwise compiles the gate
+    from source in every process it starts, and its copied plugin files in every test process
+    (hosts.testfiles.copy_module copies the gate's own bytecode, stale after an edit)."""
+    import compileall  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    compileall.compile_dir(str(Path(__file__).parent.parent / "entropy_action"), quiet=1)
+
+
 @dataclass(frozen=True)
 class Sample:
     seconds: float

@@ -186,20 +186,37 @@ def _hooks_of(caller: Any, spec: str, names: dict[int, str], places: Places) -> 
         }
 
 
-def check_internals(places: Places) -> None:
-    """Record each of pytest's internals (INTERNALS) whose code is no longer pytest's."""
-    for module_name, attr in INTERNALS:
-        target = f"{module_name}.{attr}"
-        if target in _replaced or len(_replaced) >= MAX_REPLACED:
-            continue
-        obj: Any = sys.modules.get(module_name)
-        for part in attr.split("."):
+_TARGETS = tuple((module, tuple(attr.split(".")), f"{module}.{attr}") for module, attr in INTERNALS)
+
+
+_ABSENT = object()  # no such attribute (an older pytest): nothing to check
+
+
+def _current_codes() -> list[Any]:
+    """The code object at each of INTERNALS now (None: an object without one; _ABSENT)."""
+    modules, codes = sys.modules, []
+    for module_name, parts, _ in _TARGETS:
+        obj: Any = modules.get(module_name)
+        for part in parts:
             obj = getattr(obj, part, None)
-        if obj is None:
+        codes.append(_ABSENT if obj is None else getattr(obj, "__code__", None) or _code_of(obj))
+    return codes
+
+
+def check_internals(places: Places) -> None:
+    """Record each of pytest's internals (INTERNALS) whose code is no longer pytest's.
+
+    Called after every test's call: one pass over the code objects, compared with the last
+    check's by identity, is all it costs when nothing was replaced (the common case)."""
+    codes = _current_codes()
+    if codes == _checked.get("codes"):  # list equality of code objects: identity first
+        return
+    _checked["codes"] = codes
+    for (_, _, target), code in zip(_TARGETS, codes, strict=True):
+        if target in _replaced or len(_replaced) >= MAX_REPLACED or code is _ABSENT:
             continue
-        code = _code_of(obj)
         if code is not None and _checked.get(target) is code:
-            continue  # the same code as at the last check: nothing new (the common case)
+            continue  # the same code as at the last check: nothing new
         _checked[target] = code
         place, path = places.of(getattr(code, "co_filename", None))
         if place != "pytest":

@@ -324,10 +324,17 @@ def _open_channel(config: dict[str, Any]) -> None:
 
 
 def _send(record: dict[str, Any]) -> None:
+    _send_bytes((json.dumps(record, separators=(",", ":")) + "\n").encode("utf-8", "replace"))
+
+
+def _send_bytes(data: bytes) -> None:
+    """Whatever the test reports held back first (_pending), then `data`: one write."""
     fd = _channel.get("fd")
     if fd is None:
         return
-    data = (json.dumps(record, separators=(",", ":")) + "\n").encode("utf-8", "replace")
+    if _pending:
+        data = b"".join(_pending) + data
+        _pending.clear()
     try:
         while data:
             data = data[os.write(fd, data) :]
@@ -335,14 +342,47 @@ def _send(record: dict[str, Any]) -> None:
         _channel.pop("fd", None)  # the gate stopped listening: it will say so
 
 
+_pending: list[bytes] = []  # a test's passing setup and call lines, written with its teardown's
+_encode = json.encoder.encode_basestring_ascii  # json.dumps' own string escaping (C)
+# while pytest's own pytest_report_teststatus implementations (the runner, skipping, the
+# terminal) are the only ones, a passing report's category is known without asking them
+_status_impls: dict[str, Any] = {}  # "impls": the hook's implementations last looked at
+_subtest_failed: set[str] = set()  # node ids with a failed subtest report
+
+
 def _category(report: Any) -> str:
     """The terminal's category for a report ("passed", "xfailed", "" for a passing setup)."""
     config: Any = _channel.get("config")
+    if _plain_pass(report) and _own_status(config):
+        return "passed" if report.when == "call" else ""  # what pytest's own hooks answer
     try:
         status = config.hook.pytest_report_teststatus(report=report, config=config)
         return str(status[0]) if isinstance(status, tuple) else ""
     except Exception:  # another plugin's hook: never break the run
         return "?"
+
+
+def _plain_pass(report: Any) -> bool:
+    """A passing report no xfail mark and no subtest touches (pytest's subtests hook turns a
+    test with a failed subtest into a failure when asked for its status)."""
+    if report.outcome != "passed" or hasattr(report, "wasxfail"):
+        return False
+    return type(report).__name__ != "SubtestReport" and report.nodeid not in _subtest_failed
+
+
+def _own_status(config: Any) -> bool:
+    """Whether pytest's own hooks alone answer pytest_report_teststatus (rechecked whenever
+    the hook's implementations change: a plugin registered while the tests ran)."""
+    try:
+        impls = config.hook.pytest_report_teststatus.get_hookimpls()
+    except Exception:
+        return False
+    if _status_impls.get("impls") != impls:
+        own = all(
+            str(getattr(impl.function, "__module__", "")).startswith("_pytest.") for impl in impls
+        )
+        _status_impls.update(impls=impls, own=own)
+    return bool(_status_impls["own"])
 
 
 def pytest_collectreport(report: Any) -> None:
@@ -352,9 +392,19 @@ def pytest_collectreport(report: Any) -> None:
 
 
 def _send_test(report: Any) -> None:
-    record = {"kind": "test", "id": report.nodeid, "when": report.when}
-    record.update({"outcome": report.outcome, "cat": _category(report)})
-    _send(record)
+    """The report's line ({"kind": "test", "id", "when", "outcome", "cat"}, as json.dumps
+    writes it). A passing setup or call waits for the test's teardown: one write per test,
+    so a process killed mid-test loses at most that test's passing phases (the gate then
+    reads no report anyway); anything else is written at once with what waited."""
+    when, outcome = report.when, report.outcome
+    line = (
+        f'{{"kind":"test","id":{_encode(str(report.nodeid))},"when":{_encode(str(when))},'
+        f'"outcome":{_encode(str(outcome))},"cat":{_encode(_category(report))}}}\n'
+    ).encode("ascii")
+    if outcome == "passed" and when in ("setup", "call"):
+        _pending.append(line)
+    else:
+        _send_bytes(line)
 
 
 def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
@@ -436,8 +486,11 @@ def _case_key(item: Any) -> str | None:
 def pytest_runtest_logreport(report: Any) -> None:
     """Count the reports of subtests (unittest's subTest, pytest's `subtests` fixture): pytest
     counts each in the JUnit suite's `tests` but writes no testcase for a passing one."""
-    if _config is not None and type(report).__name__ == "SubtestReport":
-        _subtests[report.nodeid] = _subtests.get(report.nodeid, 0) + 1
+    if type(report).__name__ == "SubtestReport":
+        if _config is not None:
+            _subtests[report.nodeid] = _subtests.get(report.nodeid, 0) + 1
+        if report.outcome == "failed":
+            _subtest_failed.add(report.nodeid)
     if "fd" in _channel:
         _send_test(report)
     if report.when == "call" and _inventory:
