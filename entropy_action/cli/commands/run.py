@@ -187,11 +187,11 @@ def _probe(
 ) -> None:
     """Host B passed and --base-ref tells which tests of the property the patch added or
     changed: the order probes (hoststeps.probe_step) beside the report (probes.json)."""
+    if args.host != "b" or code != ExitCode.OK or args.base_ref is None:
+        return  # before the imports: a run without probes pays for none of them
     from entropy_action.gate import attribution, hoststeps  # noqa: PLC0415 (--help imports no model)
     from entropy_action.scan.changed import changed_tests  # noqa: PLC0415 (--help imports no model)
 
-    if args.host != "b" or code != ExitCode.OK or args.base_ref is None:
-        return
     check = _base_check(args, path, loaded.property_id if loaded.entry is not None else None)
     changed = changed_tests(check) if check is not None else frozenset()
     if not changed:
