@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 import pytest
 
@@ -77,3 +78,19 @@ def test_files_past_the_cap_are_counted_together(monkeypatch: pytest.MonkeyPatch
         "tests/test_1.py": {"passed": 1},
         channel.OTHER_FILES: {"passed": 2},
     }
+
+
+def test_lines_written_one_by_one_while_the_reader_waits_are_all_heard() -> None:
+    read, write = os.pipe()
+    listener = channel.Listener(read)
+    half = _line("tests/test_a.py::test_split")
+    for n in range(5):  # each write lands while the reader has caught up and waits
+        os.write(write, _line(f"tests/test_a.py::test_{n}"))
+        time.sleep(channel.GATHER_SECONDS / 2)
+    os.write(write, half[:10])  # a line cut across two reads is still one line
+    time.sleep(channel.GATHER_SECONDS * 2)
+    os.write(write, half[10:])
+    os.close(write)
+    heard = listener.finish()
+    assert len(heard.tests) == 6
+    assert (heard.lines, heard.malformed) == (6, 0)
