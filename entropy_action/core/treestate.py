@@ -12,9 +12,11 @@ untracked build output (`*.egg-info/`) in trees without a .gitignore.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
 from entropy_action.core import git
@@ -27,12 +29,52 @@ CONFIG = frozenset(
 )  # fmt: skip
 
 
+_Listing = tuple[list[str], list[str]]  # git's changed tracked files and untracked files
+_settled: dict[Path, _Listing | None] = {}  # judged roots -> their listing, once asked
+_settled_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def settled(root: Path) -> Iterator[None]:
+    """While the local gate judges a manifest's properties one after another, every run in
+    the work tree at `root` has ended (what runs from then on runs in host B's copy, a
+    worktree of the base or a copy for mutants): `judged` lists the tree once for all of
+    them. Host runs take their own state with `capture`, never from here."""
+    key = root.resolve()
+    with _settled_lock:
+        _settled[key] = None
+    try:
+        yield
+    finally:
+        with _settled_lock:
+            _settled.pop(key, None)
+
+
+def judged(root: Path, exclude: Iterable[Path] = ()) -> TreeState:
+    """The state of the tree the judge judges: `capture`, listed once per `settled` block."""
+    key = root.resolve()
+    with _settled_lock:
+        if key not in _settled:
+            return capture(root, exclude)
+        listing = _settled[key]
+    if listing is None:
+        listing = (git.changed_tracked(root), git.untracked(root))
+        with _settled_lock:
+            if key in _settled:
+                _settled[key] = listing
+    return _state(root, exclude, listing)
+
+
 def capture(root: Path, exclude: Iterable[Path] = ()) -> TreeState:
     """The state of the work tree at `root` now; `exclude` are folders of the gate's own
     output inside it (never part of the tree)."""
+    return _state(root, exclude, (git.changed_tracked(root), git.untracked(root)))
+
+
+def _state(root: Path, exclude: Iterable[Path], listing: _Listing) -> TreeState:
     skip = _relative_folders(root, exclude)
-    changed = [name for name in git.changed_tracked(root) if not _under(name, skip)]
-    runs = [name for name in git.untracked(root) if not _under(name, skip) and _can_run(name)]
+    changed = [name for name in listing[0] if not _under(name, skip)]
+    runs = [name for name in listing[1] if not _under(name, skip) and _can_run(name)]
     return TreeState(
         changed=changed[:MAX_TREE_LISTED],
         changed_count=len(changed),

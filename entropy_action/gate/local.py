@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from entropy_action import scan
-from entropy_action.core import git, layout
+from entropy_action.core import git, layout, treestate
 from entropy_action.core.errors import ExitCode, GateError
 from entropy_action.evidence import hostreport
 from entropy_action.gate import attribution, baserun, grouped, hoststeps, judge
@@ -81,18 +81,19 @@ def _run_gate(settings: GateSettings) -> GateResult:
     notes: list[str] = []
     total = len(repo.checks)
     ran = _run_groups(settings, repo.checks, out)
-    for number, check in enumerate(repo.checks, 1):
-        named = check.head or check.base
-        pid = named.property_id if named is not None else "?"
-        label = f"property {pid} ({number}/{total})"
-        one = dataclasses.replace(settings, progress=_labelled(settings.progress, label))
-        folder = layout.property_folder(out, pid)
-        folder.mkdir(parents=True, exist_ok=True)
-        dossier, more, judged = _evidence(one, check, folder, ran.get(pid))
-        notes += [f"property {pid}: {note}" for note in more]
-        module = check.head.manifest.module if check.head is not None else None
-        dossiers.append(judge.PropertyDossier(pid, module, dossier, judged))
-        settings.progress(f"{label}: judged")
+    with treestate.settled(repo.checks[0].root):  # every run in the checkout has ended
+        for number, check in enumerate(repo.checks, 1):
+            named = check.head or check.base
+            pid = named.property_id if named is not None else "?"
+            label = f"property {pid} ({number}/{total})"
+            one = dataclasses.replace(settings, progress=_labelled(settings.progress, label))
+            folder = layout.property_folder(out, pid)
+            folder.mkdir(parents=True, exist_ok=True)
+            dossier, more, judged = _evidence(one, check, folder, ran.get(pid))
+            notes += [f"property {pid}: {note}" for note in more]
+            module = check.head.manifest.module if check.head is not None else None
+            dossiers.append(judge.PropertyDossier(pid, module, dossier, judged))
+            settings.progress(f"{label}: judged")
     verdict = judge.judge_all(dossiers, repo.dropped, many=True)
     return GateResult(verdict, repo.checks[0], out, tuple(dict.fromkeys((*repo.notes, *notes))))
 

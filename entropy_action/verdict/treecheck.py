@@ -32,7 +32,7 @@ def check(
     commit = git.head_commit(root)
     judged: TreeState | None = None
     try:
-        judged = treestate.capture(root, exclude=exclude) if commit else None
+        judged = treestate.judged(root, exclude=exclude) if commit else None
     except GateError:
         judged = None  # a tree git cannot list: the verdict's inputs note it
     found: tuple[list[str], list[str]] = ([], [])
