@@ -31,6 +31,7 @@ CONFIG = frozenset(
 
 _Listing = tuple[list[str], list[str]]  # git's changed tracked files and untracked files
 _settled: dict[Path, _Listing | None] = {}  # judged roots -> their listing, once asked
+_contents: dict[Path, dict[str, bytes | None]] = {}  # judged roots -> digests of their files
 _settled_lock = threading.Lock()
 
 
@@ -39,15 +40,24 @@ def settled(root: Path) -> Iterator[None]:
     """While the local gate judges a manifest's properties one after another, every run in
     the work tree at `root` has ended (what runs from then on runs in host B's copy, a
     worktree of the base or a copy for mutants): `judged` lists the tree once for all of
-    them. Host runs take their own state with `capture`, never from here."""
+    them, and `inputs.tree_digest` reads each of its files once. Host runs take their own
+    state with `capture`, never from here."""
     key = root.resolve()
     with _settled_lock:
-        _settled[key] = None
+        _settled[key], _contents[key] = None, {}
     try:
         yield
     finally:
         with _settled_lock:
             _settled.pop(key, None)
+            _contents.pop(key, None)
+
+
+def settled_contents(root: Path) -> dict[str, bytes | None] | None:
+    """Within a `settled` block for `root`, where the digests of its files are kept by
+    repository-relative name (inputs.tree_digest); None outside one."""
+    with _settled_lock:
+        return _contents.get(root.resolve())
 
 
 def judged(root: Path, exclude: Iterable[Path] = ()) -> TreeState:

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from entropy_action import __version__
-from entropy_action.core import git
+from entropy_action.core import git, treestate
 from entropy_action.core.errors import GateError
 from entropy_action.core.hostinfo import HostInfo
 
@@ -38,23 +38,33 @@ def tree_digest(
     skip = tuple(path.absolute() for path in exclude)
     digest = hashlib.sha256()
     written = replaced or {}
+    known = treestate.settled_contents(root)  # the judged tree, read once per gate run
     for name in sorted({*git.tracked_and_untracked(root), *written}):
         path = root / name
         if any(path == folder or folder in path.parents for folder in skip):
             continue
         if name in written:
             data = written[name]
-            if data is None:
-                continue
-            content = hashlib.sha256(data).digest()
-        elif path.is_symlink():
-            content = b"link:" + str(path.readlink()).encode("utf-8", "surrogateescape")
-        elif path.is_file():
-            content = hashlib.sha256(path.read_bytes()).digest()
+            content = None if data is None else hashlib.sha256(data).digest()
+        elif known is not None and name in known:
+            content = known[name]
         else:
-            continue
-        digest.update(name.encode("utf-8", "surrogateescape") + b"\0" + content + b"\0")
+            content = _content(path)
+            if known is not None:
+                known[name] = content
+        if content is not None:
+            digest.update(name.encode("utf-8", "surrogateescape") + b"\0" + content + b"\0")
     return digest.hexdigest()
+
+
+def _content(path: Path) -> bytes | None:
+    """What tree_digest records of a file: its bytes' digest, a symlink's target (None: not
+    a file)."""
+    if path.is_symlink():
+        return b"link:" + str(path.readlink()).encode("utf-8", "surrogateescape")
+    if path.is_file():
+        return hashlib.sha256(path.read_bytes()).digest()
+    return None
 
 
 def report_digest(folder: Path) -> str:

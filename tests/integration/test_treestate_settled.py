@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 from entropy_action.core import treestate
+from entropy_action.evidence import inputs
 
 
 def _repo(path: Path) -> Path:
@@ -39,3 +40,14 @@ def test_outside_a_settled_block_the_judged_tree_is_the_tree_now(tmp_path: Path)
     assert treestate.judged(root) == treestate.capture(root)
     (root / "lib.py").write_text("X = 3\n")
     assert treestate.judged(root).changed == ["lib.py"]
+
+
+def test_the_judged_tree_digest_reads_each_file_once_while_settled(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    before = inputs.tree_digest(root)
+    with treestate.settled(root):
+        assert inputs.tree_digest(root) == before
+        (root / "lib.py").write_text("X = 4\n")
+        assert inputs.tree_digest(root) == before  # read once: the run's tree is settled
+        written = inputs.tree_digest(root, replaced={"lib.py": b"X = 4\n"})
+    assert inputs.tree_digest(root) == written != before  # outside: the tree now
