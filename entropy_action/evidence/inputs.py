@@ -11,11 +11,12 @@ pinned.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from entropy_action import __version__
@@ -35,14 +36,14 @@ def tree_digest(
 ) -> str:
     """sha256 over the work tree's files (path and content), as host B's copy would hold them;
     with `replaced`, as a copy holds them where those files were written in (None: removed)."""
-    skip = tuple(path.absolute() for path in exclude)
+    skipped = _skipped(root, tuple(path.absolute() for path in exclude))
     digest = hashlib.sha256()
     written = replaced or {}
     known = treestate.settled_contents(root)  # the judged tree, read once per gate run
     for name in sorted({*git.tracked_and_untracked(root), *written}):
-        path = root / name
-        if any(path == folder or folder in path.parents for folder in skip):
+        if skipped(name):
             continue
+        path = root / name
         if name in written:
             data = written[name]
             content = None if data is None else hashlib.sha256(data).digest()
@@ -55,6 +56,20 @@ def tree_digest(
         if content is not None:
             digest.update(name.encode("utf-8", "surrogateescape") + b"\0" + content + b"\0")
     return digest.hexdigest()
+
+
+def _skipped(root: Path, folders: tuple[Path, ...]) -> Callable[[str], bool]:
+    """Whether `root / name` is one of `folders` or lies below one, decided on the names'
+    text: the folders as prefixes relative to `root` (git lists names normalized), not a
+    walk up each file's parents."""
+    if any(folder == root or folder in root.parents for folder in folders):
+        return lambda name: True
+    prefixes = []
+    for folder in folders:
+        with contextlib.suppress(ValueError):
+            prefixes.append(folder.relative_to(root).as_posix())
+    below = tuple(prefix + "/" for prefix in prefixes)
+    return lambda name: name in prefixes or name.startswith(below)
 
 
 def _content(path: Path) -> bytes | None:
