@@ -6,7 +6,7 @@ import ast
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Protocol
 
 from entropy_action.core import git
@@ -58,9 +58,11 @@ class _Listed:
     def __init__(self, names: Iterable[str]) -> None:
         self.files = frozenset(names)
         dirs = {""}
-        for name in self.files:
-            dirs.update(str(parent) for parent in PurePosixPath(name).parents)
-        dirs.discard(".")
+        for name in self.files:  # git lists normalized names: each "/" ends a folder
+            end = name.rfind("/")
+            while end > 0 and name[:end] not in dirs:
+                dirs.add(name[:end])
+                end = name.rfind("/", 0, end)
         self.dirs = frozenset(dirs)
 
     def is_file(self, relative: str) -> bool:
