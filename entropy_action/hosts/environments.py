@@ -46,8 +46,8 @@ def environments(root: Path) -> list[Path]:
         tracked, ignored = git.tracked(root), git.ignored_dirs(root)
     except GateError:  # not a git work tree: only folders that say they are a venv
         tracked, ignored = [], []
-    holding = {parent for name in tracked for parent in PurePosixPath(name).parents}
-    found = {root / name for name in _venvs(root) if PurePosixPath(name) not in holding}
+    holding = {name.split("/", 1)[0] for name in tracked if "/" in name}  # top-level folders
+    found = {root / name for name in _venvs(root) if name not in holding}
     packages = _packages(tracked)
     for name in ignored:
         if not packages.intersection(PurePosixPath(name).parents):
