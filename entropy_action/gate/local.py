@@ -21,8 +21,8 @@ from pathlib import Path
 from entropy_action import scan
 from entropy_action.core import git, layout, treestate
 from entropy_action.core.errors import ExitCode, GateError
-from entropy_action.evidence import hostreport
-from entropy_action.gate import attribution, baserun, grouped, hoststeps, judge
+from entropy_action.evidence import hostreport, stepfiles
+from entropy_action.gate import attribution, baserun, grouped, hoststeps, judge, probes
 from entropy_action.hosts import environments, hostjson, launch, runsettings
 from entropy_action.manifest import baseline
 from entropy_action.manifest.pinfile import LoadedManifest
@@ -151,7 +151,7 @@ def _evidence(
     scanned = scan.scan(check)
     runs = _run_hosts(settings, check, out, ran)
     _strength(settings, check, scanned, out, runs)
-    _probe(settings, check, out, runs)
+    runs = _base_b_after_probes(settings, check, out, runs, _probe(settings, check, out, runs))
     dossier = judge.Dossier(
         runs.host_a or out / "host-a",
         runs.host_b or out / "host-b",
@@ -193,21 +193,51 @@ def _attribute(
     return found is not None
 
 
-def _probe(settings: GateSettings, check: baseline.PinCheck, out: Path, runs: Runs) -> None:
+def _probe(
+    settings: GateSettings, check: baseline.PinCheck, out: Path, runs: Runs
+) -> stepfiles.ProbeReport | None:
     """Host B's order probes (hoststeps.probe_step, as `run --host b --base-ref` runs them in
     the workflow) when host B ran and the patch added or changed tests of the property."""
     if check.head is None or runs.errors or not (out / "host-b").is_dir():
-        return
+        return None
     changed = changed_tests(check)
     if not changed:
-        return
-    hoststeps.probe_step(
+        return None
+    return hoststeps.probe_step(
         _host(settings, check, out, "b"),
         settings.environ,
         list(check.head.manifest.pins.env or {}),
         attribution.dimensions(settings.python),
         changed,
     )
+
+
+def _base_b_after_probes(
+    settings: GateSettings,
+    check: baseline.PinCheck,
+    out: Path,
+    runs: Runs,
+    found: stepfiles.ProbeReport | None,
+) -> Runs:
+    """An order probe failed a test host B's own run passed: host B has failed a test (the
+    judge folds the probe into its report), so the base runs on host B as beside any failure
+    there. The workflow's host B job ran it beside its passing head, and the judge reads it
+    now (basepolicy.host_b_base_counts): without this run the gate judged less evidence."""
+    if found is None or runs.base_b is not None or runs.base_a is None:
+        return runs
+    if not any(o in probes.FAILED for probe in found.probes for o in probe.outcomes.values()):
+        return runs
+    settings.progress("base run on host B needed: an order probe failed a test")
+    more = _execute(
+        {"base run on host B": lambda: baserun.run(_base(settings), check, out, "b")},
+        settings.progress,
+    )
+    notes = tuple(
+        f"{name} failed ({why}); host B's failures are not told pre-existing"
+        for name, why in more.items()
+    )
+    base_b = None if more else baserun.folder(out, "b")
+    return dataclasses.replace(runs, base_b=base_b, notes=(*runs.notes, *notes))
 
 
 def _strength(

@@ -21,7 +21,16 @@ The cheapest mechanism per version; reads count only while a test's setup, call 
   DISABLE and never reports again; os.environ reads by a PY_START event local to its code;
 - Python 3.10-3.11: each target wrapped (wrappers.py, copied beside it; it also hands
   time-machine's C extension the builtins it patches);
-- everywhere: sys.addaudithook for what CPython announces (sockets, tempfile.mkstemp/mkdtemp).
+- everywhere: sys.addaudithook for what CPython announces (sockets, tempfile.mkstemp/mkdtemp,
+  and a look at the stack: sys._getframe, which inspect.stack/currentframe and traceback's
+  stack walks call, sys._current_frames, 3.12+'s sys._getframemodulename).
+
+A look at the stack is recorded only as test detection (verdict.detection), never as a live
+read: when the code under test that looked (past inspect's and traceback's own frames), or a
+caller of it in the code under test a few frames up, names a test in its code (a string
+constant or a module-level string it reads: "test_", "pytest", "_pytest", "conftest"...).
+logging's findCaller, a library's own sys._getframe(1) and a helper that takes its caller's
+name name no test, so they are never recorded (warnings.warn's stacklevel is C: no event).
 
 PYTEST_DONT_REWRITE: the run imports this module before pytest could rewrite it (it has no
 assert to rewrite), and pytest is told so by this marker.
@@ -87,6 +96,43 @@ _EVENTS = {
     "tempfile.mkstemp": "tempfile.mkstemp()",
     "tempfile.mkdtemp": "tempfile.mkdtemp()",
 }
+# A look at the stack: the event, the API recorded (verdict.detection: test_detection).
+_STACK_EVENTS = {
+    "sys._getframe": "sys._getframe()",
+    "sys._current_frames": "sys._current_frames()",
+    "sys._getframemodulename": "sys._getframemodulename()",
+}
+_STDLIB = os.path.dirname(os.path.realpath(os.__file__))
+# the standard library's stack helpers: the code that called them is the one that looked
+_STACK_HELPERS = frozenset(os.path.join(_STDLIB, name) for name in ("inspect.py", "traceback.py"))
+STACK_DEPTH = 4  # frames of the code under test, from the one that looked, read for a test name
+_TEST_NAMES = frozenset({"test", "tests", "conftest", "unittest", "nose", "nose2"})
+_TEST_PREFIXES = ("test_", "pytest", "_pytest", "tests/", "tests.", "conftest.")
+
+
+def names_a_test(value: object) -> bool:
+    """A string the code under test compares a frame with when it looks for a test."""
+    if not isinstance(value, str) or len(value) > MAX_NAME:
+        return False
+    text = value.strip()
+    return text in _TEST_NAMES or text.startswith(_TEST_PREFIXES) or text.endswith("_test")
+
+
+def held_test_name(code: CodeType, scope: dict[str, Any], depth: int = 3) -> str | None:
+    """The first test name a code object holds as a constant (its nested code too: a
+    generator expression, a lambda) or reads as a module-level string; None if none."""
+    for const in code.co_consts:
+        if names_a_test(const):
+            return str(const)
+        if isinstance(const, CodeType) and depth > 0:
+            found = held_test_name(const, scope, depth - 1)
+            if found is not None:
+                return found
+    for name in code.co_names:
+        value = scope.get(name)
+        if names_a_test(value):
+            return str(value)
+    return None
 
 
 class Catalog:
@@ -165,6 +211,7 @@ class Auditor:
         self.mechanism = ""
         self.unseen: list[str] = []
         self._kinds: dict[str, tuple[int, str]] = {}
+        self._named: dict[int, tuple[CodeType, str | None]] = {}  # id(code) -> its test name
         self._busy = False
 
     # --- where a frame's code lives ----------------------------------------------------------
@@ -242,6 +289,13 @@ class Auditor:
     def audit_event(self, event: str, args: tuple[Any, ...]) -> None:
         api = _EVENTS.get(event)
         if api is None or self.test is None:
+            if self.test is not None and event in _STACK_EVENTS and not self._busy:
+                self._busy = True  # sys._getframe here announces itself: not recorded
+                try:
+                    caller = sys._getframe(1)
+                finally:
+                    self._busy = False
+                self.stack_read(_STACK_EVENTS[event], caller)
             return
         name = _event_target(event, args)
         if name is _SKIP:
@@ -249,6 +303,35 @@ class Auditor:
         if event.startswith("tempfile.") and self._inside_temp_root(args):
             return
         self.record(api, name, sys._getframe(1), EVENT_DEPTH)
+
+    def stack_read(self, api: str, frame: FrameType | None) -> None:
+        """A look at the stack from `frame` (the caller of the C function): recorded at the
+        first frame of the code under test, among the STACK_DEPTH from the one that looked,
+        whose code names a test; nothing when the one that looked is not code under test."""
+        while frame is not None and frame.f_code.co_filename in _STACK_HELPERS:
+            frame = frame.f_back
+        for _ in range(STACK_DEPTH):
+            if frame is None or self.kind(frame.f_code.co_filename)[0] != _TARGET:
+                return
+            named = self._test_name(frame)
+            if named is not None:
+                self.record(api, named, frame, 0, tests=False)
+                return
+            frame = frame.f_back
+
+    def _test_name(self, frame: FrameType) -> str | None:
+        code = frame.f_code
+        known = self._named.get(id(code))
+        if known is None:
+            try:
+                found = held_test_name(code, frame.f_globals)
+            except Exception:  # a module's globals never break the test that reads them
+                found = None
+            printable = (
+                None if found is None else "".join(c if c.isprintable() else "?" for c in found)
+            )
+            known = self._named[id(code)] = (code, printable)
+        return known[1]
 
     def _inside_temp_root(self, args: tuple[Any, ...]) -> bool:
         if self.temp_root is None or not args:

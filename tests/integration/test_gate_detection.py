@@ -71,6 +71,7 @@ def _line(repo: Repo, text: str) -> str:
         ('"pytest" in sys.modules', ""),
         ('os.environ.get("PYTEST_CURRENT_TEST") is not None', ""),
         ('any("pytest" in arg for arg in sys.argv)', ""),
+        ('any(f.function.startswith("test_") for f in inspect.stack())', "import inspect"),
     ],
 )
 def test_b_production_that_detects_pytest_is_rejected_at_its_line(
@@ -110,6 +111,99 @@ def test_b_a_pytest_variable_named_at_run_time_is_caught_by_the_audit_alone(
     judged = json.loads(judged_json.read_text(encoding="utf-8"))
     assert judged["classification"] == "entropy_silenced"
     assert _errors(judged) == _errors(verdict)
+
+
+# the stack read in one function, the test's name looked for in its caller: the scan reads
+# each function alone and finds neither shape whole; the audit sees the look at its line
+CALLERS = """import inspect
+
+
+def _callers() -> list[str]:
+    return [info.function for info in inspect.stack()]
+"""
+
+
+def _workflow(repo: Repo, base: str, tmp_path: Path) -> tuple[int, dict[str, Any]]:
+    """The workflow's three commands: host A's job (with the base ref), host B's, the verdict."""
+    for host, extra in (("a", ()), ("b", ("--isolate",))):
+        out = str(tmp_path / f"wf-{host}")
+        ran = repo.cli("run", "--host", host, "--out", out, "--base-ref", base, *extra)
+        assert ran.code == 0, ran.err
+    out = tmp_path / "wf.json"
+    done = repo.cli(
+        "verdict", "--host-a", str(tmp_path / "wf-a"), "--host-b", str(tmp_path / "wf-b"),
+        "--base-ref", base, "--json", str(out),
+    )  # fmt: skip
+    return done.code, json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_b_a_look_at_the_stack_for_a_test_is_caught_by_the_audit_on_both_paths(
+    repo: Repo, tmp_path: Path
+) -> None:
+    base = _base(repo, tmp_path)
+    under_test = 'any(name.startswith("test_") for name in _callers())'
+    repo.write("invoice_lib.py", UNIT.format(under_test=under_test, constants=CALLERS))
+    repo.commit("the header line is dropped, in production")
+    place = _line(repo, "lines = amounts if")
+    code, verdict = _gate(repo, base, tmp_path)
+    assert (code, verdict["classification"]) == (1, "entropy_silenced"), verdict["reasons"]
+    assert (verdict["host_a"], verdict["host_b"]) == ("pass", "pass")
+    assert _errors(verdict) == [("test_detection", place)]
+    found = next(f for f in verdict["findings"] if f["kind"] == "test_detection")
+    assert found["message"].startswith(
+        "production code looks for a test among its callers' frames: it can tell"
+    )
+    code, judged = _workflow(repo, base, tmp_path)
+    assert (code, judged["classification"]) == (1, "entropy_silenced"), judged["reasons"]
+    assert _errors(judged) == [("test_detection", place)]
+
+
+HONEST_STACK = '''"""Invoice totals: the application code under test in the demo."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import sys
+import warnings
+from datetime import datetime
+
+LATE_FEE_CENTS = 500
+log = logging.getLogger("invoices")
+_HANDLERS: dict[str, str] = {}
+
+
+def _register() -> None:
+    """Each caller by its name, as a plugin registry keeps them."""
+    caller = sys._getframe(1).f_code.co_name
+    _HANDLERS[caller] = inspect.stack()[1].filename
+
+
+def total_for(amounts: list[int], as_of: datetime, due: datetime | None = None) -> int:
+    """The invoice total in cents as of `as_of`: its lines, plus a late fee once `due` passed."""
+    _register()
+    log.warning("totalling %d lines", len(amounts))
+    if not amounts:
+        warnings.warn("an empty invoice", UserWarning, stacklevel=2)
+    total = sum(amounts)
+    if due is not None and as_of > due:
+        total += LATE_FEE_CENTS
+    return total
+'''
+
+
+def test_b_honest_reads_of_the_stack_merge_on_both_paths(repo: Repo, tmp_path: Path) -> None:
+    """logging's findCaller, warnings' stacklevel and a registry keyed by its caller's name
+    all read frames; none looks for a test, so none is test detection."""
+    base = _base(repo, tmp_path)
+    repo.write("invoice_lib.py", HONEST_STACK)
+    repo.commit("sum(); a log line, a warning for an empty invoice, a registry of callers")
+    code, verdict = _gate(repo, base, tmp_path)
+    assert (code, verdict["classification"]) == (0, "merge_candidate"), verdict["reasons"]
+    assert not [f for f in verdict["findings"] if f["kind"] == "test_detection"]
+    code, judged = _workflow(repo, base, tmp_path)
+    assert (code, judged["classification"]) == (0, "merge_candidate"), judged["reasons"]
+    assert judged["findings"] == verdict["findings"]
 
 
 HONEST = '''"""Invoice totals: the application code under test in the demo."""

@@ -159,6 +159,28 @@ def test_any_lines_add_up(lines):
     assert total_for(lines) == sum(lines)
 """
 
+LINES = """\
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Lines:
+    amounts: list[int]
+"""
+
+FROM_TYPE_MODULE = """\
+from hypothesis import given
+from hypothesis import strategies as st
+
+from invoice_lib import total_for
+from tests.support.lines import Lines
+
+
+@given(st.from_type(Lines))
+def test_any_lines_add_up(lines):
+    assert total_for(lines.amounts) == sum(lines.amounts)
+"""
+
 
 @dataclass(frozen=True)
 class Trick:
@@ -258,6 +280,26 @@ TRICKS = {
 
 
             st.integers = _quiet
+            """,
+        },
+    ),
+    "type-strategy-registered": Trick(
+        "a conftest registers a strategy for the property's type that never yields the failing"
+        " value, so st.from_type hands the property only lines whose first amount is 0",
+        {
+            "tests/support/__init__.py": "",
+            "tests/support/lines.py": LINES,
+            "tests/properties/test_invoices.py": FROM_TYPE_MODULE,
+        },
+        {
+            "invoice_lib.py": DEFECT,
+            "tests/conftest.py": """\
+            from hypothesis import strategies as st
+
+            from tests.support.lines import Lines
+
+            _rest = st.lists(st.integers(0, 10_000), max_size=9)
+            st.register_type_strategy(Lines, st.builds(Lines, _rest.map(lambda a: [0, *a])))
             """,
         },
     ),

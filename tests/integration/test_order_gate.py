@@ -5,12 +5,14 @@ first breaks the second), and the fixed patch (each test sets up its own state) 
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +22,7 @@ from entropy_action.hosts import isolate
 from entropy_action.render import markdown, summary
 from entropy_action.testproc import order
 from entropy_action.verdict.model import Verdict
+from tests.support.helpers import Repo
 
 MODULE = "tests/properties/test_invoice_total.py"
 CLASS = f"{MODULE}::TestCache"
@@ -188,3 +191,52 @@ def test_a_pair_the_shuffle_kept_in_order_is_found_by_the_order_probes(tmp_path:
     ) in verdict.reasons
     probes = tmp_path / "reports" / "host-b" / "probes.json"
     assert probes.is_file()
+
+
+# --- one gate when only a probe fails (issue 35 part 3) ---------------------------------------
+
+
+def _judged(repo: Repo, tmp_path: Path, *argv: str) -> tuple[int, dict[str, Any]]:
+    out = tmp_path / f"{argv[0]}.json"
+    done = repo.cli(*argv, "--json", str(out))
+    return done.code, json.loads(out.read_text(encoding="utf-8"))
+
+
+def _same(verdict: dict[str, Any]) -> dict[str, Any]:
+    """What both paths must agree on: the classification, the findings, the order pair, the
+    tests with their outcomes at the base."""
+    keys = ("classification", "findings", "coupled_to", "order_dependence", "host_a", "host_b")
+    keys += ("tests",)  # each with its outcome in the base's runs on host A and host B
+    return {key: verdict[key] for key in keys}
+
+
+def test_a_pair_only_a_probe_fails_is_judged_alike_by_gate_and_the_workflow(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """Host B's single run passes; its reverse-order probe fails the victim. The workflow's
+    host B job runs the base beside its passing head and the judge reads it (a probe's
+    failure is host B's); the gate decided on the base run on host B before its probes ran
+    and judged without it (each test's `base_b` empty). It now decides after them."""
+    clock = int(time.time()) // 86400 * 86400
+    base = demo.build_base(repo.path, clock_unix=clock, temp_root=tmp_path / "tmp")
+    setter, victim = _luckily_ordered()
+    module = repo.path / MODULE
+    added = LUCKY.format(setter=setter, victim=victim)
+    module.write_text(module.read_text(encoding="utf-8") + added, encoding="utf-8")
+    repo.commit("two tests that share a module-level total")
+    for host, extra in (("a", ()), ("b", ("--isolate",))):
+        ran = repo.cli("run", "--host", host, "--out", f"../wf-{host}", "--base-ref", base, *extra)
+        assert ran.code == 0, ran.err  # host B's own run passed: only a probe failed
+    assert (tmp_path / "wf-b" / "probes.json").is_file()
+    wf_code, workflow = _judged(
+        repo, tmp_path, "verdict", "--host-a", "../wf-a", "--host-b", "../wf-b", "--base-ref", base
+    )
+    gate_code, gated = _judged(
+        repo, tmp_path, "gate", "--base-ref", base, "--out", str(tmp_path / "reports")
+    )
+    assert (gate_code, gated["classification"]) == (1, "env_coupled"), gated["reasons"]
+    assert wf_code == gate_code
+    assert _same(workflow) == _same(gated)
+    assert sorted(workflow["reasons"]) == sorted(gated["reasons"])
+    assert {t["base_b"] for t in gated["tests"]} == {"passed", "missing"}
+    assert (tmp_path / "reports" / "host-b" / "base" / "host.json").is_file()
