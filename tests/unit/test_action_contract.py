@@ -312,7 +312,7 @@ def test_the_lock_pins_every_runtime_dependency_and_the_backend_with_hashes() ->
         re.sub(r"[-_.]+", "-", re.split(r"[\s<>=!;\[~]", dep, maxsplit=1)[0]).lower()
         for dep in project["project"]["dependencies"]
     }
-    for lock in ("action.lock", "host-b.lock"):
+    for lock in ("action.lock", "host-b.lock", "uv.lock"):
         text = (ROOT / "requirements" / lock).read_text(encoding="utf-8")
         entries = re.findall(
             r"^\S+==\S+(?: ;[^\\]*)? \\\n((?:\s+--hash=sha256:[0-9a-f]{64}.*\n)+)", text, re.M
