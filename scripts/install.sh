@@ -3,7 +3,11 @@
 # into the venv VENV. Every dependency, and the build backend, comes from
 # requirements/action.lock and is checked against its sha256 (--require-hashes); the package
 # itself is then built from a copy of its sources with --no-deps --no-build-isolation, so no
-# unhashed build requirement is fetched.
+# unhashed build requirement is fetched. The installer is uv (requirements/uv.lock, itself
+# installed with pip --require-hashes into this script's own folder, then thrown away; uv
+# takes pip's PIP_INDEX_URL, PIP_EXTRA_INDEX_URL, PIP_FIND_LINKS and PIP_NO_INDEX, not
+# pip.conf), or pip where uv cannot be installed (said in one line) or
+# ENTROPY_GATE_INSTALLER=pip asks for it.
 # It trusts only what it built or verified itself: a venv already at VENV is reused only when
 # this job's own install left it there, unchanged (VENV.tree holds the gate-tree.sh digest it
 # took; a later install in the job, publish after verdict, compares); anything else at VENV
@@ -55,14 +59,53 @@ if [ -e "$venv" ] || [ -L "$venv" ]; then
   rm -rf "$venv" "$record"
 fi
 
+uv_binary() { # uv from requirements/uv.lock (hashed) into $work/uv: its path, or why not
+  local err="$work/uv-install.log"
+  if [ "${ENTROPY_GATE_INSTALLER:-uv}" = pip ]; then
+    echo "ENTROPY_GATE_INSTALLER=pip"; return 1
+  fi
+  if ! PIP_ROOT_USER_ACTION=ignore "$python" -I -m pip --disable-pip-version-check --quiet \
+    install --require-hashes --no-deps --only-binary=:all: --target "$work/uv" \
+    -r "$here/requirements/uv.lock" >"$err" 2>&1 || [ ! -x "$work/uv/bin/uv" ]; then
+    echo "uv could not be installed from requirements/uv.lock ($(tail -n 1 "$err" 2>/dev/null))"
+    return 1
+  fi
+  echo "$work/uv/bin/uv"
+}
+
+uv_index() { # uv's index flags from pip's variables (uv reads no pip.conf, and no PIP_*)
+  local link
+  if [ -n "${PIP_INDEX_URL:-}" ]; then printf '%s\0' --index-url "$PIP_INDEX_URL"; fi
+  for link in ${PIP_EXTRA_INDEX_URL:-}; do printf '%s\0' --extra-index-url "$link"; done
+  for link in ${PIP_FIND_LINKS:-}; do printf '%s\0' --find-links "$link"; done
+  case "${PIP_NO_INDEX:-}" in 1|true|yes|on) printf '%s\0' --no-index ;; esac
+}
+
 build() { # build DIR: the venv, from the hashed lock, then the package without dependencies
-  local dir=$1 src
-  local pip=(-m pip --disable-pip-version-check --quiet)
-  "$python" -I -m venv --clear "$dir"
-  "$dir/bin/python" -I "${pip[@]}" install --require-hashes -r "$here/requirements/action.lock"
+  local dir=$1 src uv
   src=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/entropy-gate-src.XXXXXX")
   cp -R "$here/pyproject.toml" "$here/README.md" "$here/entropy_action" "$src/"
-  "$dir/bin/python" -I "${pip[@]}" install --no-deps --no-build-isolation --no-index "$src"
+  if uv=$(uv_binary); then
+    # uv: no config file (--no-config: the working directory's parents are not read) and no
+    # cache (--no-cache: nothing another job wrote), every wheel checked against the lock;
+    # bytecode compiled as pip does (the gate runs with -B and writes none).
+    local index=() flags=(--no-config --no-cache --quiet)
+    mapfile -d '' index < <(uv_index)
+    # The interpreter by its absolute path: a bare name could be a Python uv manages.
+    "$uv" venv "${flags[@]}" --clear --no-python-downloads \
+      --python "$("$python" -I -c 'import sys; print(sys.executable)')" "$dir"
+    "$uv" pip install "${flags[@]}" --python "$dir/bin/python" --compile-bytecode \
+      "${index[@]}" --require-hashes -r "$here/requirements/action.lock"
+    "$uv" pip install "${flags[@]}" --python "$dir/bin/python" --compile-bytecode \
+      --no-deps --no-build-isolation --no-index "$src"
+    echo "entropy-gate: venv built with uv ($("$uv" --version)) from the hashed lock"
+  else
+    echo "entropy-gate: $uv: building the venv with pip (slower)"
+    local pip=(-m pip --disable-pip-version-check --quiet)
+    "$python" -I -m venv --clear "$dir"
+    "$dir/bin/python" -I "${pip[@]}" install --require-hashes -r "$here/requirements/action.lock"
+    "$dir/bin/python" -I "${pip[@]}" install --no-deps --no-build-isolation --no-index "$src"
+  fi
   rm -rf "$src"
 }
 

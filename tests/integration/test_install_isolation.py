@@ -7,6 +7,7 @@ run for real, from the hashed lock, in a folder where a pull request planted `ve
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,12 +24,13 @@ INSTALL_GATE = ROOT / "scripts" / "install.sh"
 
 @pytest.fixture(scope="module")
 def lock_wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """requirements/action.lock as wheels for this interpreter (the build then needs no index,
-    as under act)."""
+    """requirements/action.lock and uv.lock as wheels for this interpreter (the build then
+    needs no index, as under act)."""
     target = tmp_path_factory.mktemp("lock-wheels")
     subprocess.run(
         [sys.executable, "-m", "pip", "download", "--quiet", "--require-hashes",
-         "--only-binary=:all:", "-d", target, "-r", ROOT / "requirements" / "action.lock"],
+         "--only-binary=:all:", "-d", target, "-r", ROOT / "requirements" / "action.lock",
+         "-r", ROOT / "requirements" / "uv.lock"],
         check=True,
         capture_output=True,
     )  # fmt: skip
@@ -72,6 +74,7 @@ def test_the_venv_is_built_and_packed_without_running_a_planted_file(
     tar = tmp_path / "runner-temp" / "entropy-gate-venv.tar"
     done = install(target, tree, lock_wheels, ENTROPY_GATE_VENV_PACK=str(tar))
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "entropy-gate: venv built with uv (uv " in done.stdout  # from the hashed uv.lock
     assert planted.records(markers) == []
     assert tar.is_file()
     version = subprocess.run(
@@ -80,6 +83,24 @@ def test_the_venv_is_built_and_packed_without_running_a_planted_file(
     )  # fmt: skip
     assert version.returncode == 0, version.stderr
     assert planted.records(markers) == []
+
+
+def test_without_uv_the_venv_is_built_with_pip_and_says_so(
+    tmp_path: Path, lock_wheels: Path
+) -> None:
+    """uv.lock's wheel not to be had (an index without it): one line, then pip, as before."""
+    tree, markers = checkout(tmp_path)
+    wheels = tmp_path / "no-uv"
+    shutil.copytree(lock_wheels, wheels, ignore=shutil.ignore_patterns("uv-*"))
+    target = tmp_path / "runner-temp" / "entropy-gate-venv"
+    target.parent.mkdir()
+    done = install(target, tree, wheels)
+    assert done.returncode == 0, done.stdout + done.stderr
+    said = done.stdout.splitlines()[0]
+    assert said.startswith("entropy-gate: uv could not be installed from requirements/uv.lock (")
+    assert said.endswith("): building the venv with pip (slower)")
+    assert planted.records(markers) == []
+    assert (target / "bin" / "pip").exists()  # python -m venv's own
 
 
 def test_the_machine_wide_venv_cache_key_runs_no_planted_file(

@@ -107,6 +107,30 @@ def test_matrix_sets_its_step_outputs(repo: Repo, monkeypatch: pytest.MonkeyPatc
     outputs = _outputs(output.read_text(encoding="utf-8"))
     assert json.loads(outputs["matrix"]) == _matrix(repo, "--legs-per-host", "2")
     assert outputs["legs"] == "2"
+    # the legs after the first (the workflow's hosts-more job; leg 1 plans itself)
+    assert json.loads(outputs["more"]) == {
+        "include": [{"host": h, "leg": "2", "properties": "gamma"} for h in "ab"]
+    }
+
+
+def test_a_host_job_plans_its_own_leg_as_the_check_job_does(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The workflow's leg-1 jobs start beside the check job: each takes its share with the
+    same planning, before any of the PR's code runs in it."""
+    output = repo.path.parent / "github_output"
+    output.write_text("", encoding="utf-8")
+    monkeypatch.setenv("GITHUB_OUTPUT", str(output))
+    done = repo.cli("matrix", "--legs-per-host", "2", "--leg", "1", "--github-output")
+    assert done.code == 0, done.err
+    assert "this job's leg: 1 (alpha beta)" in done.err
+    assert _outputs(output.read_text(encoding="utf-8"))["properties"] == "alpha beta"
+    output.write_text("", encoding="utf-8")
+    assert repo.cli("matrix", "--legs-per-host", "1", "--github-output").code == 0
+    assert _outputs(output.read_text(encoding="utf-8"))["more"] == ""  # one leg: no more job
+    done = repo.cli("matrix", "--legs-per-host", "2", "--leg", "3")
+    assert (done.code, done.out) == (2, "")
+    assert "--leg 3: the manifest plans 2 leg(s) per host" in done.err
 
 
 def test_a_one_property_manifest_gives_todays_two_legs(repo: Repo) -> None:
@@ -118,6 +142,9 @@ def test_a_one_property_manifest_gives_todays_two_legs(repo: Repo) -> None:
         {"host": "a", "leg": "1", "properties": ""},
         {"host": "b", "leg": "1", "properties": ""},
     ]
+    done = repo.cli("matrix", "--leg", "1")
+    assert done.code == 0, done.err
+    assert "this job's leg: 1 (the manifest's one property)" in done.err
 
 
 def test_twenty_properties_are_spread_by_their_tests(tmp_path: Path) -> None:
@@ -189,6 +216,30 @@ def test_the_merged_legs_are_judged_and_the_lost_leg_is_named(repo: Repo) -> Non
         "cancelled or was skipped)"
     )
     assert not any("the host job failed" in r for r in reasons)  # said once, with the leg
+
+
+def test_a_leg_that_planned_otherwise_than_the_check_is_invalid_never_a_pass(repo: Repo) -> None:
+    """Host A's leg 1 plans its own share (beside the check job); one that took another
+    share (a tampered or different plan: alpha alone, where the check's matrix gives leg 1
+    alpha and beta) leaves beta without a report on host A: invalid, named with the leg."""
+    place = repo.path.parent
+    shutil.rmtree(place / "host-a")
+    shutil.copytree(place / "legs" / "a-1", place / "host-a")
+    shutil.rmtree(place / "host-a" / "properties" / "beta")
+    shutil.copytree(place / "legs" / "a-2", place / "host-a", dirs_exist_ok=True)
+    shutil.copytree(place / "legs" / "b-2", place / "host-b", dirs_exist_ok=True)
+    matrix = json.dumps(_matrix(repo, "--legs-per-host", "2"))
+    verdict = _verdict(repo, "--matrix", matrix)
+    assert verdict["classification"] == "invalid"
+    assert _by_id(verdict) == {
+        "alpha": "merge_candidate",
+        "beta": "invalid",
+        "gamma": "merge_candidate",
+    }
+    assert any(
+        r.startswith("property beta: invalid input: host A: no report folder beta: leg 1 of host a")
+        for r in verdict["reasons"]
+    ), verdict["reasons"]
 
 
 def test_without_the_matrix_the_lost_property_is_named_by_host(repo: Repo) -> None:

@@ -117,13 +117,13 @@ def project_copy(target: Path) -> Path:
 
 
 def wheelhouse(target: Path) -> Path:
-    """The action's hashed lock, downloaded once for both interpreters (pip gets no index
-    inside act)."""
+    """The action's hashed locks (its dependencies, and uv that installs them), downloaded
+    once for both interpreters (pip and uv get no index inside act)."""
     for version in PYTHONS:
         _sh(
             sys.executable, "-m", "pip", "download", "--quiet", "--require-hashes",
             "--only-binary=:all:", "--python-version", version, "-d", target,
-            "-r", ROOT / "requirements" / "action.lock",
+            "-r", ROOT / "requirements" / "action.lock", "-r", ROOT / "requirements" / "uv.lock",
         )  # fmt: skip
     return target
 

@@ -93,14 +93,15 @@ def test_no_expression_is_interpolated_into_a_script(path: Path) -> None:
 
 
 def test_every_composite_step_runs_in_bash_and_the_gate_is_verified_after_the_prs_code() -> None:
-    """The gate's install and the manifest's validation come before the project's install
-    (the first of the PR's code in a host job); the step right after it verifies the gate."""
+    """The gate's install, the manifest's validation and the leg's plan (plan-leg) come before
+    the project's install (the first of the PR's code in a host job); the step right after it
+    verifies the gate."""
     steps = _steps(_load(ACTION))
     assert steps
     scripts = [s for s in steps if "uses" not in s]
     assert [s.get("name") for s in scripts if s.get("shell") != "bash"] == []
     ids = [s.get("id") for s in scripts]
-    assert ids[: ids.index("project") + 2] == ["install", "property", "project", "verify"]
+    assert ids[: ids.index("project") + 2] == ["install", "property", "matrix", "project", "verify"]
     verify = scripts[ids.index("verify")]
     assert verify["env"]["TREE"] == "${{ steps.install.outputs.venv-tree }}"
     assert {s["uses"].split("@")[0] for s in steps if "uses" in s} == {
@@ -178,7 +179,7 @@ def test_every_checkout_is_data_only_with_the_full_history() -> None:
         for step in _steps(_load(WORKFLOWS / "entropy-gate.yml"))
         if str(step.get("uses", "")).startswith("actions/checkout@")
     ]
-    assert len(checkouts) == 3
+    assert len(checkouts) == 4  # check, hosts (leg 1), hosts-more, verdict
     for step in checkouts:
         assert step["with"] == {"persist-credentials": False, "fetch-depth": 0}
 
@@ -211,8 +212,29 @@ def test_the_trusted_workflow_judges_and_never_takes_a_verdict_file() -> None:
 def test_the_hosts_workflow_posts_nothing() -> None:
     steps = _steps(_load(WORKFLOWS / "entropy-gate-hosts.yml"))
     commands = [s["with"]["command"] for s in steps if s.get("uses") == f"{OWN_ACTION}@v1"]
-    # the legs read from the manifest, and a leg's own run (the project's install inside it)
-    assert commands == ["matrix", "run"]
+    # leg 1's run (planning its own share), the legs read from the manifest, a later leg's run
+    # (the project's install inside each run)
+    assert commands == ["run", "matrix", "run"]
+
+
+def test_the_leg_1_jobs_start_beside_the_check_and_plan_their_own_share() -> None:
+    """Two stages on the critical path for a one-leg plan: the leg-1 host jobs need no job,
+    plan their share from the head manifest (plan-leg, the check's legs-per-host), and the
+    verdict waits for every host job and takes the check's matrix."""
+    for workflow, more_needs in (("entropy-gate.yml", "check"), ("entropy-gate-hosts.yml", "legs")):
+        jobs = _load(WORKFLOWS / workflow)["jobs"]
+        hosts, more = jobs["hosts"], jobs["hosts-more"]
+        assert "needs" not in hosts
+        assert hosts["strategy"]["matrix"] == {"host": ["a", "b"], "leg": ["1"]}
+        (run,) = [s for s in hosts["steps"] if s.get("uses") == f"{OWN_ACTION}@v1"]
+        assert run["with"]["plan-leg"] is True
+        assert run["with"]["legs-per-host"] == "${{ inputs.legs-per-host }}"
+        assert "properties" not in run["with"]
+        assert more["needs"] == more_needs
+        assert "matrix-more" in str(jobs[more_needs]) or "more" in str(jobs[more_needs])
+    verdict = _load(WORKFLOWS / "entropy-gate.yml")["jobs"]["verdict"]
+    assert verdict["needs"] == ["check", "hosts", "hosts-more"]
+    assert verdict["if"] == "always()"
 
 
 @pytest.mark.parametrize(
@@ -290,7 +312,7 @@ def test_the_lock_pins_every_runtime_dependency_and_the_backend_with_hashes() ->
         re.sub(r"[-_.]+", "-", re.split(r"[\s<>=!;\[~]", dep, maxsplit=1)[0]).lower()
         for dep in project["project"]["dependencies"]
     }
-    for lock in ("action.lock", "host-b.lock"):
+    for lock in ("action.lock", "host-b.lock", "uv.lock"):
         text = (ROOT / "requirements" / lock).read_text(encoding="utf-8")
         entries = re.findall(
             r"^\S+==\S+(?: ;[^\\]*)? \\\n((?:\s+--hash=sha256:[0-9a-f]{64}.*\n)+)", text, re.M

@@ -39,6 +39,12 @@ def _legs_per_host(text: str) -> int:
     return value
 
 
+def _leg_number(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a leg number (1, 2, ...)")
+    return int(text)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from entropy_action.manifest.legs import DEFAULT_LEGS_PER_HOST  # noqa: PLC0415
 
@@ -54,7 +60,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--github-output",
         action="store_true",
-        help="also set the step outputs matrix (the JSON) and legs (legs per host)",
+        help="also set the step outputs matrix (the JSON), legs (legs per host), more (the "
+        "matrix of legs 2 and up; empty when there is one leg) and, with --leg, properties",
+    )
+    parser.add_argument(
+        "--leg",
+        type=_leg_number,
+        default=None,
+        metavar="N",
+        help="a host job's own leg: also print (and with --github-output, set the step output "
+        "properties to) leg N's properties, planned as the check job plans them (empty for a "
+        "manifest in the one-property form); exit 2 when there is no leg N",
     )
 
 
@@ -66,13 +82,33 @@ def run(args: argparse.Namespace) -> int:
     loaded = pinfile.parse_file(pinfile.read(path, str(path)), str(path), root)
     planned = plan(loaded.views, root, args.legs_per_host)
     text = json.dumps(legs.matrix(planned, many=loaded.many), separators=(",", ":"))
+    more = legs.matrix(planned[1:], many=loaded.many) if len(planned) > 1 else None
+    ids = None if args.leg is None else own_leg(planned, args.leg, many=loaded.many)
     for leg in planned:
         print(f"leg {leg.number} (weight {leg.weight}): {' '.join(leg.ids)}", file=sys.stderr)
     print(text)
     if args.github_output:
         options.set_output(args.environ, "matrix", text)
         options.set_output(args.environ, "legs", str(len(planned)))
+        options.set_output(
+            args.environ, "more", json.dumps(more, separators=(",", ":")) if more else ""
+        )
+    if ids is not None:
+        shown = ids or "the manifest's one property"
+        print(f"this job's leg: {args.leg} ({shown})", file=sys.stderr)
+        if args.github_output:
+            options.set_output(args.environ, "properties", ids)
     return 0
+
+
+def own_leg(planned: list[Leg], number: int, *, many: bool) -> str:
+    """Leg `number`'s properties as the matrix gives them (space-separated; empty for a
+    manifest in the one-property form); GateError when the plan has no such leg."""
+    from entropy_action.core.errors import GateError  # noqa: PLC0415
+
+    if number > len(planned):
+        raise GateError(f"--leg {number}: the manifest plans {len(planned)} leg(s) per host")
+    return " ".join(planned[number - 1].ids) if many else ""
 
 
 def plan(views: tuple[LoadedManifest, ...], root: Path, legs_per_host: int) -> list[Leg]:
