@@ -126,8 +126,8 @@ def _callers() -> list[str]:
 def _workflow(repo: Repo, base: str, tmp_path: Path) -> tuple[int, dict[str, Any]]:
     """The workflow's three commands: host A's job (with the base ref), host B's, the verdict."""
     for host, extra in (("a", ()), ("b", ("--isolate",))):
-        out = str(tmp_path / f"wf-{host}")
-        ran = repo.cli("run", "--host", host, "--out", out, "--base-ref", base, *extra)
+        folder = str(tmp_path / f"wf-{host}")
+        ran = repo.cli("run", "--host", host, "--out", folder, "--base-ref", base, *extra)
         assert ran.code == 0, ran.err
     out = tmp_path / "wf.json"
     done = repo.cli(

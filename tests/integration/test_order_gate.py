@@ -205,8 +205,9 @@ def _judged(repo: Repo, tmp_path: Path, *argv: str) -> tuple[int, dict[str, Any]
 def _same(verdict: dict[str, Any]) -> dict[str, Any]:
     """What both paths must agree on: the classification, the findings, the order pair, the
     tests with their outcomes at the base."""
-    keys = ("classification", "findings", "coupled_to", "order_dependence", "host_a", "host_b")
-    keys += ("tests",)  # each with its outcome in the base's runs on host A and host B
+    # the tests: each with its outcome in the base's runs on host A and host B
+    keys = ("classification", "findings", "coupled_to", "order_dependence", "host_a", "host_b",
+            "tests")  # fmt: skip
     return {key: verdict[key] for key in keys}
 
 
