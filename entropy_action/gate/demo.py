@@ -15,6 +15,9 @@ from entropy_action.render import phrases
 from entropy_action.verdict.model import Verdict
 
 DATA = Path(__file__).parent / "demo_data"
+# Bytecode and tool caches a run beside the data may have left in it: never copied into a demo
+# repository (a committed `__pycache__/` would be a tracked file the next run deletes).
+CACHES = shutil.ignore_patterns(*git.CACHE_DIRS, ".hypothesis")
 DAY = 86_400
 
 
@@ -130,14 +133,14 @@ def build_base(repo: Path, *, clock_unix: int, temp_root: Path) -> str:
     """The invoice example as the base commit; the clock pin is today's midnight (UTC)."""
     if repo.exists():
         shutil.rmtree(repo)
-    shutil.copytree(DATA / "base", repo)
+    shutil.copytree(DATA / "base", repo, ignore=CACHES)
     _fill_manifest(repo / "entropy.yaml", clock_unix, temp_root / repo.name)
     git.init(repo)
     return git.commit_all(repo, "invoice example with its pins")
 
 
 def apply_patch(repo: Path, patch: Patch) -> str:
-    shutil.copytree(DATA / "patches" / patch.name, repo, dirs_exist_ok=True)
+    shutil.copytree(DATA / "patches" / patch.name, repo, dirs_exist_ok=True, ignore=CACHES)
     manifest = repo / "entropy.yaml"
     text = manifest.read_text(encoding="utf-8")
     if "{clock_unix}" in text:  # the patch brought its own manifest: same clock and temp root

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -262,3 +263,26 @@ def test_without_a_base_run_skips_are_attributed_statically(
     code, verdict, _ = _gate(repo, base, "--no-base-run")
     assert (code, verdict["classification"]) == (1, "entropy_silenced")
     assert {f["kind"] for f in verdict["findings"]} == {"skip_marker", "not_executed"}
+
+
+def test_bytecode_beside_the_demo_data_never_reaches_a_demo_commit(
+    tmp_path: Path, repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run beside the package's data (an import, a pytest run in it) leaves `__pycache__/`
+    there; committed into the demo's base, the next gate run's mutation pass deleted it and the
+    verdict was `invalid` for a tree that differed only in bytecode (CI, stop 42)."""
+    data = tmp_path / "data"
+    shutil.copytree(demo.DATA, data)
+    for folder in (data / "base", data / "base/tests/properties", data / "patches/honest-fix"):
+        (folder / "__pycache__").mkdir(exist_ok=True)
+        (folder / "__pycache__" / "invoice_lib.cpython-311.pyc").write_bytes(b"\x00stale")
+    (data / "base/.pytest_cache").mkdir()
+    (data / "base/.pytest_cache/README.md").write_text("cache\n", encoding="utf-8")
+    monkeypatch.setattr(demo, "DATA", data)
+    demo.build_base(repo.path, clock_unix=86_400, temp_root=tmp_path / "pins-tmp")
+    demo.apply_patch(repo.path, PATCHES["honest-fix"])
+    committed = repo.git("ls-tree", "-r", "--name-only", "HEAD").splitlines()
+    assert committed == sorted(
+        ["README.md", "entropy.yaml", "invoice_lib.py", "tests/properties/test_invoice_total.py",
+         "tests/support/invoices.py"]
+    )  # fmt: skip

@@ -179,7 +179,7 @@ def test_a_custom_protected_set_protects_that_file_and_only_that(
 def test_introducing_the_gate_with_its_workflow_is_allowed(repo: Repo, tmp_path: Path) -> None:
     repo.write("README.md", "before the gate\n")
     base = repo.commit("no manifest yet")
-    shutil.copytree(demo.DATA / "base", repo.path, dirs_exist_ok=True)
+    shutil.copytree(demo.DATA / "base", repo.path, dirs_exist_ok=True, ignore=demo.CACHES)
     text = (repo.path / "entropy.yaml").read_text(encoding="utf-8")
     filled = text.replace("{clock_unix}", "86400").replace("{temp_root}", str(tmp_path / "t"))
     repo.write("entropy.yaml", filled)

@@ -32,6 +32,7 @@ from tests.support.github_reads import World, pull_object
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "entropy_action" / "gate" / "demo_data"
+CACHES = shutil.ignore_patterns("__pycache__", ".pytest_cache", ".hypothesis")  # a run beside it
 TOKEN = "e2e-token-5c1d"
 OWNER_REPO = "acme/invoices"
 ACTION_REPO = "entropy-gate/entropy-gate@v1"
@@ -227,9 +228,14 @@ def sample_repo(target: Path, pins_tmp: Path, workflows: Path) -> Sample:
     clock = int(time.time()) // 86_400 * 86_400
     for patch in PATCHES:
         scenario = patch["name"]
-        shutil.copytree(DEMO / "base", target / scenario)
+        shutil.copytree(DEMO / "base", target / scenario, ignore=CACHES)
         if "base" in patch:  # a demo patch as this row's base
-            shutil.copytree(DEMO / "patches" / patch["base"], target / scenario, dirs_exist_ok=True)
+            shutil.copytree(
+                DEMO / "patches" / patch["base"],
+                target / scenario,
+                dirs_exist_ok=True,
+                ignore=CACHES,
+            )
         _fill(target / scenario / "entropy.yaml", scenario, pins_tmp / scenario, clock)
     shutil.copytree(workflows, target / ".github" / "workflows")
     git, base = _base_commit(target)
@@ -237,7 +243,7 @@ def sample_repo(target: Path, pins_tmp: Path, workflows: Path) -> Sample:
     for patch in PATCHES:
         scenario = patch["name"]
         source = DEMO / "patches" / scenario if "base" not in patch else MORE / scenario
-        shutil.copytree(source, target / scenario, dirs_exist_ok=True)
+        shutil.copytree(source, target / scenario, dirs_exist_ok=True, ignore=CACHES)
         if (source / "entropy.yaml").exists():
             _fill(target / scenario / "entropy.yaml", scenario, pins_tmp / scenario, clock)
         for module in (target / scenario).glob("*.py"):  # a constant of today's clock
@@ -290,7 +296,7 @@ class QueueSample:
 
 
 def queue_sample(target: Path, pins_tmp: Path, workflows: list[Path]) -> QueueSample:
-    shutil.copytree(DEMO / "base", target)
+    shutil.copytree(DEMO / "base", target, ignore=CACHES)
     manifest = target / "entropy.yaml"
     text = manifest.read_text(encoding="utf-8")
     clock = str(int(time.time()) // 86_400 * 86_400)
