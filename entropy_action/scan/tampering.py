@@ -7,6 +7,7 @@ is a notice and any edit to it counts against the patch.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import PurePosixPath
 
 from entropy_action.core.findings import FindingKind
@@ -81,7 +82,7 @@ def _hooks(index: ModuleIndex, ctx: Context) -> list[Hit]:
             continue
         kind: FindingKind
         name = hooks.spec(node)  # `hookimpl(specname=...)` counts as the spec's hook
-        if name in hook_inventory.CONFIGURE and registers_markers_only(node):
+        if name in QUIET_SPECS and bookkeeping_only(node):
             ctx.quiet_hooks.append((index.path, node.lineno))
             continue
         if name in COLLECTION_HOOKS:
@@ -120,23 +121,66 @@ def explained(ctx: Context, hits: list[Hit]) -> list[Hit]:
     return [h for h in hits if not any(h is d for d in dropped)]
 
 
-def registers_markers_only(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """A configuration hook whose body only registers markers (`config.addinivalue_line(
-    "markers", ...)`, pytest's documented use) beside a docstring or `pass`: it changes no
-    option, no ini value that selects tests, no plugin."""
-    for stmt in node.body:
-        if isinstance(stmt, ast.Pass):
-            continue
-        value = stmt.value if isinstance(stmt, ast.Expr) else None
-        if isinstance(value, ast.Constant) and isinstance(value.value, str):
-            continue
-        call = value if isinstance(value, ast.Call) else None
-        func = call.func if call is not None else None
-        if not (isinstance(func, ast.Attribute) and func.attr == "addinivalue_line"):
-            return False
-        if call is None or not call.args or const_str(call.args[0]) != "markers":
-            return False
-    return True
+# The hooks whose body, when it only keeps books (markers, a flag), changes nothing that runs.
+QUIET_SPECS = hook_inventory.CONFIGURE | hook_inventory.SESSION_FINISH
+FLAG_VALUES = (bool, int, float, str, type(None))
+
+
+def bookkeeping_only(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A configuration or session-finish hook whose body only registers markers
+    (`config.addinivalue_line("markers", ...)`) or sets and removes a flag: a constant on a new
+    attribute of `sys` or on a module global (`sys._called_from_test = True` in
+    `pytest_configure`, `del sys._called_from_test` in `pytest_unconfigure`: pytest's documented
+    recipes), beside a docstring or `pass`. It changes no option, no ini value that selects
+    tests, no plugin, no report. Production that reads the flag is the detection rule's
+    finding, at the read."""
+    declared = {name for stmt in node.body if isinstance(stmt, ast.Global) for name in stmt.names}
+    return all(_bookkeeping(stmt, declared) for stmt in node.body)
+
+
+def _bookkeeping(stmt: ast.stmt, declared: set[str]) -> bool:
+    if isinstance(stmt, (ast.Pass, ast.Global)):
+        return True
+    if isinstance(stmt, ast.Assign):
+        constant = isinstance(stmt.value, ast.Constant) and isinstance(
+            stmt.value.value, FLAG_VALUES
+        )
+        return constant and all(_flag(target, declared) for target in stmt.targets)
+    if isinstance(stmt, ast.Delete):
+        return all(_flag(target, declared) for target in stmt.targets)
+    value = stmt.value if isinstance(stmt, ast.Expr) else None
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return True  # a docstring
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    if isinstance(func, ast.Attribute) and func.attr == "addinivalue_line":
+        return bool(value.args) and const_str(value.args[0]) == "markers"
+    if isinstance(func, ast.Name) and func.id == "delattr" and len(value.args) == 2:
+        subject, attribute = value.args
+        return _sys(subject) and _new_sys_attribute(const_str(attribute))
+    return False
+
+
+def _flag(target: ast.expr, declared: set[str]) -> bool:
+    """`sys.<a name sys does not define>` or a global the hook declared."""
+    if isinstance(target, ast.Name):
+        return target.id in declared
+    return (
+        isinstance(target, ast.Attribute)
+        and _sys(target.value)
+        and (_new_sys_attribute(target.attr))
+    )
+
+
+def _sys(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id == "sys"
+
+
+def _new_sys_attribute(name: str | None) -> bool:
+    """A name the interpreter's `sys` does not define (`sys.path`, `sys.argv`, `sys.stdout`
+    rebound in a hook change what runs or what is shown)."""
+    return name is not None and not hasattr(sys, name)
 
 
 def _variables(ctx: Context, index: ModuleIndex) -> list[Hit]:

@@ -390,11 +390,18 @@ def test_without_a_base_run_the_changed_files_decide(tmp_path: Path) -> None:
 # --- honest patches ---------------------------------------------------------------------------
 
 HONEST_CONFTEST = """\
+import sys
+
 import pytest
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: a slow property")
+    sys._called_from_test = True  # pytest's recipe; production does not read it
+
+
+def pytest_unconfigure(config):
+    del sys._called_from_test
 
 
 @pytest.fixture

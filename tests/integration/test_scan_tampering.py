@@ -300,6 +300,12 @@ def test_a_marker_expression_counts_once_a_property_carries_its_marker(repo: Rep
             "    config.option.deselect = ['tests']\n",
             1,
         ),
+        # a flag beside something else, a computed value, or a name sys defines is no flag
+        ("def pytest_configure(config):\n    sys._x = True\n    config.option.keyword = 'a'\n", 1),
+        ("def pytest_configure(config):\n    sys._called_from_test = config.option\n", 1),
+        ("def pytest_configure(config):\n    sys.argv = 'pytest'\n", 1),
+        ("def pytest_configure(config):\n    FLAG = True\n    config.option.keyword = 'a'\n", 1),
+        ("def pytest_configure(config):\n    delattr(sys, 'path')\n", 1),
     ],
 )
 def test_a_new_configuration_hook_is_collection_tampering(repo: Repo, hook: str, line: int) -> None:
@@ -320,3 +326,37 @@ def test_a_configure_hook_that_only_registers_markers_is_not_a_finding(repo: Rep
         '    config.addinivalue_line("markers", "slow: a slow property")\n',
     )
     assert scan(repo).introduced == []
+
+
+def test_pytests_flag_recipe_in_configure_and_unconfigure_is_not_a_finding(repo: Repo) -> None:
+    """pytest's documented recipe ("Detect if running from within a pytest run"): a flag set in
+    `pytest_configure` and removed in `pytest_unconfigure`; a global flag kept the same way."""
+    base(repo)
+    repo.write(
+        "tests/conftest.py",
+        "import sys\n\n"
+        "_IN_RUN = False\n\n"
+        "def pytest_configure(config):\n"
+        "    global _IN_RUN\n"
+        "    sys._called_from_test = True\n"
+        "    _IN_RUN = True\n\n"
+        "def pytest_unconfigure(config):\n"
+        "    del sys._called_from_test\n\n"
+        "def pytest_sessionfinish(session, exitstatus):\n"
+        "    delattr(sys, '_called_from_test_too')\n",
+    )
+    assert scan(repo).introduced == []
+
+
+def test_an_unconfigure_hook_that_does_more_than_drop_a_flag_is_report_tampering(
+    repo: Repo,
+) -> None:
+    base(repo)
+    repo.write(
+        "tests/conftest.py",
+        "import sys\n\n"
+        "def pytest_unconfigure(config):\n"
+        "    del sys._called_from_test\n"
+        "    config.pluginmanager.unregister(name='junitxml')\n",
+    )
+    assert scan(repo).introduced == [("report_tampering", "tests/conftest.py", 3)]
