@@ -1,6 +1,6 @@
 """The live-entropy audit's overhead: one host run of a 1,000-test module, with and without it.
 
-    .venv/bin/python bench/bench_audit.py [--runs 7] [--tests 1000] [--python PATH]
+    .venv/bin/python bench/bench_audit.py [--runs 7] [--tests 1000] [--python PATH] [--stack]
 
 Builds a scratch git repository whose property module has 1,000 tests, each calling a small
 production package (a loop over invoice lines, a `datetime` computed from the pinned clock and,
@@ -8,7 +8,12 @@ in one test of ten, a live `datetime.now()`), then times `run_host` on host A wi
 and without it, alternating the two so drift hits both, and prints the medians and the ratios
 of wall time and of the pytest process's CPU time (steadier on a shared machine).
 `--python` measures another interpreter (3.12+ uses sys.monitoring, 3.10-3.11 sys.setprofile).
-The goal is a ratio of at most 1.05. Not a test.
+The goal is a ratio of at most 1.05. `--stack`: the production package also reads the stack
+in every test as honest code does (a logging call's findCaller, a helper taking its caller's
+name, inspect.currentframe): three `sys._getframe` audit events a test, each placed and
+found to name no test, and a conftest sets pytest's `sys._called_from_test` (every read of
+`sys` then goes through the audit's class of it) (issue 35's look at the stack; run the same script with another
+checkout's venv to compare two gates). Not a test.
 """
 
 from __future__ import annotations
@@ -48,6 +53,26 @@ def total(lines, as_of, live=False):
     fee = 500 if (datetime.datetime.now(datetime.timezone.utc) if live else as_of) > due else 0
     return sum(line * 3 // 2 for line in lines) + fee
 """
+STACK_LIB = """\
+import inspect
+import logging
+import sys
+
+log = logging.getLogger("billing")
+log.addHandler(logging.NullHandler())
+log.propagate = False
+
+
+def _caller():
+    return sys._getframe(1).f_code.co_name
+
+
+def _stack_reads():
+    log.warning("totalling for %s", _caller())
+    return inspect.currentframe()
+"""
+STACK_CALL = "    _stack_reads()\n    due = as_of"
+MARKER_CONFTEST = "import sys\n\n\ndef pytest_configure(config):\n    sys._called_from_test = True\n"
 PROPERTY = """\
 import datetime
 import os
@@ -67,13 +92,16 @@ def test_total(n):
 """
 
 
-def _repo(folder: Path, tests: int) -> Path:
+def _repo(folder: Path, tests: int, stack: bool = False) -> Path:
     root = folder / "repo"
     (root / "tests" / "properties").mkdir(parents=True)
     (root / "billing").mkdir()
     (root / "entropy.yaml").write_text(MANIFEST)
-    (root / "billing" / "__init__.py").write_text(LIB)
+    lib = STACK_LIB + LIB.replace("    due = as_of", STACK_CALL) if stack else LIB
+    (root / "billing" / "__init__.py").write_text(lib)
     (root / MODULE).write_text(PROPERTY.replace("{tests}", str(tests)))
+    if stack:  # pytest's marker recipe: the audit moves it behind sys's class for the session
+        (root / "tests" / "conftest.py").write_text(MARKER_CONFTEST)
     env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
     for args in (["init", "-q"], ["add", "-A"]):
         subprocess.run(["git", *args], cwd=root, env=env, check=True)
@@ -88,12 +116,13 @@ def main() -> int:
     parser.add_argument("--tests", type=int, default=1000)
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--smoke", action="store_true", help="small sizes, one run")
+    parser.add_argument("--stack", action="store_true", help="honest stack reads in every test")
     args = parser.parse_args()
     if args.smoke:
         args.runs, args.tests = 1, 20
     times: dict[bool, list[tuple[float, float]]] = {True: [], False: []}
     with tempfile.TemporaryDirectory(prefix="entropy-bench-audit-") as tmp:
-        root = _repo(Path(tmp), args.tests)
+        root = _repo(Path(tmp), args.tests, args.stack)
         loaded = pinfile.load(root / "entropy.yaml", repo_root=root)
 
         def run(audit: bool) -> tuple[float, float]:
@@ -119,7 +148,8 @@ def main() -> int:
         for _ in range(args.runs):
             for audit in (False, True):
                 times[audit].append(run(audit))
-    print(f"{args.tests} tests, {args.python}, median of {args.runs} runs each:")
+    stack = ", honest stack reads in each test" if args.stack else ""
+    print(f"{args.tests} tests{stack}, {args.python}, median of {args.runs} runs each:")
     for index, what in enumerate(("wall", "cpu")):
         off = statistics.median(t[index] for t in times[False])
         on = statistics.median(t[index] for t in times[True])

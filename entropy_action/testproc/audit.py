@@ -32,6 +32,17 @@ constant or a module-level string it reads: "test_", "pytest", "_pytest", "conft
 logging's findCaller, a library's own sys._getframe(1) and a helper that takes its caller's
 name name no test, so they are never recorded (warnings.warn's stacklevel is C: no event).
 
+A marker the test side set on `sys` (`sys._called_from_test = True` in a conftest's
+pytest_configure, pytest's own recipe): an attribute read announces nothing, so before the
+first test the audit moves each attribute added to `sys` since it loaded whose name says
+test out of sys's dict, behind a class of `sys` (a ModuleType subclass, as PEP 549's recipe)
+whose `__getattr__` answers with the same value and records a read from code under test
+(api "sys", the attribute's name) and whose `__delattr__` lets a teardown delete it; the
+session's end puts sys's class and the markers back before any pytest_unconfigure deletes
+them. What reads sys's dict itself (`vars(sys)`, C code's PySys_GetObject) no longer finds a
+moved marker: the scan reads those shapes. Not `builtins`: a bare name reads its dict
+directly, so a moved builtin would be a NameError, not a recorded read.
+
 PYTEST_DONT_REWRITE: the run imports this module before pytest could rewrite it (it has no
 assert to rewrite), and pytest is told so by this marker.
 """
@@ -46,7 +57,7 @@ import secrets
 import sys
 import time
 import uuid
-from types import BuiltinMethodType, CodeType, FrameType, MethodType
+from types import BuiltinMethodType, CodeType, FrameType, MethodType, ModuleType
 from typing import Any
 
 if __package__:  # imported as entropy_action.testproc.X (the public names, the gate)
@@ -212,6 +223,9 @@ class Auditor:
         self.unseen: list[str] = []
         self._kinds: dict[str, tuple[int, str]] = {}
         self._named: dict[int, tuple[CodeType, str | None]] = {}  # id(code) -> its test name
+        self._sys_names = frozenset(vars(sys))  # sys's attributes before any conftest ran
+        self.markers: dict[str, object] | None = None  # None: not yet moved (the first test)
+        self._watched: type[ModuleType] | None = None  # sys's class while markers are moved
         self._busy = False
 
     # --- where a frame's code lives ----------------------------------------------------------
@@ -318,6 +332,51 @@ class Auditor:
                 self.record(api, named, frame, 0, tests=False)
                 return
             frame = frame.f_back
+
+    def move_markers(self) -> None:
+        """The attributes the test side added to `sys` whose name says test, behind a class
+        of `sys` that records who reads them (once, before the first test)."""
+        if self.markers is not None:
+            return
+        names = vars(sys)
+        added = [n for n in names if n not in self._sys_names and "test" in n.lower()]
+        self.markers = {}
+        if not added or type(sys) is not ModuleType:
+            return  # nothing marked, or another tool already changed sys's class
+        markers, auditor = {name: names[name] for name in added}, self
+
+        class WatchedSys(ModuleType):
+            """sys while the audit watches the markers: a moved one answers its value and a
+            read from code under test is recorded; deleting it (a fixture's teardown, a
+            pytest_unconfigure) deletes it."""
+
+            def __getattr__(self, name: str) -> object:
+                if name in markers:
+                    auditor.record("sys", name[:MAX_NAME], sys._getframe(1), 0, tests=False)
+                    return markers[name]
+                raise AttributeError(f"module 'sys' has no attribute {name!r}")
+
+            def __delattr__(self, name: str) -> None:
+                if name in markers and name not in vars(self):
+                    del markers[name]
+                else:
+                    super().__delattr__(name)
+
+        for name in added:
+            delattr(sys, name)
+        self.markers, self._watched = markers, WatchedSys
+        sys.__class__ = WatchedSys
+
+    def restore_markers(self) -> None:
+        """`sys` as the test side left it: its class, and each moved attribute it kept (one it
+        set again meanwhile keeps that value)."""
+        if self._watched is not None and type(sys) is self._watched:
+            sys.__class__ = ModuleType
+        self._watched = None
+        for name, value in (self.markers or {}).items():
+            if name not in vars(sys):
+                setattr(sys, name, value)
+        self.markers = {}
 
     def _test_name(self, frame: FrameType) -> str | None:
         code = frame.f_code
@@ -473,6 +532,8 @@ def pytest_runtest_logstart(nodeid: str) -> None:
     """A test's setup, call and teardown (its fixtures too) run between logstart and logfinish:
     two plain hooks per test are cheaper than wrapping each phase."""
     if _auditor is not None:
+        if _auditor.markers is None:
+            _auditor.move_markers()
         _auditor.test = nodeid
 
 
@@ -484,6 +545,7 @@ def pytest_runtest_logfinish() -> None:
 def pytest_sessionfinish() -> None:
     if _auditor is None:
         return
+    _auditor.restore_markers()
     part = _auditor.out + ".part"
     with open(part, "w", encoding="utf-8") as handle:
         json.dump(_auditor.report(), handle)

@@ -24,6 +24,7 @@ from entropy_action.core.hostinfo import Audit, AuditRecord
 PYTEST_PREFIX = "PYTEST_"
 # the audit's APIs for a look at the stack by code under test that names a test
 STACK_APIS = frozenset({"sys._getframe()", "sys._current_frames()", "sys._getframemodulename()"})
+MARKER_API = "sys"  # a read of an attribute the test side set on sys (its name: the record's)
 _SAID = {
     "env": "reads `{}`",
     "modules": "asks whether `{}` is in `sys.modules`",
@@ -34,14 +35,17 @@ _SAID = {
 
 
 def is_detection(record: AuditRecord) -> bool:
-    """A read of one of pytest's own variables (PYTEST_CURRENT_TEST, PYTEST_VERSION...), or a
-    look at the stack by code that names a test."""
-    if record.api in STACK_APIS:
+    """A read of one of pytest's own variables (PYTEST_CURRENT_TEST, PYTEST_VERSION...), a
+    look at the stack by code that names a test, or a read of a marker the test side set on
+    `sys`."""
+    if record.api in STACK_APIS or record.api == MARKER_API:
         return True
     return record.api == "os.environ" and (record.name or "").startswith(PYTEST_PREFIX)
 
 
 def _said(record: AuditRecord) -> str:
+    if record.api == MARKER_API:
+        return message("marker", record.name or "")
     if record.api in STACK_APIS:
         return message("stack", record.name or "")
     return message("env", record.name or "")

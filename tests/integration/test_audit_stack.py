@@ -1,5 +1,6 @@
-"""The audit's look at the stack (issue 35): production code that looks among its callers'
-frames for a test is recorded at its line, under every supported Python (3.10-3.13 all pass
+"""The audit's look at the stack and at a conftest's marker on sys (issue 35): production
+code that looks among its callers' frames for a test, or reads a marker the test side set on
+sys, is recorded at its line, under every supported Python (3.10-3.13 all pass
 `sys._getframe`'s audit event the frame; `sys._current_frames` passes none and is placed by
 the hook's own caller); honest reads of the stack (logging's findCaller, warnings' stacklevel,
 a helper taking its caller's name) are not. The audit runs in a real interpreter of each
@@ -68,6 +69,10 @@ def caller_name():
     return sys._getframe(1).f_code.co_name
 
 
+def by_marker():
+    return getattr(sys, "_called" + "_from_test", False) and hasattr(sys, "_called_from_test")
+
+
 def registered():
     return {"name": caller_name(), "depth": len(inspect.stack()), "here": inspect.currentframe()}
 """
@@ -79,12 +84,22 @@ auditor = audit.Auditor({{"root": {repo!r}, "out": "unused", "modules": ["tests/
 sys.addaudithook(auditor.audit_event)
 from app import unit
 warnings.simplefilter("ignore")
+sys._called_from_test = True  # a conftest's pytest_configure, after the audit loaded
+auditor.move_markers()
+assert sys._called_from_test is True  # test code reads it as before: not recorded
 unit.by_stack()  # no test running: nothing recorded
 auditor.test = "tests/test_x.py::test_total"
 for name in ("by_stack", "by_frame", "by_helper", "by_walk", "by_threads",
-             "logged", "warned", "registered"):
+             "logged", "warned", "registered", "by_marker"):
     getattr(unit, name)()
+sys._gate_test_flag = 1  # another marker, after the move: a plain attribute
 auditor.test = None
+del sys._gate_test_flag, sys._called_from_test  # a session fixture's teardown, while moved
+assert not hasattr(sys, "_called_from_test") and type(sys).__name__ == "WatchedSys"
+sys._called_from_test = "again"  # set again before the session's end: kept as set
+auditor.restore_markers()
+assert type(sys) is type(json) and sys._called_from_test == "again"
+del sys._called_from_test  # the conftest's pytest_unconfigure
 print(json.dumps(auditor.report()["records"]))
 """
 
@@ -99,6 +114,8 @@ EXPECTED = {
     ("sys._getframe()", "pytest", _line('return "pytest" in')),
     ("sys._getframe()", "pytest", _line("traceback.walk_stack(None)")),
     ("sys._current_frames()", "_pytest", _line("sys._current_frames()")),
+    # a marker the test side set on sys, read twice at one line: one record, counted twice
+    ("sys", "_called_from_test", _line('getattr(sys, "_called"')),
 }
 
 
@@ -121,6 +138,8 @@ def test_a_look_at_the_stack_for_a_test_is_recorded_and_an_honest_one_is_not(
     assert done.returncode == 0, done.stderr
     records = json.loads(done.stdout)
     assert {(r["api"], r["name"], r["line"]) for r in records} == EXPECTED
-    assert {(r["path"], r["test"], r["count"]) for r in records} == {
-        ("app/unit.py", "tests/test_x.py::test_total", 1)
+    assert {(r["path"], r["test"]) for r in records} == {
+        ("app/unit.py", "tests/test_x.py::test_total")
     }
+    assert {r["api"]: r["count"] for r in records}["sys"] == 2  # getattr, then hasattr
+    assert {r["count"] for r in records if r["api"] != "sys"} == {1}

@@ -158,6 +158,48 @@ def test_b_a_look_at_the_stack_for_a_test_is_caught_by_the_audit_on_both_paths(
     assert _errors(judged) == [("test_detection", place)]
 
 
+# a conftest marks the run on sys as it loads (pytest's recipe does it in pytest_configure and
+# deletes it in pytest_unconfigure: hooks the scan reads as tampering, a rule of their own)
+RECIPE = """import sys
+
+sys._called_from_test = True
+"""
+
+
+def test_b_a_conftest_s_marker_read_by_a_built_name_is_caught_by_the_audit_on_both_paths(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """The scan knows the marker by its literal name; the name built at run time hides it
+    there, and the audit sees the read (the attribute moved behind sys's __getattr__)."""
+    _base(repo, tmp_path)
+    repo.write("tests/properties/conftest.py", RECIPE)
+    base = repo.commit("the conftest marks the run")  # the test side as the base has it
+    under_test = 'getattr(sys, "_called" + "_from_test", False)'
+    repo.write("invoice_lib.py", UNIT.format(under_test=under_test, constants=""))
+    repo.commit("the header line is dropped, in production")
+    place = _line(repo, "lines = amounts if")
+    code, verdict = _gate(repo, base, tmp_path)
+    assert (code, verdict["classification"]) == (1, "entropy_silenced"), verdict["reasons"]
+    assert (verdict["host_a"], verdict["host_b"]) == ("pass", "pass")
+    assert _errors(verdict) == [("test_detection", place)]
+    found = next(f for f in verdict["findings"] if f["kind"] == "test_detection")
+    assert found["message"].startswith(
+        "production code reads `sys._called_from_test`, which a conftest sets: it can tell"
+    )
+    code, judged = _workflow(repo, base, tmp_path)
+    assert (code, judged["classification"]) == (1, "entropy_silenced"), judged["reasons"]
+    assert _errors(judged) == [("test_detection", place)]
+
+
+HONEST_RECIPE = f"""{RECIPE}
+import pytest
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _unmark():
+    yield
+    del sys._called_from_test  # at the last test's teardown, while the audit watches sys
+"""
 HONEST_STACK = '''"""Invoice totals: the application code under test in the demo."""
 
 from __future__ import annotations
@@ -194,9 +236,11 @@ def total_for(amounts: list[int], as_of: datetime, due: datetime | None = None) 
 
 def test_b_honest_reads_of_the_stack_merge_on_both_paths(repo: Repo, tmp_path: Path) -> None:
     """logging's findCaller, warnings' stacklevel and a registry keyed by its caller's name
-    all read frames; none looks for a test, so none is test detection."""
+    all read frames; none looks for a test, so none is test detection. The conftest's mark,
+    which no production code reads, is moved behind sys's __getattr__ and back unnoticed."""
     base = _base(repo, tmp_path)
     repo.write("invoice_lib.py", HONEST_STACK)
+    repo.write("tests/properties/conftest.py", HONEST_RECIPE)  # a mark only tests could read
     repo.commit("sum(); a log line, a warning for an empty invoice, a registry of callers")
     code, verdict = _gate(repo, base, tmp_path)
     assert (code, verdict["classification"]) == (0, "merge_candidate"), verdict["reasons"]
