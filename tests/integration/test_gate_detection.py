@@ -144,22 +144,26 @@ def test_b_a_look_at_the_stack_for_a_test_is_caught_by_the_audit_on_both_paths(
     under_test = 'any(name.startswith("test_") for name in _callers())'
     repo.write("invoice_lib.py", UNIT.format(under_test=under_test, constants=CALLERS))
     repo.commit("the header line is dropped, in production")
+    _caught_on_both_paths(repo, base, tmp_path, "looks for a test among its callers' frames")
+
+
+def _caught_on_both_paths(repo: Repo, base: str, tmp_path: Path, said: str) -> None:
+    """Both hosts pass; the local gate and the workflow's path each reject with one
+    test_detection at the branch, saying `said`."""
     place = _line(repo, "lines = amounts if")
     code, verdict = _gate(repo, base, tmp_path)
     assert (code, verdict["classification"]) == (1, "entropy_silenced"), verdict["reasons"]
     assert (verdict["host_a"], verdict["host_b"]) == ("pass", "pass")
     assert _errors(verdict) == [("test_detection", place)]
     found = next(f for f in verdict["findings"] if f["kind"] == "test_detection")
-    assert found["message"].startswith(
-        "production code looks for a test among its callers' frames: it can tell"
-    )
+    assert found["message"].startswith(f"production code {said}: it can tell")
     code, judged = _workflow(repo, base, tmp_path)
     assert (code, judged["classification"]) == (1, "entropy_silenced"), judged["reasons"]
     assert _errors(judged) == [("test_detection", place)]
 
 
 # a conftest marks the run on sys as it loads (pytest's recipe does it in pytest_configure and
-# deletes it in pytest_unconfigure: hooks the scan reads as tampering, a rule of their own)
+# deletes it in pytest_unconfigure: bookkeeping hooks, test_scan_tampering)
 RECIPE = """import sys
 
 sys._called_from_test = True
@@ -170,25 +174,16 @@ def test_b_a_conftest_s_marker_read_by_a_built_name_is_caught_by_the_audit_on_bo
     repo: Repo, tmp_path: Path
 ) -> None:
     """The scan knows the marker by its literal name; the name built at run time hides it
-    there, and the audit sees the read (the attribute moved behind sys's __getattr__)."""
+    there, and the audit sees the read (the attribute moved behind a class of sys)."""
     _base(repo, tmp_path)
     repo.write("tests/properties/conftest.py", RECIPE)
     base = repo.commit("the conftest marks the run")  # the test side as the base has it
     under_test = 'getattr(sys, "_called" + "_from_test", False)'
     repo.write("invoice_lib.py", UNIT.format(under_test=under_test, constants=""))
     repo.commit("the header line is dropped, in production")
-    place = _line(repo, "lines = amounts if")
-    code, verdict = _gate(repo, base, tmp_path)
-    assert (code, verdict["classification"]) == (1, "entropy_silenced"), verdict["reasons"]
-    assert (verdict["host_a"], verdict["host_b"]) == ("pass", "pass")
-    assert _errors(verdict) == [("test_detection", place)]
-    found = next(f for f in verdict["findings"] if f["kind"] == "test_detection")
-    assert found["message"].startswith(
-        "production code reads `sys._called_from_test`, which a conftest sets: it can tell"
+    _caught_on_both_paths(
+        repo, base, tmp_path, "reads `sys._called_from_test`, which a conftest sets"
     )
-    code, judged = _workflow(repo, base, tmp_path)
-    assert (code, judged["classification"]) == (1, "entropy_silenced"), judged["reasons"]
-    assert _errors(judged) == [("test_detection", place)]
 
 
 HONEST_RECIPE = f"""{RECIPE}
