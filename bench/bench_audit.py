@@ -12,8 +12,8 @@ The goal is a ratio of at most 1.05. `--stack`: the production package also read
 in every test as honest code does (a logging call's findCaller, a helper taking its caller's
 name, inspect.currentframe): three `sys._getframe` audit events a test, each placed and
 found to name no test, and a conftest sets pytest's `sys._called_from_test` (every read of
-`sys` then goes through the audit's class of it) (issue 35's look at the stack; run the same script with another
-checkout's venv to compare two gates). Not a test.
+`sys` then goes through the audit's class of it; issue 35's run-time detection). Run the
+same script with another checkout's venv to compare two gates. Not a test.
 """
 
 from __future__ import annotations
@@ -72,7 +72,9 @@ def _stack_reads():
     return inspect.currentframe()
 """
 STACK_CALL = "    _stack_reads()\n    due = as_of"
-MARKER_CONFTEST = "import sys\n\n\ndef pytest_configure(config):\n    sys._called_from_test = True\n"
+MARKER_CONFTEST = (
+    "import sys\n\n\ndef pytest_configure(config):\n    sys._called_from_test = True\n"
+)
 PROPERTY = """\
 import datetime
 import os

@@ -82,7 +82,7 @@ def _hooks(index: ModuleIndex, ctx: Context) -> list[Hit]:
             continue
         kind: FindingKind
         name = hooks.spec(node)  # `hookimpl(specname=...)` counts as the spec's hook
-        if name in QUIET_SPECS and bookkeeping_only(node):
+        if name in QUIET_SPECS and (bookkeeping_only(node) or reaches_no_run(node)):
             ctx.quiet_hooks.append((index.path, node.lineno))
             continue
         if name in COLLECTION_HOOKS:
@@ -136,6 +136,52 @@ def bookkeeping_only(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     finding, at the read."""
     declared = {name for stmt in node.body if isinstance(stmt, ast.Global) for name in stmt.names}
     return all(_bookkeeping(stmt, declared) for stmt in node.body)
+
+
+# Names through which a hook's body reaches pytest's run: its own objects and modules.
+RUN_NAMES = frozenset({"pytest", "_pytest", "pluggy"})
+
+
+def reaches_no_run(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A configuration or session-finish hook that never touches the run: its body reads none
+    of its arguments (`config`, `session`, `exitstatus`...), names neither pytest, `_pytest`
+    nor pluggy (nor imports them), returns no value and does not yield — it sets the project
+    up or tears it down (`django.setup()`, a database created and dropped, logging
+    configured). It can still change what production does (a setting it writes): the base's
+    test side run on the head's code judges that, and the other rules read its body."""
+    arguments = node.args
+    params = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)} | {
+        a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None
+    }
+    for inner in ast.walk(ast.Module(body=node.body, type_ignores=[])):
+        if isinstance(inner, ast.Name) and (inner.id in params or inner.id in RUN_NAMES):
+            return False
+        if isinstance(inner, (ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)):
+            return False
+        if isinstance(inner, ast.Return) and inner.value is not None:
+            return False
+        if isinstance(inner, ast.Import) and any(_run_module(a.name) for a in inner.names):
+            return False
+        if isinstance(inner, ast.ImportFrom) and _run_module(inner.module or ""):
+            return False
+        if isinstance(inner, ast.Call) and any(_run_module(const_str(a)) for a in inner.args):
+            return False  # importlib.import_module("_pytest.python")
+        if isinstance(inner, ast.Call) and _ends_the_process(inner.func):
+            return False  # os._exit(0) before the reports are written
+        if isinstance(inner, ast.Constant) and str(inner.value).startswith("PYTEST_"):
+            return False  # pytest's own variables (PYTEST_ADDOPTS)
+    return True
+
+
+def _ends_the_process(func: ast.expr) -> bool:
+    if isinstance(func, ast.Attribute):
+        return func.attr in ("_exit", "exit", "abort", "kill", "killpg")
+    return isinstance(func, ast.Name) and func.id in ("exit", "quit")
+
+
+def _run_module(name: str | None) -> bool:
+    """`pytest`, `_pytest.python`, `pluggy`: a module of the run (never prose: no spaces)."""
+    return name is not None and name.split(".", maxsplit=1)[0] in RUN_NAMES
 
 
 def _bookkeeping(stmt: ast.stmt, declared: set[str]) -> bool:

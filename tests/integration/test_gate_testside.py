@@ -251,6 +251,21 @@ TRICKS = {
             """,
         },
     ),
+    "configure-setting": Trick(
+        "a conftest's pytest_configure, touching neither config nor pytest, sets HEADER_LINES",
+        {"tests/properties/test_invoices.py": PLAIN_MODULE},
+        {
+            "invoice_lib.py": AS_A_SETTING,
+            "tests/conftest.py": """\
+            import invoice_lib
+
+
+            def pytest_configure(config):
+                \"\"\"The project set up before collection, as django.setup() would be.\"\"\"
+                invoice_lib.HEADER_LINES = 0
+            """,
+        },
+    ),
     "hypothesis-one-example": Trick(
         "a conftest loads a hypothesis profile with max_examples=1",
         {"tests/properties/test_invoices.py": GIVEN_MODULE},

@@ -303,9 +303,15 @@ def test_a_marker_expression_counts_once_a_property_carries_its_marker(repo: Rep
         # a flag beside something else, a computed value, or a name sys defines is no flag
         ("def pytest_configure(config):\n    sys._x = True\n    config.option.keyword = 'a'\n", 1),
         ("def pytest_configure(config):\n    sys._called_from_test = config.option\n", 1),
-        ("def pytest_configure(config):\n    sys.argv = 'pytest'\n", 1),
         ("def pytest_configure(config):\n    FLAG = True\n    config.option.keyword = 'a'\n", 1),
-        ("def pytest_configure(config):\n    delattr(sys, 'path')\n", 1),
+        ("def pytest_configure(config):\n    sys.path = config.rootpath\n", 1),
+        # a hook that reaches the run without its argument: pytest's modules, a value it
+        # returns (pytest_cmdline_main's firstresult ends the session), pytest's variables
+        ("def pytest_configure():\n    import _pytest.python\n    db.setup()\n", 1),
+        ("def pytest_configure():\n    importlib.import_module('_pytest.main')\n", 1),
+        ("def pytest_configure():\n    pytest.skip = lambda *a: None\n", 1),
+        ("def pytest_cmdline_main():\n    return 0\n", 1),
+        ("def pytest_configure():\n    os.environ['PYTEST_ADDOPTS'] = '-k x'\n", 1),
     ],
 )
 def test_a_new_configuration_hook_is_collection_tampering(repo: Repo, hook: str, line: int) -> None:
@@ -360,3 +366,37 @@ def test_an_unconfigure_hook_that_does_more_than_drop_a_flag_is_report_tampering
         "    config.pluginmanager.unregister(name='junitxml')\n",
     )
     assert scan(repo).introduced == [("report_tampering", "tests/conftest.py", 3)]
+
+
+def test_a_hook_that_sets_the_project_up_and_tears_it_down_is_not_a_finding(repo: Repo) -> None:
+    """A configuration or session-finish hook that touches neither its arguments nor pytest:
+    Django's setup, a database created and dropped, logging configured."""
+    base(repo)
+    repo.write(
+        "tests/conftest.py",
+        "import logging\n\nimport django\n\nfrom app import db\n\n"
+        "def pytest_configure(config):\n"
+        '    """Django and the test database, before collection."""\n'
+        "    django.setup()\n"
+        "    db.create_all(echo=False)\n"
+        "    logging.basicConfig(level=logging.DEBUG)\n\n"
+        "def pytest_sessionfinish(session, exitstatus):\n"
+        "    db.drop_all()\n",
+    )
+    assert scan(repo).introduced == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    os._exit(0)\n",  # the process ends before the reports are written
+        "    outcome = yield\n",
+        "    session.exitstatus = 0\n",
+    ],
+)
+def test_a_session_finish_hook_that_reaches_the_outcome_is_report_tampering(
+    repo: Repo, body: str
+) -> None:
+    base(repo)
+    repo.write("tests/conftest.py", f"def pytest_sessionfinish(session):\n{body}")
+    assert scan(repo).introduced == [("report_tampering", "tests/conftest.py", 1)]
