@@ -26,9 +26,13 @@ def compile_gate() -> None:
     from source in every process it starts, and its copied plugin files in every test process
     (hosts.testfiles.copy_module copies the gate's own bytecode, stale after an edit)."""
     import compileall  # noqa: PLC0415
+    import re  # noqa: PLC0415
     from pathlib import Path  # noqa: PLC0415
 
-    compileall.compile_dir(str(Path(__file__).parent.parent / "entropy_action"), quiet=1)
+    package = Path(__file__).parent.parent / "entropy_action"
+    # Not the demo's data: its files are a repository's, copied into demo commits, not modules
+    # of the gate (bytecode there once reached a demo's base commit).
+    compileall.compile_dir(str(package), quiet=1, rx=re.compile(r"[/\\]demo_data[/\\]"))
 
 
 @dataclass(frozen=True)
