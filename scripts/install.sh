@@ -159,7 +159,7 @@ not_ours() { # not_ours DIR: why the venv actions/cache restored at DIR is not t
   if [ "$(cat "$dir/.entropy-gate-cache-key" 2>/dev/null)" != "$ENTROPY_GATE_VENV_KEY" ]; then
     echo "was not saved under this key"; return
   fi
-  why=$("$python" -I -B - "$dir" "$here/entropy_action" <<'PY'
+  why=$("$python" -I -B - "$dir" "$here/entropy_action" 2>/dev/null <<'PY'
 import filecmp, glob, os, sys
 
 venv, ours = (os.path.realpath(p) for p in sys.argv[1:])
