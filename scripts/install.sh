@@ -25,12 +25,21 @@
 # that digest (the check job's output: the check job runs no PR code, and a host job cannot
 # replace its artifact) and its interpreter runs; anything else is said in one line and the
 # venv is built from the lock as usual.
+# The host jobs' venv cache (the action's gate-venv-cache; never the check or verdict job):
+# ENTROPY_GATE_VENV_KEY=KEY (scripts/venv-cache-key.sh) with ENTROPY_GATE_VENV_RESTORED=DIR,
+# where actions/cache restored an entry under KEY, moves DIR into place instead of building,
+# only when it is this action's venv for this interpreter: its key stamp is KEY, its
+# interpreter is this one, `entropy-gate --version` is this action's and every file of its
+# entropy_action package is the action's own; anything else is said in one line and the venv
+# is built from the lock. With ENTROPY_GATE_VENV_SAVE=DIR instead (nothing was restored), the
+# venv just built is linked into DIR/venv for actions/cache/save, before any PR code runs.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 venv=${1:?usage: install.sh VENV}
 absolute() { case "$1" in /*|'') printf '%s' "$1" ;; *) printf '%s/%s' "$PWD" "$1" ;; esac; }
 venv=$(absolute "$venv")
-for name in ENTROPY_GATE_VENV_FROM ENTROPY_GATE_VENV_PACK ENTROPY_GATE_VENV_CACHE; do
+for name in ENTROPY_GATE_VENV_FROM ENTROPY_GATE_VENV_PACK ENTROPY_GATE_VENV_CACHE \
+  ENTROPY_GATE_VENV_RESTORED ENTROPY_GATE_VENV_SAVE; do
   if [ -n "${!name:-}" ]; then export "$name=$(absolute "${!name}")"; fi
 done
 # No PR code may run here: the job's working directory is the PR's checkout, and `python -m`,
@@ -140,9 +149,67 @@ unpack() { # unpack TAR DIGEST: the packed venv, when it is the one the check jo
   echo "entropy-gate: venv unpacked from the check job's build (sha256 $want)"
 }
 
+cached_key="$venv/.entropy-gate-cache-key"  # inside the venv: the key it was saved under
+
+not_ours() { # not_ours DIR: why the venv actions/cache restored at DIR is not this action's
+  # venv for this interpreter (nothing when it is). Read before anything of it runs: its key
+  # stamp, its interpreter's real path and every file of its gate package against the
+  # action's own; only then is it run (isolated, from $work) for its --version.
+  local dir=$1 why want got
+  if [ "$(cat "$dir/.entropy-gate-cache-key" 2>/dev/null)" != "$ENTROPY_GATE_VENV_KEY" ]; then
+    echo "was not saved under this key"; return
+  fi
+  why=$("$python" -I -B - "$dir" "$here/entropy_action" 2>/dev/null <<'PY'
+import filecmp, glob, os, sys
+
+venv, ours = (os.path.realpath(p) for p in sys.argv[1:])
+base = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
+python = os.path.join(venv, "bin", "python")
+lib = "python%d.%d" % sys.version_info[:2]
+sites = glob.glob(os.path.join(venv, "lib", "python*", "site-packages", "entropy_action"))
+if not os.path.exists(python):
+    print("has no bin/python")
+elif os.path.realpath(python) != base:
+    print(f"runs {os.path.realpath(python)}, not this runner's {base}")
+elif [os.path.relpath(s, venv) for s in sites] != [f"lib/{lib}/site-packages/entropy_action"]:
+    print(f"has no entropy_action package for {lib} alone")
+else:
+    for top, folders, files in os.walk(sites[0]):
+        folders[:] = [f for f in folders if f != "__pycache__"]
+        for name in sorted(files):
+            path = os.path.join(top, name)
+            own = os.path.join(ours, os.path.relpath(path, sites[0]))
+            if os.path.islink(path) or not os.path.isfile(own) or not filecmp.cmp(path, own, shallow=False):
+                print(f"has {os.path.relpath(path, venv)}, not the action's own file")
+                raise SystemExit
+PY
+) || why="could not be read"
+  if [ -n "$why" ]; then echo "$why"; return; fi
+  want="entropy-gate $(sed -n 's/^__version__ = "\(.*\)"$/\1/p' "$here/entropy_action/__init__.py")"
+  got=$("$dir/bin/python" -I -B -m entropy_action --version 2>/dev/null | head -n 1) || got=""
+  if [ "$got" != "$want" ]; then echo "says '${got:-nothing}' to --version, not '$want'"; fi
+}
+
+from_cache() { # from_cache DIR: the venv actions/cache restored at DIR, when it is ours
+  local dir=$1 why
+  why=$(not_ours "$dir" 2>&1) || why="could not be checked"
+  if [ -n "$why" ]; then
+    echo "::warning title=entropy-gate::the cached venv (${ENTROPY_GATE_VENV_KEY}) $(echo "$why" | head -n 1 | tr -d '\r'): not used, building it here"
+    rm -rf "$dir"
+    return 1
+  fi
+  rm -rf "$venv"
+  mkdir -p "$(dirname "$venv")"
+  mv "$dir" "$venv"
+  echo "entropy-gate: venv restored from the cache (${ENTROPY_GATE_VENV_KEY}), checked against this action and interpreter"
+}
+
 if [ -n "${ENTROPY_GATE_VENV_FROM:-}" ] && [ -n "${ENTROPY_GATE_VENV_DIGEST:-}" ] \
   && [ -z "${ENTROPY_GATE_VENV_CACHE:-}" ] \
   && unpack "$ENTROPY_GATE_VENV_FROM" "$ENTROPY_GATE_VENV_DIGEST"; then
+  :
+elif [ -z "${ENTROPY_GATE_VENV_CACHE:-}" ] && [ -n "${ENTROPY_GATE_VENV_RESTORED:-}" ] \
+  && [ -n "${ENTROPY_GATE_VENV_KEY:-}" ] && from_cache "$ENTROPY_GATE_VENV_RESTORED"; then
   :
 elif [ -n "${ENTROPY_GATE_VENV_CACHE:-}" ]; then
   key=$("$python" -I - "$here" <<'PY'
@@ -178,6 +245,16 @@ else
     digest=$(sha256 "$ENTROPY_GATE_VENV_PACK")
     echo "entropy-gate: venv packed for the other jobs on this image (sha256 $digest)"
     output "venv-digest=$digest"
+  fi
+  if [ -n "${ENTROPY_GATE_VENV_SAVE:-}" ] && [ -n "${ENTROPY_GATE_VENV_KEY:-}" ]; then
+    # For actions/cache/save, before any PR code runs: hard links, not a copy (the folder is
+    # removed once saved; the gate runs with -B and writes nothing into its venv).
+    printf '%s\n' "$ENTROPY_GATE_VENV_KEY" > "$cached_key"
+    rm -rf "$ENTROPY_GATE_VENV_SAVE"
+    mkdir -p "$ENTROPY_GATE_VENV_SAVE"
+    cp -al "$venv" "$ENTROPY_GATE_VENV_SAVE/venv" 2>/dev/null \
+      || { rm -rf "$ENTROPY_GATE_VENV_SAVE/venv"; cp -a "$venv" "$ENTROPY_GATE_VENV_SAVE/venv"; }
+    output "venv-save=true"
   fi
 fi
 # Written only when it says otherwise, and whole; never into a venv ENTROPY_GATE_VENV_CACHE

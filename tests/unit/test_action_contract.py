@@ -101,7 +101,15 @@ def test_every_composite_step_runs_in_bash_and_the_gate_is_verified_after_the_pr
     scripts = [s for s in steps if "uses" not in s]
     assert [s.get("name") for s in scripts if s.get("shell") != "bash"] == []
     ids = [s.get("id") for s in scripts]
-    assert ids[: ids.index("project") + 2] == ["install", "property", "matrix", "project", "verify"]
+    assert ids[: ids.index("project") + 2] == [
+        "venv-key",
+        "install",
+        "venv-out",
+        "property",
+        "matrix",
+        "project",
+        "verify",
+    ]
     verify = scripts[ids.index("verify")]
     assert verify["env"]["TREE"] == "${{ steps.install.outputs.venv-tree }}"
     assert {s["uses"].split("@")[0] for s in steps if "uses" in s} == {
@@ -143,6 +151,46 @@ def test_the_base_evidence_is_restored_and_saved_where_run_keeps_it_under_its_ke
     assert (
         order.index("host") < order.index("cache-key") < order.index("restore") < order.index("run")
     )
+
+
+def test_only_the_host_jobs_restore_the_gates_venv_from_the_cache() -> None:
+    """A cache entry under the venv's key is one a PR's run could have saved (its host jobs
+    run its code): only the jobs that run the PR's code anyway may restore one. The check and
+    verdict jobs never ask (the verdict unpacks the check's venv by its sha256), the action
+    refuses the input for any other command, and no workflow job uses actions/cache itself."""
+    asked = {
+        (workflow, name)
+        for workflow in SHIPPED
+        for name, job in _load(WORKFLOWS / workflow)["jobs"].items()
+        for step in job.get("steps", [])
+        if "gate-venv-cache" in (step.get("with") or {})
+    }
+    assert asked == {("entropy-gate.yml", "hosts"), ("entropy-gate.yml", "hosts-more")}
+    jobs = _load(WORKFLOWS / "entropy-gate.yml")["jobs"]
+    for name in ("hosts", "hosts-more"):
+        (run,) = [s for s in jobs[name]["steps"] if s.get("uses") == f"{OWN_ACTION}@v1"]
+        assert run["with"]["command"] == "run"
+        assert run["with"]["gate-venv-cache"] == "${{ inputs.cache-gate-venv }}"
+    for workflow in SHIPPED:
+        for job in _load(WORKFLOWS / workflow)["jobs"].values():
+            uses = [str(s.get("uses", "")) for s in job.get("steps", [])]
+            assert [u for u in uses if u.startswith("actions/cache")] == [], workflow
+    steps = {s.get("id") or s["name"]: s for s in _steps(_load(ACTION))}
+    assert steps["venv-key"]["if"].startswith("inputs.command == 'run' && ")
+    assert "inputs.gate-venv == ''" in steps["venv-key"]["if"]
+    assert steps["venv-restore"]["if"] == "steps.venv-key.outputs.key != ''"
+    assert 'true:*) echo "::error' in steps["install"]["run"]  # gate-venv-cache: run only
+    # The key from the runner and the action's own files; restored, checked, saved and
+    # removed in one folder of the checkout, before the project's install (the PR's code).
+    entry = ".entropy-gate-cached-venv"
+    assert steps["venv-key"]["env"]["VENV_ENTRY"] == entry
+    assert steps["venv-restore"]["with"]["path"] == entry
+    save = steps["save entropy-gate's venv (host jobs, a first build under this key)"]
+    assert save["with"] == {"path": entry, "key": "${{ steps.venv-key.outputs.key }}"}
+    assert save["if"] == "steps.install.outputs.venv-save == 'true'"
+    assert steps["venv-out"]["run"] == f"rm -rf {entry}"
+    order = list(steps)
+    assert order.index("venv-out") < order.index("project")
 
 
 @pytest.mark.parametrize("path", _all_yaml(), ids=lambda p: str(p.relative_to(ROOT)))
