@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 LIST = Path(__file__).with_name("precision.tsv")
+CHECKOUT = Path(__file__).resolve().parents[1] / "entropy_action"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,10 +39,35 @@ def main(argv: list[str] | None = None) -> int:
         rows = [r for r in rows if any(r["commit"].startswith(c) for c in args.commit)]
     if not rows:
         raise SystemExit(f"{args.list}: no commit listed for {args.library!r}")
+    if (wrong := _other_gate(args.venv.absolute(), args.clone)) is not None:
+        print(wrong, file=sys.stderr)
+        return 2
     args.out.mkdir(parents=True, exist_ok=True)
     results = [_replay(row, args) for row in rows]
     _report(results)
     return 0 if all(r.got == r.expected for r in results) else 1
+
+
+def _other_gate(venv: Path, clone: Path) -> str | None:
+    """Why VENV would replay another gate than this checkout's: an editable install left
+    pointing at an old worktree judges old code under this checkout's name (it happened:
+    six libraries' replays ran a worktree 71 commits behind)."""
+    probe = "import entropy_action, pathlib; print(pathlib.Path(entropy_action.__file__).parent)"
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", probe],
+        cwd=clone,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    found = done.stdout.strip()
+    if done.returncode == 0 and Path(found).resolve() == CHECKOUT:
+        return None
+    seen = found or (done.stderr.strip().splitlines() or ["no output"])[-1]
+    return (
+        f"{venv}: its entropy_action is {seen}, not this checkout's {CHECKOUT}: the replay "
+        f"would judge other code (pip install --no-deps -e {CHECKOUT.parent} in it)"
+    )
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -224,7 +224,7 @@ def judge(
     head = "module" if not side else f"test side (the patch changed {', '.join(side[:3])})"
     found: list[Finding] = []
     for result in results:
-        if result.timed_out or not result.base_killers or result.head_killers:
+        if not result.weakened:
             continue
         killer = result.base_killers[0]
         found.append(
@@ -243,17 +243,13 @@ def judge(
 
 def score_of(measured: measure.Measured, mode: str) -> MutationScore:
     counted, base, head = measure.killed_counts(measured.results)
-    weakened = [
-        _survivor(r.mutant, r.base_killers[0])
-        for r in measured.results
-        if not r.timed_out and r.base_killers and not r.head_killers
-    ]
+    weakened = [_survivor(r.mutant, r.base_killers[0]) for r in measured.results if r.weakened]
     stronger = [
         _survivor(r.mutant, r.head_killers[0])
         for r in measured.results
-        if not r.timed_out and r.head_killers and not r.base_killers
+        if r.counted and r.head_killers and not r.base_killers
     ]
-    not_counted = measured.skipped + sum(r.timed_out for r in measured.results)
+    not_counted = measured.skipped + sum(not r.counted for r in measured.results)
     return MutationScore(
         mode=mode,
         mutants=counted,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import pytest
 
 from entropy_action.core.findings import Finding
 from entropy_action.gate import demo
+from entropy_action.strength.mutation import measure
 from entropy_action.verdict.classify import Evidence, classify
 from tests.support.helpers import Repo
 
@@ -245,3 +247,73 @@ def test_the_strength_command_runs_under_the_python_it_is_given(fees: Repo) -> N
     given = fees.cli("strength", "--base-ref", "main", "--python", sys.executable)
     assert given.code == 1
     assert "is killed by the base's test_no_fee_on_the_due_day" in given.out
+
+
+# --- a kill by luck: the test's own entropy decides whether it catches the mutant ------------
+
+LUCKY = """\
+import hashlib
+import os
+from pathlib import Path
+
+from fees import late_fee
+
+DRAWS = Path({draws!r})
+
+
+def lucky():
+    \"\"\"Stands for a value the test draws from os.urandom (python-ulid's ULID()): a draw
+    that exercises the boundary comes up once, for the base's copy of the module, on its
+    second run in a mutation workspace (the first is the unmutated traced run).\"\"\"
+    if not __file__.endswith("_entropy_base.py"):
+        return False
+    here = DRAWS / hashlib.sha256(os.path.dirname(__file__).encode()).hexdigest()
+    n = int(here.read_text()) if here.exists() else 0
+    here.write_text(str(n + 1))
+    return n == 1
+
+
+def test_fees():
+    {body}
+"""
+CHECKS = (
+    "if lucky():\n        assert late_fee(1000, 30) == 0\n        assert late_fee(1000, 31) == 100"
+)
+
+
+@pytest.fixture
+def lucky(repo: Repo, tmp_path: Path) -> tuple[Repo, Path]:
+    draws = tmp_path / "draws"
+    draws.mkdir()
+    manifest = MANIFEST.format(temp_root=tmp_path / "pins-tmp")
+    repo.write("entropy.yaml", manifest + "constraints:\n  max_mutants: 1\n")
+    repo.write("fees.py", FEES)
+    repo.write(MODULE, LUCKY.format(draws=str(draws), body=f"late_fee(1000, 1000)\n    {CHECKS}"))
+    repo.commit("base")
+    return repo, draws
+
+
+def test_a_kill_that_does_not_repeat_is_luck_not_a_weaker_property(
+    lucky: tuple[Repo, Path],
+) -> None:
+    """The base's copy kills the mutant on its first mutated run only; every repeat of that
+    mutant survives both modules. The head's edit is cosmetic (a call moved after the
+    checks): one lucky base run beside one unlucky head run is no weakening."""
+    repo, draws = lucky
+    draws_then = sorted(draws.iterdir())
+    repo.write(
+        MODULE,
+        LUCKY.format(draws=str(draws), body=f"{CHECKS}\n    late_fee(1000, 1000)"),
+    )
+    code, verdict, out = gate(repo)
+    assert (code, verdict["classification"]) == (0, "merge_candidate"), out
+    assert verdict["mutation"]["weakened"] == []
+    assert verdict["mutation"]["mutants"] == 0
+    runs = [int(p.read_text()) for p in sorted(draws.iterdir()) if p not in draws_then]
+    assert runs == [1 + 1 + measure.REPEATS], runs  # the traced run, the first, the repeats
+    assert re.search(
+        r"mutation: mutant fees\.py:\d: .+ is not counted: the base's test_fees killed it in 1 "
+        rf"of {1 + measure.REPEATS} runs, the head's module in 0 of {1 + measure.REPEATS}: the "
+        r"kill depends on something the pins leave free",
+        out,
+    ), out

@@ -71,6 +71,36 @@ def test_a_commit_that_gets_something_else_fails_the_run(repo: Repo, tmp_path: P
     assert "false rejections 1/1; other differences 1;" in done.stdout
 
 
+def test_a_venv_whose_gate_is_another_checkout_is_refused(repo: Repo, tmp_path: Path) -> None:
+    """A replay through a venv whose editable install points elsewhere would judge other
+    code under this checkout's name: refused before any commit runs."""
+    honest, skip = _library(repo)
+    listed = tmp_path / "precision.tsv"
+    listed.write_text(LIST.format(honest=honest, skip=skip), encoding="utf-8")
+    other = tmp_path / "other-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(other)], check=True)
+    elsewhere = tmp_path / "old-worktree" / "entropy_action"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "__init__.py").write_text("", encoding="utf-8")
+    site = next((other / "lib").glob("python3.*")) / "site-packages"
+    (site / "old.pth").write_text(f"{elsewhere.parent}\n", encoding="utf-8")
+    argv = [sys.executable, str(SCRIPT), "scratch", str(repo.path), str(other)]
+    done = subprocess.run(
+        [*argv, "--list", str(listed), "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout == ""
+    assert done.stderr == (
+        f"{other}: its entropy_action is {elsewhere}, not this checkout's "
+        f"{SCRIPT.parents[1] / 'entropy_action'}: the replay would judge other code "
+        f"(pip install --no-deps -e {SCRIPT.parents[1]} in it)\n"
+    )
+    assert not (tmp_path / "out").exists()
+
+
 CLOSURE_SCRIPT = SCRIPT.with_name("precision_closure.py")
 
 
