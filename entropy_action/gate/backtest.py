@@ -4,7 +4,8 @@ What a maintainer runs before making the check required ("what would it have sai
 30 merges?"). Each first-parent commit is judged by the local gate (gate/local.py, hence the
 one `judge`) as the pull request that brought it: the parent is the base, with the manifest
 as it stood there — or, where the parent had none, `init`'s draft for `--module` (committed
-on top of the parent as the base, and beside the commit's tree as the head). Everything
+on top of the parent as the base, and beside the commit's tree as the head); without
+`--module`, for the module the checkout's own manifest names. Everything
 happens in a temporary `git worktree`; the user's checkout is never touched (its work tree,
 index, branches and stash stay as they are). The base run's evidence cache is the gate's own
 (`gate` reuses what a backtest ran and the other way round): the commits a backtest makes are
@@ -21,13 +22,14 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from entropy_action.core import git
 from entropy_action.core.errors import GateError
 from entropy_action.gate import drafting, local
 from entropy_action.hosts import environments
+from entropy_action.manifest import pinfile
 from entropy_action.verdict.backtest import Commit, Row
 from entropy_action.verdict.model import Verdict
 
@@ -86,9 +88,18 @@ def _commit(root: Path, sha: str) -> Commit:
     return Commit(sha, parents[0] if parents else None, subject, date)
 
 
-def check_inputs(settings: Settings, picked: Sequence[Commit]) -> None:
+def check_inputs(settings: Settings, picked: Sequence[Commit]) -> Settings:
     """What makes the whole backtest unusable, one line (exit 2): a `--module` the newest
-    commit does not have, or no manifest at any parent and no `--module` to draft one."""
+    commit does not have, or no manifest at any parent and no module to draft one for. Without
+    `--module`, the module the checkout's own manifest names stands in for it: right after
+    adoption no parent has a manifest, and a maintainer asks what the gate would have said of
+    the merges before it on the property just adopted."""
+    if settings.module is None and (own := _own_module(settings)) is not None:
+        settings = replace(settings, module=own)
+        settings.progress(
+            f"a parent without {settings.manifest} is judged against init's draft for {own}, "
+            f"the module this checkout's {settings.manifest} names"
+        )
     newest = picked[-1].sha
     if settings.module is not None and git.show(settings.root, newest, settings.module) is None:
         raise GateError(
@@ -103,6 +114,21 @@ def check_inputs(settings: Settings, picked: Sequence[Commit]) -> None:
             f"{settings.manifest}: at none of the parents of the commits judged; give "
             "--module PATH to judge each against init's draft for that module"
         )
+    return settings
+
+
+def _own_module(settings: Settings) -> str | None:
+    """The module of the checkout's manifest, where it has one property; else None (a
+    manifest that lists properties, or none, or one that does not load, names no one module:
+    the commits then need `--module` as before)."""
+    path = settings.root / settings.manifest
+    try:
+        raw = path.read_bytes()
+        if pinfile.lists_properties(raw):
+            return None
+        return pinfile.parse(raw, settings.manifest, settings.root).manifest.module
+    except (OSError, GateError):
+        return None
 
 
 def run(settings: Settings, picked: Sequence[Commit]) -> list[Row]:

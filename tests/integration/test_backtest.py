@@ -167,6 +167,11 @@ def test_a_parent_without_the_manifest_and_no_module_is_that_commits_error(
     shas.append(repo.commit("entropy-gate: pin the property module"))
     repo.write("README.md", "# fees\n\nOne more line.\n")
     shas.append(repo.commit("docs"))
+    # the checkout's manifest lists properties: it names no one module to draft for
+    repo.write(
+        "entropy.yaml",
+        "version: 1\nproperties:\n  - property_id: fees\n    module: tests/test_fees.py\n",
+    )
     result = repo.cli("backtest", "--last", "2")
     lines = result.out.splitlines()
     assert " error " in lines[1]
@@ -208,6 +213,38 @@ def test_no_manifest_anywhere_and_no_module_is_exit_2(repo: Repo, tmp_path: Path
         "entropy.yaml: at none of the parents of the commits judged; give --module PATH to "
         "judge each against init's draft for that module"
     )
+
+
+def test_right_after_adoption_the_checkouts_module_is_drafted_at_each_parent(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """The README's line as a maintainer types it the day they adopt: no parent has the
+    manifest yet, so each is judged against init's draft for the module the checkout's own
+    entropy.yaml names, as `--module` would (it used to exit 2)."""
+    shas = _history(repo, tmp_path, manifest=False)
+    repo.write("entropy.yaml", _manifest(tmp_path / "pins"))
+    shas.append(repo.commit("adopt entropy-gate"))
+    report = tmp_path / "adopted.json"
+    done = repo.cli("backtest", "--last", "3", "--json", str(report))
+    assert done.code == 1, done.err
+    assert (
+        "backtest: a parent without entropy.yaml is judged against init's draft for "
+        "tests/test_fees.py, the module this checkout's entropy.yaml names\n"
+    ) in done.err
+    document = json.loads(report.read_text(encoding="utf-8"))
+    assert document["module"] == "tests/test_fees.py"
+    rows = document["commits"]
+    assert [r["commit"] for r in rows] == shas[2:]
+    assert [r["manifest"] for r in rows] == ["draft", "draft", "draft"]
+    assert [r["classification"] for r in rows][:2] == ["merge_candidate", "entropy_silenced"]
+    # a manifest that lists properties names no one module: the old one-line refusal stands
+    repo.write(
+        "entropy.yaml",
+        "version: 1\nproperties:\n  - property_id: fees\n    module: tests/test_fees.py\n",
+    )
+    listed = repo.cli("backtest", "HEAD~3..HEAD~1")
+    assert listed.code == 2
+    assert listed.err.strip().startswith("entropy.yaml: at none of the parents")
 
 
 def test_last_and_a_range_together_are_a_usage_error(repo: Repo, tmp_path: Path) -> None:

@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         keep=args.keep.absolute() if args.keep is not None else None,
     )
     picked = backtest.commits(root, args.last, args.range)
-    backtest.check_inputs(settings, picked)
+    settings = backtest.check_inputs(settings, picked)
     rows = backtest.run(settings, picked)
     sys.stdout.write(shown.table(rows))
     if args.json is not None:
