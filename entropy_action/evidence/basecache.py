@@ -37,12 +37,22 @@ BASE_ON_HEAD = "base-on-head"  # the runs of the base's test side on the head's 
 DEFAULT_CAP = 256 << 20  # bytes of entries kept in all
 MAX_KEY_JSON = 64 << 10
 # Printed by the run's interpreter: what it is and what it has installed.
+# Where each pytest plugin's top-level package is found too (found, never imported): the
+# hook inventory names a plugin outside site-packages by its path (an editable install), so a
+# base run made with the plugin at another path would read as lacking it.
 _INTERPRETER = """\
-import importlib.metadata as m, json, platform, sys
+import importlib.metadata as m, importlib.util as u, json, platform, sys
 dists = sorted({f"{d.metadata['Name']}=={d.version}".lower() for d in m.distributions()})
+def where(name):
+    try:
+        spec = u.find_spec(name)
+    except (ImportError, ValueError):
+        return ""
+    return (spec.origin or "") if spec else ""
+tops = sorted({e.value.split(":")[0].split(".")[0] for e in m.entry_points(group="pytest11")})
 print(json.dumps({"python": sys.version, "implementation": platform.python_implementation(),
                   "platform": platform.platform(), "executable": sys.executable,
-                  "distributions": dists}))
+                  "distributions": dists, "plugins": [f"{t}={where(t)}" for t in tops]}))
 """
 
 
@@ -82,6 +92,8 @@ def _key(run: dict[str, str], manifest_sha256: str, host: str, python: str | Non
     interpreter = _interpreter(python or sys.executable, isolated=host == "b")
     listed = interpreter.pop("distributions", None)
     distributions = "\n".join(map(str, listed)) if isinstance(listed, list) else ""
+    found = interpreter.pop("plugins", None)
+    plugins = "\n".join(map(str, found)) if isinstance(found, list) else ""
     fields = {
         **run,
         "manifest_sha256": manifest_sha256,
@@ -94,6 +106,7 @@ def _key(run: dict[str, str], manifest_sha256: str, host: str, python: str | Non
         # from a host B that varied less is never reused; pins are in the manifest's sha
         "varies": ",".join(variations.NAMES) if host == "b" else "",
         "distributions_sha256": hashlib.sha256(distributions.encode("utf-8")).hexdigest(),
+        "plugins_sha256": hashlib.sha256(plugins.encode("utf-8")).hexdigest(),
         **{name: str(value) for name, value in sorted(interpreter.items())},
     }
     return CacheKey(fields)

@@ -166,6 +166,38 @@ def test_the_key_names_the_commit_manifest_host_interpreter_and_distributions():
     assert len({first.digest, other_commit.digest, other_host.digest}) == 3
 
 
+def _plugin_at(folder: Path) -> Path:
+    """A pytest plugin distribution (an entry point in `pytest11`) whose code sits in
+    `folder`, as an editable install of it leaves it."""
+    folder.mkdir(parents=True)
+    (folder / "gateplug.py").write_text("def pytest_configure(config):\n    pass\n")
+    info = folder / "gateplug-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: gateplug\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[pytest11]\ngateplug = gateplug\n")
+    return folder
+
+
+def test_a_base_run_made_with_a_plugin_found_elsewhere_is_not_reused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hook inventory names a plugin outside site-packages by its path: a base run made
+    while the same distribution's code sat at another path (an editable install moved, a
+    second worktree) would list it at that path, and the head's run would read as adding a
+    plugin (python-ulid's replay through a moved editable gate: collection_tampering at the
+    gate's own seams.py)."""
+
+    def key(folder: Path) -> CacheKey:
+        monkeypatch.setenv("PYTHONPATH", str(folder))
+        return basecache.base_run_key(base_commit="abc", manifest_sha256=SHA, host="a")
+
+    here = key(_plugin_at(tmp_path / "one"))
+    assert here == key(tmp_path / "one")
+    moved = key(_plugin_at(tmp_path / "two"))
+    assert moved.fields["distributions_sha256"] == here.fields["distributions_sha256"]
+    assert moved.digest != here.digest
+
+
 def test_a_second_gate_on_the_same_base_reuses_the_base_run(repo: Repo, tmp_path: Path):
     repo.write("entropy.yaml", MANIFEST.format(temp_root=tmp_path / "pins-tmp"))
     repo.write("tests/test_years.py", COUPLED_AT_BASE)
