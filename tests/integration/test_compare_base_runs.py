@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from entropy_action.evidence import hostreport
 from tests.support.helpers import Repo
 
 MANIFEST = """\
@@ -77,3 +78,72 @@ def test_compare_judges_against_the_base_runs_it_is_given(repo: Repo, tmp_path: 
         assert (code, verdict["classification"]) == (1, "env_coupled")
         (coupled,) = [t for t in verdict["tests"] if t["host_b"] == "failed"]
         assert coupled["failed_at_base"] is with_base
+
+
+# --- the base run beside the head's, in the host jobs ----------------------------------------
+
+SIDE = """\
+import time
+from pathlib import Path
+
+MARKS = Path({marks!r})
+ME = {me!r}
+
+
+def test_side_by_side():
+    (MARKS / ME).write_text("started")
+    if ME == "head":  # waits for the base's run to start: at most a minute
+        deadline = time.monotonic() + 60
+        while not (MARKS / "base").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert (MARKS / "base").exists(), "the base's run did not start while the head's ran"
+"""
+
+
+def _side(repo: Repo, tmp_path: Path) -> tuple[str, Path]:
+    marks = tmp_path / "marks"
+    repo.write("entropy.yaml", MANIFEST.format(temp_root=tmp_path / "pins-tmp"))
+    repo.write("tests/test_sq.py", SIDE.format(marks=str(marks), me="base"))
+    base = repo.commit("base")
+    repo.write("tests/test_sq.py", SIDE.format(marks=str(marks), me="head"))
+    return base, marks
+
+
+def test_the_host_jobs_run_the_base_beside_the_head_not_after_it(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """The head's test passes only if the base's run starts while it runs: after it (the
+    old order) it waits a minute and fails."""
+    base, marks = _side(repo, tmp_path)
+    for host, extra in (("a", ()), ("b", ("--isolate",))):
+        marks.mkdir()
+        out = tmp_path / f"side-{host}"
+        done = repo.cli("run", "--host", host, "--out", str(out), "--base-ref", base, *extra)
+        assert done.code == 0, done.err
+        assert sorted(p.name for p in marks.iterdir()) == ["base", "head"]
+        assert hostreport.read_host(out / "base").outcome == "pass"
+        assert f"base run ({base}) on host {host.upper()}: {out / 'base'}" in done.err
+        for mark in marks.iterdir():
+            mark.unlink()
+        marks.rmdir()
+
+
+def test_a_base_run_beside_a_head_that_is_unusable_is_removed(repo: Repo, tmp_path: Path) -> None:
+    """The head's pytest.ini asks for an option no plugin has (a usage error: invalid), so
+    the base run started beside it is waited for and removed, as the base run after it was
+    never made: the verdict reads no base beside a head it cannot use."""
+    base, marks = _side(repo, tmp_path)
+    repo.write("pytest.ini", "[pytest]\naddopts = --no-such-option\n")
+    for host, extra in (("a", ()), ("b", ("--isolate",))):
+        marks.mkdir()
+        out = tmp_path / f"unusable-{host}"
+        done = repo.cli("run", "--host", host, "--out", str(out), "--base-ref", base, *extra)
+        assert done.code == 2, done.err
+        assert "pytest usage error" in done.err
+        assert (marks / "base").exists()  # the base ran beside it …
+        assert not (marks / "head").exists()
+        assert sorted(p.name for p in out.iterdir() if p.name.startswith("base")) == []  # … gone
+        assert "base run (" not in done.err
+        for mark in marks.iterdir():
+            mark.unlink()
+        marks.rmdir()

@@ -48,7 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="REF",
         help="also run the base ref's property module (a temporary git worktree, the base's "
         "manifest) into DIR/base: on host A always, on host B unless the head passed on a "
-        "docs-only patch; "
+        "docs-only patch; beside the head's run where only an unusable head could make it "
+        "unwanted (one-property manifests); "
         "`verdict` then tells failures and skips that stood at the base from new ones",
     )
     parser.add_argument(
@@ -173,13 +174,71 @@ def _run_one(
     from entropy_action.hosts import launch  # noqa: PLC0415 (--help imports no model)
 
     settings = _settings(args, loaded, path, out)
-    info = launch.run_host(settings)
-    _show_log(out / layout.PYTEST_LOG, fence=args.environ.get("GITHUB_ACTIONS") == "true")
-    code = _read(args, settings, info)
-    _probe(args, path, loaded, out, code)
-    if _wants_base(args, code, info):
-        _bases(args, path, [(loaded, out, info)])
+    early = _early_base(args, path, loaded, out)
+    try:
+        info = launch.run_host(settings)
+        _show_log(out / layout.PYTEST_LOG, fence=args.environ.get("GITHUB_ACTIONS") == "true")
+        code = _read(args, settings, info)
+        _probe(args, path, loaded, out, code)
+        if _wants_base(args, code, info):
+            _bases(args, path, [(loaded, out, info)], early)
+    finally:
+        if early is not None:  # unwanted, or the run raised: waited for, its report removed
+            early.discard()
     return code
+
+
+class _EarlyBase:
+    """The base run started beside the head's (a thread; the base runs in its own worktree
+    and pytest process), where the head's outcome cannot make it unwanted but by being
+    unusable: on host A always, on host B unless the patch is docs-only. In the workflow's
+    host jobs this takes the base run off the job's critical path (the local gate runs them
+    side by side too). An unwanted one is waited for and its report removed: the verdict
+    never reads a base beside a head it could not use."""
+
+    def __init__(self, args: argparse.Namespace, check: baseline.PinCheck, out: Path) -> None:
+        import tempfile  # noqa: PLC0415 (--help imports no model)
+        import threading  # noqa: PLC0415 (--help imports no model)
+
+        self.args, self.check, self.out = args, check, out
+        # made outside DIR, which holds only the head's report until that is read
+        self.scratch = Path(tempfile.mkdtemp(prefix="entropy-gate-base-"))
+        self.errors: list[str | None] = []
+        self.failure: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, name="entropy-gate-base", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            self.errors = _run_bases(self.args, [self.check], [self.scratch])
+        except BaseException as exc:  # raised again in the main thread, by wait()
+            self.failure = exc
+
+    def wait(self) -> list[str | None]:
+        self.thread.join()
+        try:
+            if self.failure is not None:
+                raise self.failure
+            _place(self.args, [self.scratch], self.errors, [self.out])
+            return self.errors
+        finally:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def discard(self) -> None:
+        """Wait, and leave nothing (after `wait`, nothing is left to remove)."""
+        self.thread.join()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def _early_base(
+    args: argparse.Namespace, path: Path, loaded: pinfile.LoadedManifest, out: Path
+) -> _EarlyBase | None:
+    """The base run beside the head's, where `_wants_base` can only say yes to a usable
+    head (None: it waits for the head's outcome, as on host B for a docs-only patch)."""
+    if args.base_ref is None or (args.host == "b" and _docs_only(args)):
+        return None
+    check = _base_check(args, path, loaded.property_id if loaded.entry is not None else None)
+    return _EarlyBase(args, check, out) if check is not None else None
 
 
 def _probe(
@@ -258,17 +317,26 @@ def _bases(
     args: argparse.Namespace,
     path: Path,
     runs: list[tuple[pinfile.LoadedManifest, Path, HostInfo]],
+    early: _EarlyBase | None = None,
 ) -> None:
     """The base runs of these properties into each DIR/base (one worktree, one session per
-    group of their base views: baserun.run_many), then host A's strength step of each."""
+    group of their base views: baserun.run_many; or the one started beside the head,
+    `early`), then host A's strength step of each."""
     checked = []
-    for loaded, out, info in runs:
+    if early is not None:
+        checked = [(early.check, out, info) for _, out, info in runs if out == early.out]
+    for loaded, out, info in runs if early is None else ():
         check = _base_check(args, path, loaded.property_id if loaded.entry is not None else None)
         if check is not None:
             checked.append((check, out, info))
     if not checked:
         return
-    errors = _run_bases(args, [check for check, _, _ in checked], [out for _, out, _ in checked])
+    checks, outs = [check for check, _, _ in checked], [out for _, out, _ in checked]
+    if early is not None:
+        errors = early.wait()
+    else:
+        errors = _run_bases(args, checks, outs)
+        _place(args, outs, errors, outs)
     for (check, out, info), error in zip(checked, errors, strict=True):
         if error is not None:
             print(
@@ -367,15 +435,22 @@ def _run_bases(
     for out in outs:
         shutil.rmtree(out / BASE_FOLDER, ignore_errors=True)
     try:
-        errors = baserun.run_many(base, checks, outs, args.host)
+        return baserun.run_many(base, checks, outs, args.host)
     except GateError as exc:  # the worktree could not be made: every base run failed
         return [exc.message] * len(checks)
-    for out, error in zip(outs, errors, strict=True):
+
+
+def _place(
+    args: argparse.Namespace, made: list[Path], errors: list[str | None], outs: list[Path]
+) -> None:
+    """Each base report that ran, from where it was made into its DIR/base."""
+    from entropy_action.gate import baserun  # noqa: PLC0415 (--help imports no model)
+
+    for there, out, error in zip(made, outs, errors, strict=True):
         if error is None:
-            baserun.folder(out, args.host).rename(out / BASE_FOLDER)
+            shutil.move(baserun.folder(there, args.host), out / BASE_FOLDER)
             shown = f"base run ({args.base_ref}) on host {args.host.upper()}: {out / BASE_FOLDER}"
             print(shown, file=sys.stderr)
-    return errors
 
 
 def repo_root(path: Path) -> Path:
