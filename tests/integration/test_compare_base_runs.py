@@ -147,3 +147,36 @@ def test_a_base_run_beside_a_head_that_is_unusable_is_removed(repo: Repo, tmp_pa
         for mark in marks.iterdir():
             mark.unlink()
         marks.rmdir()
+
+
+MANY = """\
+version: 1
+properties:
+  - property_id: side
+    module: tests/test_sq.py
+    pins:
+      tz: UTC
+      temp_root: {temp_root}
+  - property_id: other
+    module: tests/test_other.py
+    pins:
+      tz: UTC
+      temp_root: {temp_root}
+"""
+
+
+def test_many_properties_run_their_bases_beside_their_sessions(repo: Repo, tmp_path: Path) -> None:
+    _, marks = _side(repo, tmp_path)
+    repo.write("entropy.yaml", MANY.format(temp_root=tmp_path / "pins-tmp"))
+    repo.write("tests/test_sq.py", SIDE.format(marks=str(marks), me="base"))
+    repo.write("tests/test_other.py", "def test_other():\n    assert True\n")
+    base = repo.commit("two properties")
+    repo.write("tests/test_sq.py", SIDE.format(marks=str(marks), me="head"))
+    marks.mkdir()
+    out = tmp_path / "many-a"
+    done = repo.cli("run", "--host", "a", "--out", str(out), "--base-ref", base)
+    assert done.code == 0, done.err
+    assert sorted(p.name for p in marks.iterdir()) == ["base", "head"]
+    for pid in ("side", "other"):
+        assert hostreport.read_host(out / "properties" / pid / "base").outcome == "pass"
+    assert sorted(p.name for p in out.iterdir()) == ["properties"]

@@ -48,8 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="REF",
         help="also run the base ref's property module (a temporary git worktree, the base's "
         "manifest) into DIR/base: on host A always, on host B unless the head passed on a "
-        "docs-only patch; beside the head's run where only an unusable head could make it "
-        "unwanted (one-property manifests); "
+        "docs-only patch; beside the heads' runs where only an unusable head could make it "
+        "unwanted; "
         "`verdict` then tells failures and skips that stood at the base from new ones",
     )
     parser.add_argument(
@@ -102,19 +102,33 @@ def _run(args: argparse.Namespace) -> int:
     views = [loaded.select(pid) for pid in dict.fromkeys(args.properties)] or list(loaded.views)
     if not loaded.many:
         return _run_one(args, views[0], path, args.out)
-    codes = []
-    for group in groups.groups(views):
-        for members in sessions.sessions(group):
-            codes += _run_group(args, members, path)
+    from entropy_action.core import layout  # noqa: PLC0415 (--help imports no model)
+
+    folders = [layout.property_folder(args.out, view.property_id) for view in views]
+    early = _early_base(args, path, views, folders)
+    codes: list[int] = []
+    based: list[tuple[pinfile.LoadedManifest, Path, HostInfo]] = []
+    try:
+        for group in groups.groups(views):
+            for members in sessions.sessions(group):
+                codes += _run_group(args, members, path, based)
+        _bases(args, path, based, early)
+    finally:
+        if early is not None:
+            early.discard()
     return max(codes)
 
 
 def _run_group(
-    args: argparse.Namespace, views: tuple[pinfile.LoadedManifest, ...], path: Path
+    args: argparse.Namespace,
+    views: tuple[pinfile.LoadedManifest, ...],
+    path: Path,
+    based: list[tuple[pinfile.LoadedManifest, Path, HostInfo]],
 ) -> list[int]:
     """One session over the views' modules, each property's report in DIR/properties/ID;
-    then each property's own steps. A session that could not run is every property's error
-    report (each is invalid); the other groups still run."""
+    then each property's own steps, but the base run: those that want one join `based`. A
+    session that could not run is every property's error report (each is invalid); the other
+    groups still run."""
     from entropy_action.core import layout  # noqa: PLC0415 (--help imports no model)
     from entropy_action.hosts import sessions  # noqa: PLC0415 (--help imports no model)
 
@@ -132,7 +146,7 @@ def _run_group(
             print(f"property {view.property_id}: {exc.message}", file=sys.stderr)
         return [int(ExitCode.INVALID)] * len(views)
     _show_log(folders[0] / layout.PYTEST_LOG, fence=args.environ.get("GITHUB_ACTIONS") == "true")
-    codes, based = [], []
+    codes = []
     for view, folder, info in zip(views, folders, infos, strict=True):
         try:
             code = _read(args, _settings(args, view, path, folder), info)
@@ -144,7 +158,6 @@ def _run_group(
         _probe(args, path, view, folder, code)
         if _wants_base(args, code, info):
             based.append((view, folder, info))
-    _bases(args, path, based)
     return codes
 
 
@@ -174,7 +187,7 @@ def _run_one(
     from entropy_action.hosts import launch  # noqa: PLC0415 (--help imports no model)
 
     settings = _settings(args, loaded, path, out)
-    early = _early_base(args, path, loaded, out)
+    early = _early_base(args, path, [loaded], [out])
     try:
         info = launch.run_host(settings)
         _show_log(out / layout.PYTEST_LOG, fence=args.environ.get("GITHUB_ACTIONS") == "true")
@@ -189,20 +202,23 @@ def _run_one(
 
 
 class _EarlyBase:
-    """The base run started beside the head's (a thread; the base runs in its own worktree
-    and pytest process), where the head's outcome cannot make it unwanted but by being
+    """The base runs started beside the head's (a thread; the base runs in its own worktree
+    and pytest processes), where the head's outcome cannot make them unwanted but by being
     unusable: on host A always, on host B unless the patch is docs-only. In the workflow's
     host jobs this takes the base run off the job's critical path (the local gate runs them
-    side by side too). An unwanted one is waited for and its report removed: the verdict
-    never reads a base beside a head it could not use."""
+    side by side too). Reports are made outside DIR, which holds only the heads' until those
+    are read; `take` moves those wanted into DIR/base, and `discard` removes the rest: the
+    verdict never reads a base beside a head it could not use."""
 
-    def __init__(self, args: argparse.Namespace, check: baseline.PinCheck, out: Path) -> None:
+    def __init__(
+        self, args: argparse.Namespace, checks: list[baseline.PinCheck], outs: list[Path]
+    ) -> None:
         import tempfile  # noqa: PLC0415 (--help imports no model)
         import threading  # noqa: PLC0415 (--help imports no model)
 
-        self.args, self.check, self.out = args, check, out
-        # made outside DIR, which holds only the head's report until that is read
+        self.args, self.checks, self.outs = args, checks, outs
         self.scratch = Path(tempfile.mkdtemp(prefix="entropy-gate-base-"))
+        self.made = [self.scratch / str(index) for index in range(len(outs))]
         self.errors: list[str | None] = []
         self.failure: BaseException | None = None
         self.thread = threading.Thread(target=self._run, name="entropy-gate-base", daemon=True)
@@ -210,35 +226,46 @@ class _EarlyBase:
 
     def _run(self) -> None:
         try:
-            self.errors = _run_bases(self.args, [self.check], [self.scratch])
-        except BaseException as exc:  # raised again in the main thread, by wait()
+            self.errors = _run_bases(self.args, self.checks, self.made)
+        except BaseException as exc:  # raised again in the main thread, by take()
             self.failure = exc
 
-    def wait(self) -> list[str | None]:
+    def take(self, wanted: list[Path]) -> list[tuple[baseline.PinCheck, Path, str | None]]:
+        """The base runs of the heads whose folders are `wanted`, placed in each DIR/base:
+        (check, folder, error) each."""
         self.thread.join()
-        try:
-            if self.failure is not None:
-                raise self.failure
-            _place(self.args, [self.scratch], self.errors, [self.out])
-            return self.errors
-        finally:
-            shutil.rmtree(self.scratch, ignore_errors=True)
+        if self.failure is not None:
+            raise self.failure
+        taken = []
+        for check, made, out, error in zip(
+            self.checks, self.made, self.outs, self.errors, strict=True
+        ):
+            if out in wanted:
+                _place(self.args, [made], [error], [out])
+                taken.append((check, out, error))
+        return taken
 
     def discard(self) -> None:
-        """Wait, and leave nothing (after `wait`, nothing is left to remove)."""
+        """Wait, and leave nothing of what was not taken."""
         self.thread.join()
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 def _early_base(
-    args: argparse.Namespace, path: Path, loaded: pinfile.LoadedManifest, out: Path
+    args: argparse.Namespace, path: Path, views: list[pinfile.LoadedManifest], outs: list[Path]
 ) -> _EarlyBase | None:
-    """The base run beside the head's, where `_wants_base` can only say yes to a usable
-    head (None: it waits for the head's outcome, as on host B for a docs-only patch)."""
+    """The base runs beside the heads', where `_wants_base` can only say yes to a usable
+    head (None: they wait for the heads' outcomes, as on host B for a docs-only patch)."""
     if args.base_ref is None or (args.host == "b" and _docs_only(args)):
         return None
-    check = _base_check(args, path, loaded.property_id if loaded.entry is not None else None)
-    return _EarlyBase(args, check, out) if check is not None else None
+    checked = [
+        (check, out)
+        for view, out in zip(views, outs, strict=True)
+        if (check := _base_check(args, path, view.property_id if view.entry is not None else None))
+    ]
+    if not checked:
+        return None
+    return _EarlyBase(args, [check for check, _ in checked], [out for _, out in checked])
 
 
 def _probe(
@@ -322,22 +349,20 @@ def _bases(
     """The base runs of these properties into each DIR/base (one worktree, one session per
     group of their base views: baserun.run_many; or the one started beside the head,
     `early`), then host A's strength step of each."""
-    checked = []
+    infos = {out: info for _, out, info in runs}
     if early is not None:
-        checked = [(early.check, out, info) for _, out, info in runs if out == early.out]
-    for loaded, out, info in runs if early is None else ():
-        check = _base_check(args, path, loaded.property_id if loaded.entry is not None else None)
-        if check is not None:
-            checked.append((check, out, info))
-    if not checked:
-        return
-    checks, outs = [check for check, _, _ in checked], [out for _, out, _ in checked]
-    if early is not None:
-        errors = early.wait()
+        done = [(check, out, infos[out], error) for check, out, error in early.take([*infos])]
     else:
-        errors = _run_bases(args, checks, outs)
+        checked = []
+        for loaded, out, info in runs:
+            pid = loaded.property_id if loaded.entry is not None else None
+            if (check := _base_check(args, path, pid)) is not None:
+                checked.append((check, out, info))
+        outs = [out for _, out, _ in checked]
+        errors = _run_bases(args, [check for check, _, _ in checked], outs) if checked else []
         _place(args, outs, errors, outs)
-    for (check, out, info), error in zip(checked, errors, strict=True):
+        done = [(c, o, i, e) for (c, o, i), e in zip(checked, errors, strict=True)]
+    for check, out, info, error in done:
         if error is not None:
             print(
                 f"note: the base run failed ({error}); skips are attributed statically",
