@@ -1,6 +1,7 @@
 """`entropy-gate run --host a` on a 1,000-test property module against bare pytest.
 
     .venv/bin/python bench/bench_run.py [--tests 1000] [--repeat 7] [--host a|b] [--smoke]
+        [--base-ref] [--gate CHECKOUT]
 
 A scratch git repository holds the seed's manifest and a module of one parametrized test
 with 1,000 cases. Bare pytest runs the module with the pins' environment (TZ, LANG,
@@ -9,6 +10,12 @@ alternate, each a fresh process, and the script prints min / median / max of the
 ratio, of wall time and of CPU time (the process and its children: steadier than wall time
 on a shared machine, and it counts the gate's own start-up, which wall time on an idle
 second core would not). Not a test: timings depend on the machine.
+
+`--base-ref` measures a host job's run as the workflow makes it: a second commit changes a
+production file (not docs-only), and the run is `run --base-ref HEAD~1`, the base's module
+run too (no evidence cache); bare pytest stays the floor (one run of the module). `--gate
+CHECKOUT` puts another checkout of entropy-gate first on the gate's PYTHONPATH (an older
+commit, `git worktree add`), to measure a change side by side.
 """
 
 from __future__ import annotations
@@ -92,12 +99,17 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--host", choices=("a", "b"), default="a")
     parser.add_argument("--smoke", action="store_true", help="small sizes, one pair")
+    parser.add_argument("--base-ref", action="store_true", help="the host job's base run too")
+    parser.add_argument("--gate", type=Path, help="another checkout of the gate to measure")
     args = parser.parse_args()
     if args.smoke:
         args.tests, args.repeat = 20, 1
     with tempfile.TemporaryDirectory(prefix="bench-run-") as scratch:
         folder = Path(scratch)
         root = make_repo(folder, args.tests)
+        if args.base_ref:
+            (root / "fees.py").write_text("RATE = 10\n")
+            benchlib.commit_all(root, "a production change: not docs-only")
         env = pinned_env(folder)
         bare = [sys.executable, "-m", "pytest", MODULE, "-q", "-p", "no:cacheprovider"]
         bare += ["-o", "addopts="]
@@ -105,14 +117,24 @@ def main() -> int:
         ours += ["--out", str(folder / "out"), "--manifest", str(root / "entropy.yaml")]
         if args.host == "b":
             ours.append("--isolate")
-        benchlib.compile_gate()
+        if args.base_ref:
+            ours += ["--base-ref", "HEAD~1"]
+        gate_env = dict(os.environ)
+        if args.gate is not None:
+            gate_env["PYTHONPATH"] = os.pathsep.join(
+                [str(args.gate.resolve()), *filter(None, [os.environ.get("PYTHONPATH")])]
+            )
+        benchlib.compile_gate(args.gate)
         benchlib.wall(bare, cwd=str(root), env=env)  # warm the file cache and .pyc files
-        ours_timed = _Timed(ours, str(root), dict(os.environ))
+        ours_timed = _Timed(ours, str(root), gate_env)
         bare_timed = _Timed(bare, str(root), env)
         gate, floor = benchlib.alternate(ours_timed, bare_timed, args.repeat)
     print(benchlib.load_note())
     print(f"a property module of {args.tests} test cases")
-    benchlib.print_ratio(f"entropy-gate run --host {args.host}", "bare pytest", gate, floor)
+    name = f"entropy-gate run --host {args.host}" + (" --base-ref HEAD~1" if args.base_ref else "")
+    if args.gate is not None:
+        name += f" (the gate from {args.gate})"
+    benchlib.print_ratio(name, "bare pytest", gate, floor)
     cpu = [o / b for o, b in zip(ours_timed.cpu, bare_timed.cpu, strict=True)]
     print(
         f"cpu: gate {statistics.median(ours_timed.cpu) * 1000:.0f} ms, bare "

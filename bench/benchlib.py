@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 
-def compile_gate() -> None:
+def compile_gate(checkout: object = None) -> None:
     """Bytecode for every module of the gate, as an installed wheel has it: an editable
     install under PYTHONDONTWRITEBYTECODE=1 (as on this machine) otherwise compiles the gate
     from source in every process it starts, and its copied plugin files in every test process
@@ -29,7 +29,7 @@ def compile_gate() -> None:
     import re  # noqa: PLC0415
     from pathlib import Path  # noqa: PLC0415
 
-    package = Path(__file__).parent.parent / "entropy_action"
+    package = Path(str(checkout or Path(__file__).parent.parent)) / "entropy_action"
     # Not the demo's data: its files are a repository's, copied into demo commits, not modules
     # of the gate (bytecode there once reached a demo's base commit).
     compileall.compile_dir(str(package), quiet=1, rx=re.compile(r"[/\\]demo_data[/\\]"))
