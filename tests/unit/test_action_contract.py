@@ -165,12 +165,14 @@ def test_only_the_host_jobs_restore_the_gates_venv_from_the_cache() -> None:
         for step in job.get("steps", [])
         if "gate-venv-cache" in (step.get("with") or {})
     }
-    assert asked == {("entropy-gate.yml", "hosts"), ("entropy-gate.yml", "hosts-more")}
-    jobs = _load(WORKFLOWS / "entropy-gate.yml")["jobs"]
-    for name in ("hosts", "hosts-more"):
-        (run,) = [s for s in jobs[name]["steps"] if s.get("uses") == f"{OWN_ACTION}@v1"]
-        assert run["with"]["command"] == "run"
-        assert run["with"]["gate-venv-cache"] == "${{ inputs.cache-gate-venv }}"
+    hosts = ("entropy-gate.yml", "entropy-gate-hosts.yml")  # the split's PR half too
+    assert asked == {(w, job) for w in hosts for job in ("hosts", "hosts-more")}
+    for workflow in hosts:
+        jobs = _load(WORKFLOWS / workflow)["jobs"]
+        for name in ("hosts", "hosts-more"):
+            (run,) = [s for s in jobs[name]["steps"] if s.get("uses") == f"{OWN_ACTION}@v1"]
+            assert run["with"]["command"] == "run"
+            assert run["with"]["gate-venv-cache"] == "${{ inputs.cache-gate-venv }}"
     for workflow in SHIPPED:
         for job in _load(WORKFLOWS / workflow)["jobs"].values():
             uses = [str(s.get("uses", "")) for s in job.get("steps", [])]
