@@ -173,11 +173,18 @@ def _judge(
     work.mkdir(parents=True)
     tree = work / "tree"
     root = settings.root
-    drafted = git.show(root, commit.parent, settings.manifest) is None
+    at_parent = git.show(root, commit.parent, settings.manifest) is not None
+    # the commit that adds the manifest is judged as `gate` judges that pull request: the
+    # gate being introduced, no baseline (a draft at its parent would differ from the pins
+    # it adds, a pin_mutation `gate` never says)
+    adds = not at_parent and git.show(root, commit.sha, settings.manifest) is not None
+    drafted = not at_parent and not adds
     git.add_worktree(root, commit.parent if drafted else commit.sha, tree)
     try:
         environments.copy_generated(root, tree)  # what the install generated (_version.py)
         base = commit.parent
+        if adds:
+            used["manifest"] = "added"
         if drafted:
             used["manifest"] = "draft"
             base = _draft_base(settings, commit, tree, label)

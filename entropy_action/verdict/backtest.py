@@ -31,7 +31,9 @@ class Row:
     seconds: float
     verdict: Verdict | None = None
     error: str | None = None
-    manifest: str = "parent"  # "parent": as it stood there; "draft": init's draft
+    # "parent": as it stood there; "draft": init's draft; "added": the commit adds it (no
+    # baseline, as `gate` judges the pull request that introduces the gate)
+    manifest: str = "parent"
     internal: bool = False  # the error is a bug in entropy-gate
 
     @property

@@ -172,12 +172,14 @@ def test_a_parent_without_the_manifest_and_no_module_is_that_commits_error(
         "entropy.yaml",
         "version: 1\nproperties:\n  - property_id: fees\n    module: tests/test_fees.py\n",
     )
-    result = repo.cli("backtest", "--last", "2")
+    result = repo.cli("backtest", "--last", "3")
     lines = result.out.splitlines()
+    assert lines[1].startswith(shas[3][:12])  # no manifest at its parent nor at itself
     assert " error " in lines[1]
     assert "no entropy.yaml at the parent" in lines[1]
     assert "--module" in lines[1]
-    assert " merge_candidate " in lines[2]
+    assert " merge_candidate " in lines[2]  # the commit that adds it: no baseline
+    assert " merge_candidate " in lines[3]
 
 
 @pytest.mark.parametrize(
@@ -235,8 +237,15 @@ def test_right_after_adoption_the_checkouts_module_is_drafted_at_each_parent(
     assert document["module"] == "tests/test_fees.py"
     rows = document["commits"]
     assert [r["commit"] for r in rows] == shas[2:]
-    assert [r["manifest"] for r in rows] == ["draft", "draft", "draft"]
-    assert [r["classification"] for r in rows][:2] == ["merge_candidate", "entropy_silenced"]
+    # the adoption commit itself is judged as `gate` judges the PR that adds the manifest:
+    # no baseline (a draft at its parent, its clock the parent's day, would differ from the
+    # pins it adds: a pin_mutation that `gate` never says)
+    assert [r["manifest"] for r in rows] == ["draft", "draft", "added"]
+    assert [r["classification"] for r in rows] == [
+        "merge_candidate",
+        "entropy_silenced",
+        "merge_candidate",
+    ]
     # a manifest that lists properties names no one module: the old one-line refusal stands
     repo.write(
         "entropy.yaml",
