@@ -262,58 +262,79 @@ DRAWS = Path({draws!r})
 
 
 def lucky():
-    \"\"\"Stands for a value the test draws from os.urandom (python-ulid's ULID()): a draw
-    that exercises the boundary comes up once, for the base's copy of the module, on its
-    second run in a mutation workspace (the first is the unmutated traced run).\"\"\"
-    if not __file__.endswith("_entropy_base.py"):
-        return False
-    here = DRAWS / hashlib.sha256(os.path.dirname(__file__).encode()).hexdigest()
+    \"\"\"Stands for a value the test draws from what the pins leave free (python-ulid's
+    ULID() and the live clock's milliseconds): whether the draw exercises the boundary, by
+    the count of this copy's runs (in a mutation workspace: 0 the unmutated traced run, 1
+    the mutant's first run, then its repeats).\"\"\"
+    here = DRAWS / hashlib.sha256(os.path.abspath(__file__).encode()).hexdigest()
     n = int(here.read_text()) if here.exists() else 0
     here.write_text(str(n + 1))
-    return n == 1
+    return {rule}
 
 
 def test_fees():
-    {body}
+    late_fee(1000, 1000)
+    if lucky():
+        assert late_fee(1000, 30) == 0
+        assert late_fee(1000, 31) == 100
 """
-CHECKS = (
-    "if lucky():\n        assert late_fee(1000, 30) == 0\n        assert late_fee(1000, 31) == 100"
-)
+BASE_ONCE = 'n == 1 and __file__.endswith("_entropy_base.py")'  # the base's copy, once
 
 
-@pytest.fixture
-def lucky(repo: Repo, tmp_path: Path) -> tuple[Repo, Path]:
+def _lucky(repo: Repo, tmp_path: Path, base_rule: str) -> Path:
     draws = tmp_path / "draws"
     draws.mkdir()
     manifest = MANIFEST.format(temp_root=tmp_path / "pins-tmp")
     repo.write("entropy.yaml", manifest + "constraints:\n  max_mutants: 1\n")
     repo.write("fees.py", FEES)
-    repo.write(MODULE, LUCKY.format(draws=str(draws), body=f"late_fee(1000, 1000)\n    {CHECKS}"))
+    repo.write(MODULE, LUCKY.format(draws=str(draws), rule=base_rule))
     repo.commit("base")
-    return repo, draws
+    return draws
+
+
+def _runs(draws: Path, before: list[Path]) -> list[int]:
+    return sorted(int(p.read_text()) for p in draws.iterdir() if p not in before)
 
 
 def test_a_kill_that_does_not_repeat_is_luck_not_a_weaker_property(
-    lucky: tuple[Repo, Path],
+    repo: Repo, tmp_path: Path
 ) -> None:
     """The base's copy kills the mutant on its first mutated run only; every repeat of that
-    mutant survives both modules. The head's edit is cosmetic (a call moved after the
-    checks): one lucky base run beside one unlucky head run is no weakening."""
-    repo, draws = lucky
-    draws_then = sorted(draws.iterdir())
-    repo.write(
-        MODULE,
-        LUCKY.format(draws=str(draws), body=f"{CHECKS}\n    late_fee(1000, 1000)"),
-    )
+    mutant survives both modules. The head's edit is cosmetic: one lucky base run beside one
+    unlucky head run is no weakening."""
+    draws = _lucky(repo, tmp_path, BASE_ONCE)
+    before = sorted(draws.iterdir())
+    repo.write(MODULE, LUCKY.format(draws=str(draws), rule=f"bool({BASE_ONCE})"))
     code, verdict, out = gate(repo)
     assert (code, verdict["classification"]) == (0, "merge_candidate"), out
     assert verdict["mutation"]["weakened"] == []
     assert verdict["mutation"]["mutants"] == 0
-    runs = [int(p.read_text()) for p in sorted(draws.iterdir()) if p not in draws_then]
-    assert runs == [1 + 1 + measure.REPEATS], runs  # the traced run, the first, the repeats
+    runs = 1 + measure.REPEATS
+    assert _runs(draws, before)[-2:] == [1 + runs, 1 + runs]  # both copies: traced + runs
     assert re.search(
-        r"mutation: mutant fees\.py:\d: .+ is not counted: the base's test_fees killed it in 1 "
-        rf"of {1 + measure.REPEATS} runs, the head's module in 0 of {1 + measure.REPEATS}: the "
-        r"kill depends on something the pins leave free",
+        rf"mutation: mutant fees\.py:\d: .+: the base's test_fees killed it in 1 of {runs} runs, "
+        rf"the head's module in 0 of {runs}: not counted, the kill depends on something the "
+        r"pins leave free",
+        out,
+    ), out
+
+
+def test_a_head_that_kills_by_luck_where_the_base_always_does_is_weaker(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """The base's test always checks the boundary; the head's only on the mutant's second
+    repeat (n == 3; an assertion behind the clock's parity, say). The repeats disagree, the
+    longer round decides by the rates: the base kills it every time, the head in 1 of 12."""
+    draws = _lucky(repo, tmp_path, "True")
+    repo.write(MODULE, LUCKY.format(draws=str(draws), rule="n == 3"))
+    code, verdict, out = gate(repo)
+    assert code == 1, out
+    weakened = [f for f in verdict["findings"] if f["kind"] == "weakened_property"]
+    assert [(f["test"], f["path"]) for f in weakened] == [("test_fees", MODULE)], out
+    runs = 1 + measure.REPEATS + measure.MORE
+    assert re.search(
+        rf"mutation: mutant fees\.py:\d: .+: the base's test_fees killed it in {runs} of {runs} "
+        rf"runs, the head's module in 1 of {runs}: counted as a weakening \(the head detects it "
+        r"by luck\)",
         out,
     ), out

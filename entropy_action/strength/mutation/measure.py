@@ -57,6 +57,7 @@ MUTANT_FACTOR = 10.0  # a mutant may take this many times its tests' unmutated t
 # the trace would cost an honest patch more than the second pass costs a weakening
 FOLD_MAX_TESTS = 30
 REPEATS = 3  # a weakening counts when the base's kill and the head's survival repeat this often
+MORE = 8  # where the base's kill repeats and the head's survival does not: the rates decide
 SATURATED = ("*", 0)  # the probe stopped tracing this test: it may reach anything
 NO_TEST_CHANGED = (
     "mutation: the patch changed no test function: both modules run the same tests and "
@@ -198,43 +199,77 @@ def measure(
 def _repeat(
     plans: Sequence[Plan], results: dict[int, Result], run: _Run, passing: Passing
 ) -> tuple[dict[int, Result], tuple[str, ...]]:
-    """Each weakening runs REPEATS more times, outside the cache: it counts only where the
-    base's kill and the head's survival both repeat. A test whose kill depends on what the
-    pins leave free (`ULID()` from `os.urandom`, a live clock) kills a mutant by luck, and
-    one lucky run of the base beside one unlucky run of the head is no weakening (python-ulid
-    85835a6f2f12: a cosmetic edit of such a test read as a weaker property). Forked repeats
-    keep the pinned seed, so a test reading only pinned entropy repeats exactly. A repeat the
-    budget leaves out changes nothing: the first run's result stands."""
+    """Each weakening runs REPEATS more times, outside the cache. It stands where the base's
+    kill and the head's survival both repeat. Where the base's kill does not repeat, the
+    base's own kill was luck: a test whose kill depends on what the pins leave free (the live
+    clock's milliseconds in python-ulid's `ULID()`) kills a mutant by chance, and one lucky
+    run of the base beside one unlucky run of the head is no weakening (85835a6f2f12: a
+    cosmetic edit of such a test read as a weaker property). Where the base kills every time
+    and the head only sometimes, MORE runs decide by the rates: a head that kills it in at
+    most half of the runs the base always kills it in detects it by luck where the base did
+    not (an assertion the patch put behind the clock's parity), and that is a weakening; a
+    head that kills it more often is the same luck on both sides. Forked repeats keep the
+    pinned seed, so a test reading only pinned entropy repeats exactly. A repeat the budget
+    leaves out is not counted either way; with none, the first run's result stands."""
     weak = [i for i, r in results.items() if r.weakened]
     if not weak:
         return results, ()
-    again = [
-        replace(plans[i], until_killed=False, confirm=(), sides=((), ()), confirm_timeout=0.0)
-        for i in weak
-        for _ in range(REPEATS)
-    ]
-    found = run.outcomes(again, remembered=False)
+    tallies = {i: _tally(results[i]) for i in weak}
+    _more(plans, weak, REPEATS, run, passing, tallies)
+    mixed = [i for i in weak if tallies[i][1] == tallies[i][0] and tallies[i][2]]
+    _more(plans, mixed, MORE, run, passing, tallies)
     out = dict(results)
     notes: list[str] = []
-    for n, i in enumerate(weak):
-        repeats = [
-            _result(again[k], found[k], passing)
-            for k in range(n * REPEATS, (n + 1) * REPEATS)
-            if k in found and not found[k].timed_out
-        ]
-        base = 1 + sum(bool(r.base_killers) for r in repeats)
-        head = sum(bool(r.head_killers) for r in repeats)
-        if base == 1 + len(repeats) and not head:
+    for i in weak:
+        runs, base, head = tallies[i]
+        said = (
+            f"mutation: mutant {results[i].mutant.describe()}: the base's "
+            f"{results[i].base_killers[0]} killed it in {base} of {runs} runs, the head's "
+            f"module in {head} of {runs}"
+        )
+        if base == runs and head * 2 <= runs:
+            if head:
+                notes.append(f"{said}: counted as a weakening (the head detects it by luck)")
             continue
         out[i] = replace(results[i], unsteady=True)
-        runs = 1 + len(repeats)
         notes.append(
-            f"mutation: mutant {results[i].mutant.describe()} is not counted: the base's "
-            f"{results[i].base_killers[0]} killed it in {base} of {runs} runs, the head's "
-            f"module in {head} of {runs}: the kill depends on something the pins leave free "
+            f"{said}: not counted, the kill depends on something the pins leave free "
             "(os.urandom, a live clock), not on the tests"
         )
     return out, tuple(notes)
+
+
+def _tally(result: Result) -> tuple[int, int, int]:
+    """(runs, the base's module killed it, the head's module killed it)."""
+    return 1, int(bool(result.base_killers)), int(bool(result.head_killers))
+
+
+def _more(
+    plans: Sequence[Plan],
+    which: Sequence[int],
+    times: int,
+    run: _Run,
+    passing: Passing,
+    tallies: dict[int, tuple[int, int, int]],
+) -> None:
+    """Run each of `which` plans `times` more (forked, outside the cache) into `tallies`."""
+    if not which:
+        return
+    again = [
+        replace(plans[i], until_killed=False, confirm=(), sides=((), ()), confirm_timeout=0.0)
+        for i in which
+        for _ in range(times)
+    ]
+    found = run.outcomes(again, remembered=False)
+    for n, i in enumerate(which):
+        for k in range(n * times, (n + 1) * times):
+            if k in found and not found[k].timed_out:
+                repeat = _tally(_result(again[k], found[k], passing))
+                tallies[i] = (
+                    tallies[i][0] + 1,
+                    tallies[i][1] + repeat[1],
+                    tallies[i][2] + repeat[2],
+                )
 
 
 def _with_lost(measured: Measured, lost: str | None) -> Measured:
