@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +134,19 @@ def test_a_base_run_beside_a_head_that_is_unusable_is_removed(repo: Repo, tmp_pa
     the base run started beside it is waited for and removed, as the base run after it was
     never made: the verdict reads no base beside a head it cannot use."""
     base, marks = _side(repo, tmp_path)
+    for host, extra in (("a", ()), ("b", ("--isolate",))):  # DIR holds a base run already
+        marks.mkdir()
+        out = tmp_path / f"unusable-{host}"
+        done = repo.cli("run", "--host", host, "--out", str(out), "--base-ref", base, *extra)
+        assert done.code == 0, done.err
+        assert (out / "base" / "host.json").is_file()
+        again = repo.cli("run", "--host", host, "--out", str(out), "--base-ref", base, *extra)
+        assert again.code == 0, again.err  # the earlier base replaced, not nested in it
+        assert sorted(p.name for p in (out / "base").iterdir() if p.is_dir()) == []
+        plain = repo.cli("run", "--host", host, "--out", str(out), *extra)  # no --base-ref
+        assert plain.code == 0, plain.err
+        assert not (out / "base").exists()  # the earlier base is not left beside this head
+        shutil.rmtree(marks)
     repo.write("pytest.ini", "[pytest]\naddopts = --no-such-option\n")
     for host, extra in (("a", ()), ("b", ("--isolate",))):
         marks.mkdir()

@@ -255,7 +255,11 @@ def _early_base(
     args: argparse.Namespace, path: Path, views: list[pinfile.LoadedManifest], outs: list[Path]
 ) -> _EarlyBase | None:
     """The base runs beside the heads', where `_wants_base` can only say yes to a usable
-    head (None: they wait for the heads' outcomes, as on host B for a docs-only patch)."""
+    head (None: they wait for the heads' outcomes, as on host B for a docs-only patch). An
+    earlier run's DIR/base goes first, with or without --base-ref: it never stands beside
+    this run's head."""
+    for out in outs:
+        shutil.rmtree(out / BASE_FOLDER, ignore_errors=True)
     if args.base_ref is None or (args.host == "b" and _docs_only(args)):
         return None
     checked = [
@@ -473,6 +477,7 @@ def _place(
 
     for there, out, error in zip(made, outs, errors, strict=True):
         if error is None:
+            shutil.rmtree(out / BASE_FOLDER, ignore_errors=True)  # an earlier run's, in DIR
             shutil.move(baserun.folder(there, args.host), out / BASE_FOLDER)
             shown = f"base run ({args.base_ref}) on host {args.host.upper()}: {out / BASE_FOLDER}"
             print(shown, file=sys.stderr)
