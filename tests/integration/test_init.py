@@ -117,6 +117,32 @@ def test_init_never_overwrites_a_manifest_without_force(repo: Repo) -> None:
     assert (repo.path / "entropy.yaml").read_text() == (GOLDEN / "reports.entropy.yaml").read_text()
 
 
+def test_init_names_the_workflows_whose_edits_will_be_pin_mutation(repo: Repo) -> None:
+    """A dependabot bump of an action in a workflow whose jobs may write check runs is
+    `pin_mutation` once the gate is adopted: init says which workflows those are, and why."""
+    _sample(repo, "reports")
+    repo.write(
+        ".github/workflows/tests.yml",
+        "on: pull_request\njobs:\n  unit:\n    runs-on: ubuntu-latest\n"
+        "    steps:\n      - uses: actions/checkout@v6\n",
+    )
+    repo.write(
+        ".github/workflows/lint.yaml",
+        "on: pull_request\npermissions:\n  contents: read\njobs:\n  lint:\n"
+        "    runs-on: ubuntu-latest\n    steps:\n      - run: ruff check .\n",
+    )
+    repo.write(".github/workflows/entropy-gate.yml", "jobs: {gate: {uses: org/entropy-gate}}\n")
+    result = repo.cli("init", "--clock-unix", "1768003200")
+    assert result.code == 0, result.err
+    assert result.out.endswith(
+        "workflows whose edits will be pin_mutation (their jobs can post a check run; "
+        "docs/ci.md, Which edits can change the check):\n"
+        "  .github/workflows/tests.yml: its job 'unit' declares no `permissions:`, so its token "
+        "has the repository's default, which may write check runs (declare `permissions: "
+        "{contents: read}`)\n"
+    )
+
+
 def test_init_needs_the_module_named_when_there_is_not_exactly_one(repo: Repo) -> None:
     _sample(repo, "reports")
     repo.write("tests/properties/test_more.py", "def test_more():\n    pass\n")

@@ -67,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: {failed}; the draft lists what the tests read all the same")
     print(f"wrote {path}: {len(result.pins)} pin(s) ({', '.join(result.pins)})")
     _tell(result)
+    _workflows(root)
     return 0
 
 
@@ -95,6 +96,7 @@ def _run_many(path: Path, root: Path, modules: list[str], args: argparse.Namespa
     print(f"wrote {path}: {count} properties ({', '.join(result.properties)})")
     print(f"  {len(result.pins)} pin(s): {', '.join(result.pins)}")
     _tell(result)
+    _workflows(root)
     return 0
 
 
@@ -104,6 +106,32 @@ def _tell(result: draft.Draft) -> None:
     print("seams to fix:" if result.seams else "seams to fix: none seen")
     for seam in result.seams:
         print(f"  {seam}")
+
+
+def _workflows(root: Path) -> None:
+    """The repository's workflows (other than entropy-gate's own) whose jobs can post a check
+    run: a pull request's edit of one, a dependabot bump of an action included, is
+    `pin_mutation` (scan.workflows). Said now, while `permissions:` is an easy fix: on toolz,
+    9 of its last 30 merges were such edits; on arrow, 2 of 6."""
+    from entropy_action.scan import workflows  # noqa: PLC0415 (--help imports no model)
+
+    folder = root / ".github" / "workflows"
+    found = []
+    for path in sorted([*folder.glob("*.yml"), *folder.glob("*.yaml")]):
+        try:
+            text = path.read_bytes()
+        except OSError:
+            continue
+        if b"entropy-gate" in text.lower():
+            continue  # the gate's own workflow: protected, whatever its permissions
+        if (why := workflows.reach(text).why) is not None:
+            found.append(f"  {path.relative_to(root).as_posix()}: {why}")
+    if found:
+        print(
+            "workflows whose edits will be pin_mutation (their jobs can post a check run; "
+            "docs/ci.md, Which edits can change the check):"
+        )
+        print("\n".join(found))
 
 
 def _progress(line: str) -> None:
