@@ -118,15 +118,14 @@ def host_folder(out: Path, property_id: str, host: str) -> Path:
 
 def _take(ran: HostsRan, info: HostInfo, folder: Path) -> None:
     """A property's host run, as local._run_host takes one: an invalid run is a failure
-    (except code imported from outside the tree and a run that died of a signal, which
-    compare reads from host.json), a
-    usable one is read once."""
+    (except code imported from outside the tree, pins that did not take and a run that died
+    of a signal, which compare reads from host.json), a usable one is read once."""
     host = f"host {info.host.upper()}"
     ran.notes.extend(f"{host}: {note}" for note in info.notes)
     code, why = hostjson.outcome(info)
     if code == ExitCode.INVALID:
         ran.invalid = True
-        if not info.imported_outside and info.returncode >= 0:  # a signal: host.json says
+        if not (info.imported_outside or info.pins_mismatch) and info.returncode >= 0:
             detail = first_error(folder / layout.PYTEST_LOG)
             said = why.split(": ", 1)[-1] + (f" — {detail}" if detail else "")
             ran.failures[host] = said.splitlines()[0]

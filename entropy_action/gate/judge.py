@@ -379,6 +379,8 @@ def _strength(dossier: Dossier, report_a: HostReport | None) -> tuple[Strength |
         return Strength(notes=(dossier.strength_off,)), []
     if report_a is None:
         return Strength(), []  # host A is unusable: evaluate says why, the verdict is invalid
+    if report_a.info.pins_mismatch:  # outside the pins: invalid, or a pin the tests write
+        return Strength(), []  # (verdict.pinswritten), which rejects whatever strength says
     needed = strength_needed(check, report_a.info)
     where = report_a.dir / layout.STRENGTH_JSON
     try:

@@ -252,8 +252,8 @@ def _strength(
     if not settings.base_run or check.base is None or check.base_commit is None:
         return
     report = runs.host_a or _read_or_none(out / "host-a")
-    if report is None:
-        return  # host A is unusable: the verdict is invalid whatever strength says
+    if report is None or report.info.pins_mismatch:
+        return  # host A is unusable (or ran outside the pins): strength would not count
     host = base_on_head.HostSettings(
         settings.environ,
         settings.namespaces,
@@ -277,7 +277,9 @@ class Runs:
     host_a: hostreport.HostReport | None = None  # host A's, likewise
 
 
-SKIPPED_INVALID = "a host run is invalid, so the verdict is invalid whatever the base says"
+SKIPPED_INVALID = (
+    "a host run did not run under the pins or could not run, so no base is judged beside it"
+)
 
 
 def _run_hosts(
@@ -431,9 +433,11 @@ def _run_host(
     invalid: threading.Event,
     read: dict[str, hostreport.HostReport | None],
 ) -> None:
-    """One host; a run whose inputs were unusable (pins did not take, usage error) raises,
-    except code imported from outside the host's tree, which compare reads from host.json
-    (raising too would give the verdict that reason twice). Either sets `invalid`. A run
+    """One host; a run whose inputs were unusable (a usage error) raises, except code
+    imported from outside the host's tree, pins that did not take and a death by a signal,
+    which compare reads from host.json (raising too would give the verdict that reason twice;
+    a pin the patch's own tests write is judged there, verdict.pinswritten). Either sets
+    `invalid`. A run
     that did not raise has its report read into `read` here, while the other host may still
     be running (the gate reads each report once)."""
     info = launch.run_host(settings)
@@ -441,7 +445,7 @@ def _run_host(
     code, why = hostjson.outcome(info)
     if code == ExitCode.INVALID:
         invalid.set()
-        if info.imported_outside or info.returncode < 0:  # died of a signal: host.json says
+        if info.imported_outside or info.pins_mismatch or info.returncode < 0:  # host.json says
             return
         detail = grouped.first_error(settings.out / layout.PYTEST_LOG)
         raise GateError(why.split(": ", 1)[-1] + (f" — {detail}" if detail else ""))

@@ -22,8 +22,15 @@ from entropy_action.evidence import hosterror, hostreport, junitcases
 from entropy_action.evidence.hostreport import HostReport
 from entropy_action.manifest.pindiff import PinDiff
 from entropy_action.manifest.pinfile import LoadedManifest
-from entropy_action.verdict import detection, live_entropy, places, provenance, removed
-from entropy_action.verdict.classify import Evidence, classify
+from entropy_action.verdict import (
+    detection,
+    live_entropy,
+    pinswritten,
+    places,
+    provenance,
+    removed,
+)
+from entropy_action.verdict.classify import Evidence, classify, counts
 from entropy_action.verdict.model import (
     FAILING,
     Assertions,
@@ -75,10 +82,12 @@ def evaluate(
     `crash`: a host died of a signal (verdict.crash): the static evidence then leads the reasons.
     """
     causes = [*_cause("a", host_a, invalid), *(_cause("b", host_b, invalid) if host_b else [])]
-    report_a, problems = _read("a", host_a)
+    written = pinswritten.written(f for f in findings if counts(f, strict_baseline=strict_baseline))
+    explained: list[str] = []  # pins the patch's own tests write: judged, not invalid
+    report_a, problems = _read("a", host_a, written, explained)
     report_b: HostReport | None = None
     if host_b is not None:
-        report_b, problems_b = _read("b", host_b)
+        report_b, problems_b = _read("b", host_b, written, explained)
         problems += problems_b
     cross = _cross_checks(report_a, report_b, loaded, require_host_b)
     problems = [*causes, *invalid, *problems, *cross]  # a host's own cause leads
@@ -111,7 +120,7 @@ def evaluate(
         errors=(*_host_errors("A", report_a), *_host_errors("B", report_b)),
         strict_baseline=strict_baseline,
         require_host_b=require_host_b,
-        notes=(*([] if pin_diff is not None else [NO_PIN_CHECK]), *base_notes, *notes),
+        notes=(*([] if pin_diff is not None else [NO_PIN_CHECK]), *explained, *base_notes, *notes),
         crash=crash,
     )
     return classify(evidence)
@@ -248,7 +257,11 @@ def _cause(label: Label, source: Path | HostReport, invalid: Sequence[str]) -> l
     return unreported(label, source)
 
 
-def _read(label: Label, source: Path | HostReport) -> tuple[HostReport | None, list[str]]:
+def _read(
+    label: Label, source: Path | HostReport, written: frozenset[str], explained: list[str]
+) -> tuple[HostReport | None, list[str]]:
+    """A host's report and why it cannot be judged; pins that did not take because the
+    patch's tests write them (`written`, verdict.pinswritten) go to `explained` instead."""
     name = label.upper()
     if unreported(label, source):
         return None, []  # said once, by `unreported`
@@ -265,7 +278,10 @@ def _read(label: Label, source: Path | HostReport) -> tuple[HostReport | None, l
         )
     if report.info.imported_outside:
         problems.append(f"host {name}: {outside_reason(report.info)}")
-    if report.info.pins_mismatch:
+    mismatch = report.info.pins_mismatch
+    if mismatch and not pinswritten.unexplained(mismatch, written):
+        explained.append(pinswritten.reason(name, mismatch, written))
+    elif mismatch:
         problems.append(
             f"host {name}: {dir / HOST_JSON}: pins_mismatch: the test process did not see "
             "these pins as pinned: " + ", ".join(report.info.pins_mismatch)
