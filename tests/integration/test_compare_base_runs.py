@@ -142,6 +142,7 @@ def test_a_base_run_beside_a_head_that_is_unusable_is_removed(repo: Repo, tmp_pa
         assert (out / "base" / "host.json").is_file()
         again = repo.cli("run", "--host", host, "--out", str(out), "--base-ref", base, *extra)
         assert again.code == 0, again.err  # the earlier base replaced, not nested in it
+        assert "not kept" not in again.err
         assert sorted(p.name for p in (out / "base").iterdir() if p.is_dir()) == []
         plain = repo.cli("run", "--host", host, "--out", str(out), *extra)  # no --base-ref
         assert plain.code == 0, plain.err
@@ -158,6 +159,9 @@ def test_a_base_run_beside_a_head_that_is_unusable_is_removed(repo: Repo, tmp_pa
         assert not (marks / "head").exists()
         assert sorted(p.name for p in out.iterdir() if p.name.startswith("base")) == []  # … gone
         assert "base run (" not in done.err
+        assert done.err.splitlines()[-1] == (  # its progress was shown: said not kept
+            "base run not kept: its head's run is unusable, and no verdict reads a base beside one"
+        )
         for mark in marks.iterdir():
             mark.unlink()
         marks.rmdir()

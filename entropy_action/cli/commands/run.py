@@ -220,6 +220,7 @@ class _EarlyBase:
         self.scratch = Path(tempfile.mkdtemp(prefix="entropy-gate-base-"))
         self.made = [self.scratch / str(index) for index in range(len(outs))]
         self.errors: list[str | None] = []
+        self.kept: set[Path] = set()
         self.failure: BaseException | None = None
         self.thread = threading.Thread(target=self._run, name="entropy-gate-base", daemon=True)
         self.thread.start()
@@ -243,12 +244,21 @@ class _EarlyBase:
             if out in wanted:
                 _place(self.args, [made], [error], [out])
                 taken.append((check, out, error))
+                self.kept.add(out)
         return taken
 
     def discard(self) -> None:
-        """Wait, and leave nothing of what was not taken."""
+        """Wait, and leave nothing of what was not taken (said: its progress lines were)."""
         self.thread.join()
         shutil.rmtree(self.scratch, ignore_errors=True)
+        if left := [out for out in self.outs if out not in self.kept]:
+            count = "property" if len(left) == 1 else "properties"
+            which = "" if len(self.outs) == 1 else f" of {len(left)} {count}"
+            print(
+                f"base run{which} not kept: its head's run is unusable, and no verdict reads "
+                "a base beside one",
+                file=sys.stderr,
+            )
 
 
 def _early_base(
