@@ -30,7 +30,8 @@ from entropy_action.core import git
 Kind = Literal["counted", "excused", "unmeasured"]
 SUPPORT_DIRS = frozenset({"test", "tests", "testing"})
 _CALL = re.compile(
-    r"^TypeError: (?:[\w.]*\.)?(\w+)\(\) (?:got an unexpected keyword|missing \d+ required|"
+    # a local class's method is qualified through `<locals>`: `fake.<locals>.Date.now()`
+    r"^TypeError: (?:[\w.<>]*\.)?(\w+)\(\) (?:got an unexpected keyword|missing \d+ required|"
     r"takes |got multiple values|got some positional-only)"
 )
 _NAME = re.compile(
@@ -124,7 +125,9 @@ def _doubles(base_module: bytes, head_module: bytes) -> tuple[frozenset[str], fr
 
 
 def _signed(tree: ast.Module) -> dict[str, tuple[str, str]]:
-    """`Class.name` (any depth) -> (the dump of its parameters, the dump of the rest)."""
+    """`Class.name` (any depth, classes defined inside functions too: a fake built in a
+    helper or a context manager's `__enter__`) -> (the dump of its parameters, the dump of
+    the rest)."""
     found: dict[str, tuple[str, str]] = {}
 
     def visit(body: list[ast.stmt], prefix: str) -> None:
@@ -134,6 +137,7 @@ def _signed(tree: ast.Module) -> dict[str, tuple[str, str]]:
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 rest = "|".join(ast.dump(n) for n in (*node.decorator_list, *node.body))
                 found[f"{prefix}{node.name}"] = (ast.dump(node.args), rest)
+                visit(node.body, f"{prefix}{node.name}.<locals>.")
 
     visit(tree.body, "")
     return found

@@ -311,6 +311,49 @@ def test_a_double_resigned_along_with_a_changed_test_still_counts(
     assert verdict["classification"] == "entropy_silenced"
 
 
+def test_a_local_class_double_resigned_for_what_production_now_passes_is_a_note(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """The same double built inside a function, as python-schedule's `mock_datetime` builds
+    its `MockDate` in `__enter__`: Python names its method `frozen.<locals>.MockDate.now()` in
+    the TypeError, which the rule did not read, and the double was not looked for inside
+    functions (schedule a38862005fb7 stays counted: its double's body changed too)."""
+    local = (
+        STAMP["tests/test_stamp.py"]
+        .replace(
+            """class MockDate(datetime.datetime):
+            @classmethod
+            def now(cls):
+                return cls(2026, 1, 10, 12, 30)
+""",
+            """def frozen():
+            class MockDate(datetime.datetime):
+                @classmethod
+                def now(cls):
+                    return cls(2026, 1, 10, 12, 30)
+
+            return MockDate
+""",
+        )
+        .replace("stamp(MockDate)", "stamp(frozen())")
+    )
+    assert "def frozen():" in local
+    assert "stamp(frozen())" in local
+    for name, text in {**STAMP, "tests/test_stamp.py": local}.items():
+        repo.write(name, text)
+    repo.write("entropy.yaml", manifest("tests/test_stamp.py", tmp_path / "pins"))
+    base = repo.commit("stamps")
+    repo.write(
+        "stamp.py", STAMP["stamp.py"].replace("clock.now()", "clock.now(datetime.timezone.utc)")
+    )
+    repo.write("tests/test_stamp.py", local.replace("def now(cls):", "def now(cls, tz=None):"))
+    repo.commit("stamp in UTC")
+    verdict = gate(repo, base)
+    assert kinds(verdict) == []
+    assert verdict["classification"] == "merge_candidate", verdict["reasons"]
+    assert any("test double" in r and "now()" in r for r in verdict["reasons"]), verdict["reasons"]
+
+
 # --- class 6: a rename called through its module ---------------------------------------------
 # The case issue 32 saw: `parser.parse` renamed `parser.parse_input`, the tests calling it
 # through the module (python-semver's tests call its module-level API that way too,
