@@ -22,6 +22,7 @@ import os
 import platform
 import secrets
 import shutil
+import stat
 import subprocess
 import sys
 import time
@@ -254,26 +255,48 @@ def copy_tree(root: Path, dest: Path, exclude: tuple[Path, ...] = ()) -> int:
         names += environments.generated(root)
     except GateError:
         names = [str(p.relative_to(root)) for p in _walk(root)]
-    skip = tuple(path.absolute() for path in (*exclude, *environments.environments(root)))
+    skip = _inside(root, (*exclude, *environments.environments(root)))
+    made: set[str] = set()
     count = 0
     for name in names:
-        source, target = root / name, dest / name
-        if any(source == folder or folder in source.parents for folder in skip):
+        posix = name.replace(os.sep, "/")
+        if any(folder in (".", posix) or posix.startswith(folder + "/") for folder in skip):
             continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if source.is_symlink():
+        source, target = os.path.join(root, name), os.path.join(dest, name)
+        try:
+            mode = os.lstat(source).st_mode
+        except FileNotFoundError:  # deleted in the work tree
+            continue
+        if (parent := os.path.dirname(target)) not in made:
+            os.makedirs(parent, exist_ok=True)
+            made.add(parent)
+        if stat.S_ISLNK(mode):
             os.symlink(os.readlink(source), target)
-        elif source.is_dir():  # a submodule
+        elif stat.S_ISDIR(mode):  # a submodule
             shutil.copytree(source, target, symlinks=True, ignore=shutil.ignore_patterns(".git"))
-        elif source.is_file():
+        elif stat.S_ISREG(mode):
             try:
                 shutil.copy2(source, target)
             except FileNotFoundError:  # deleted while copying (another run's clean-up)
                 continue
         else:
-            continue  # deleted in the work tree
+            continue
         count += 1
     return count
+
+
+def _inside(root: Path, folders: tuple[Path, ...]) -> tuple[str, ...]:
+    """The `folders` inside `root` as names relative to it ('/'-separated): a file is
+    skipped by comparing its name's text, not by walking each file's parents (a walk per
+    file per folder was most of host B's preparation beside a few thousand files)."""
+    base = root.absolute()
+    names = []
+    for folder in folders:
+        try:
+            names.append(folder.absolute().relative_to(base).as_posix())
+        except ValueError:  # outside the tree: nothing of it is copied anyway
+            continue
+    return tuple(names)
 
 
 def _walk(root: Path) -> list[Path]:

@@ -330,6 +330,27 @@ def test_the_tree_copy_holds_what_git_would_track(tmp_path: Path) -> None:
     assert (dest / "link.py").is_symlink()
 
 
+def test_the_tree_copy_skips_a_folder_by_name_not_by_its_names_prefix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The skip compares names' text: `out` must not take `outline.py` or `out2/` with it,
+    a nested folder is skipped whole, and a relative root means the same tree."""
+    root = make_repo(
+        tmp_path / "repo",
+        {"outline.py": "", "out2/a.py": "", "build/out/b.py": "", "build/c.py": "", "d.py": ""},
+    )
+    for name in ("out/junit.xml", "build/out/report.xml"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("<x/>")
+    monkeypatch.chdir(tmp_path)
+    dest = tmp_path / "copy"
+    relative = Path("repo")
+    count = isolate.copy_tree(relative, dest, exclude=(relative / "out", root / "build" / "out"))
+    assert _files(dest) == ["build/c.py", "d.py", "out2/a.py", "outline.py"]
+    assert count == 4
+    assert isolate.copy_tree(root, tmp_path / "none", exclude=(root,)) == 0
+
+
 def test_caches_git_does_not_ignore_are_neither_copied_nor_digested(tmp_path: Path) -> None:
     """A run that writes bytecode into the checkout (pytest's rewrite of a test module, a
     reverted-path attribution re-run) changes neither host B's copy nor the verdict's
