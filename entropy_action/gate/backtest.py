@@ -89,8 +89,9 @@ def _commit(root: Path, sha: str) -> Commit:
 
 
 def check_inputs(settings: Settings, picked: Sequence[Commit]) -> Settings:
-    """What makes the whole backtest unusable, one line (exit 2): a `--module` the newest
-    commit does not have, or no manifest at any parent and no module to draft one for. Without
+    """What makes the whole backtest unusable, one line (exit 2): a `--module` neither the
+    newest commit nor any judged commit's parent has (a commit that moves the module is judged
+    at its parent), or no manifest at any parent and no module to draft one for. Without
     `--module`, the module the checkout's own manifest names stands in for it: right after
     adoption no parent has a manifest, and a maintainer asks what the gate would have said of
     the merges before it on the property just adopted."""
@@ -101,10 +102,13 @@ def check_inputs(settings: Settings, picked: Sequence[Commit]) -> Settings:
             f"the module this checkout's {settings.manifest} names"
         )
     newest = picked[-1].sha
-    if settings.module is not None and git.show(settings.root, newest, settings.module) is None:
+    if settings.module is not None and not any(
+        git.show(settings.root, sha, settings.module) is not None
+        for sha in (newest, *(c.parent for c in reversed(picked) if c.parent is not None))
+    ):
         raise GateError(
             f"--module {settings.module}: no such file at {newest[:12]} (the newest commit "
-            "judged); name the module by its path from the repository root"
+            "judged) nor at a parent of one; name the module by its path from the repository root"
         )
     if settings.module is None and not any(
         c.parent is not None and git.show(settings.root, c.parent, settings.manifest) is not None

@@ -111,6 +111,7 @@ def run_host(settings: RunSettings) -> HostInfo:
     started_iso, started = utc_now(), time.time()
     out = settings.out.absolute()
     prepare_out(out)
+    _require_modules(settings)
     python = resolve_python(settings.python)
     with tempfile.TemporaryDirectory(
         prefix=f"entropy-gate-{settings.host}-",
@@ -188,6 +189,17 @@ def check_cassette(loaded: LoadedManifest, root: Path) -> Path | None:
 
 
 # --- preparing the launch ------------------------------------------------------------------
+
+
+def _require_modules(settings: RunSettings) -> None:
+    """Each property module is in the tree this host runs, before anything is prepared: a
+    patch that moved it away is said so, not left to pytest's usage error or host B's copy."""
+    for module in settings.property_modules:
+        if not (settings.root / module).is_file():
+            raise GateError(
+                f"{module}: the property module is not in the tree this host runs: a patch "
+                "that moves or removes it names the new path in the manifest (a reviewed change)"
+            )
 
 
 def _launch(

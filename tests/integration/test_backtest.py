@@ -190,8 +190,8 @@ def test_a_parent_without_the_manifest_and_no_module_is_that_commits_error(
         (["HEAD..HEAD~1"], "backtest: 'HEAD..HEAD~1' holds no commits (is the older one first?)"),
         (
             ["--last", "2", "--module", "tests/test_nope.py"],
-            "--module tests/test_nope.py: no such file at {head} (the newest commit judged); "
-            "name the module by its path from the repository root",
+            "--module tests/test_nope.py: no such file at {head} (the newest commit judged) nor "
+            "at a parent of one; name the module by its path from the repository root",
         ),
     ],
 )
@@ -205,6 +205,24 @@ def test_bad_input_is_one_line_and_exit_2(
     assert result.err.strip() == message.format(head=shas[-1][:12])
     assert result.out == ""
     assert _state(repo) == before
+
+
+def test_a_commit_that_moves_the_module_is_judged_at_its_parent(repo: Repo, tmp_path: Path) -> None:
+    """tzlocal d3447f671e58 ("Move tests"): the newest commit lacks the module its parent
+    has; the commit is judged (invalid, saying why), not refused as a mistyped --module."""
+    _history(repo, tmp_path, manifest=False)
+    repo.git("mv", "tests", "checks")
+    repo.commit("move the tests")
+    report = tmp_path / "backtest.json"
+    result = repo.cli(
+        "backtest", "--last", "1", "--module", "tests/test_fees.py", "--json", str(report)
+    )
+    assert result.code == 1, result.err  # a commit that is not a merge candidate
+    (row,) = json.loads(report.read_text(encoding="utf-8"))["commits"]
+    assert row["classification"] == "invalid"
+    assert row["deciding"].startswith(
+        "host A: tests/test_fees.py: the property module is not in the tree this host runs"
+    ), row["deciding"]
 
 
 def test_no_manifest_anywhere_and_no_module_is_exit_2(repo: Repo, tmp_path: Path) -> None:
