@@ -1,7 +1,8 @@
 """`entropy-gate gate` on a manifest of many properties against bare pytest (issue 21).
 
     .venv/bin/python bench/bench_properties.py [--properties 20] [--own 3] [--tests 50]
-                                               [--repeat 3] [--smoke] [--profile]
+                                               [--data-files 0] [--repeat 3] [--smoke]
+                                               [--profile]
 
 A scratch repository whose entropy.yaml lists 20 properties, one module of 50 tests each;
 17 share every pin (one pytest session per host) and 3 have their own time zone (a session
@@ -9,6 +10,10 @@ each). The patch changes README.md only. The gate (a fresh, empty user cache dir
 time) alternates with two floors: (a) bare pytest run once per module, 20 runs one after
 the other, and (b) one bare pytest run over all 20 modules. Prints min / median / max of
 the per-pair ratios against each; the goal is the gate within 1.5x of (b).
+
+`--data-files N` commits N files of 8 KB (folders of 100 under data/) in the base, as a real
+checkout holds far more files than its property modules: what grows with the repository
+rather than with its tests (host B's copy of the tree, the judged tree's digest).
 
 `--profile` runs the gate once more and prints the elapsed time at each progress line.
 Not a test: timings depend on the machine.
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import resource
 import statistics
 import subprocess
@@ -54,10 +60,16 @@ def manifest(properties: int, own: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def make_repo(folder: Path, properties: int, own: int, tests: int) -> tuple[Path, str]:
+def make_repo(
+    folder: Path, properties: int, own: int, tests: int, data_files: int = 0
+) -> tuple[Path, str]:
     """The repository and its base commit; HEAD is the docs-only patch."""
     root = folder / "repo"
     (root / "tests").mkdir(parents=True)
+    for index in range(data_files):
+        data = root / "data" / f"d{index // 100:03d}" / f"f{index % 100:02d}.bin"
+        data.parent.mkdir(parents=True, exist_ok=True)
+        data.write_bytes(random.Random(index).randbytes(8192))  # noqa: S311 (data, not keys)
     (root / "entropy.yaml").write_text(manifest(properties, own))
     for index in range(properties):
         text = PROPERTY.format(tests=tests, name=f"p{index:02d}")
@@ -75,15 +87,17 @@ def main() -> int:
     parser.add_argument("--properties", type=int, default=20)
     parser.add_argument("--own", type=int, default=3, help="properties with their own pins")
     parser.add_argument("--tests", type=int, default=50)
+    parser.add_argument("--data-files", type=int, default=0, help="8 KB files in the base")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--smoke", action="store_true", help="small sizes, one pair")
     parser.add_argument("--profile", action="store_true", help="phases of one run")
     args = parser.parse_args()
     if args.smoke:
         args.properties, args.own, args.tests, args.repeat = 3, 1, 5, 1
+        args.data_files = min(args.data_files, 150) or 30  # the option's path runs too
     with tempfile.TemporaryDirectory(prefix="bench-properties-") as scratch:
         folder = Path(scratch)
-        root, base = make_repo(folder, args.properties, args.own, args.tests)
+        root, base = make_repo(folder, args.properties, args.own, args.tests, args.data_files)
         modules = [f"tests/test_p{index:02d}.py" for index in range(args.properties)]
         environ = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         bare_env = pinned_env(folder)
@@ -127,6 +141,7 @@ def main() -> int:
     print(
         f"a docs-only patch; {args.properties} properties of {args.tests} tests each, "
         f"{sessions} sessions per host"
+        + (f"; {args.data_files} data files of 8 KB in the tree" if args.data_files else "")
     )
     print(f"-- (a) against {args.properties} bare pytest runs, one per module")
     benchlib.print_ratio("entropy-gate gate", "bare pytest per module", *against_each)
