@@ -41,6 +41,8 @@ from __future__ import annotations
 import contextlib
 import faulthandler
 import hashlib
+import importlib
+import importlib.util
 import json
 import locale
 import os
@@ -134,6 +136,31 @@ def _shift_clock(seconds: float) -> None:
     _state["clock_method"] = "time-machine"
 
 
+def _quiet_time_machine() -> None:
+    """time-machine's own pytest plugin (an entry point pytest loads right after this one)
+    imports dateutil.parser when dateutil is installed: the project's dateutil would then be
+    imported at pytest's start-up, under the project's `filterwarnings` (dateutil 2.8 warns
+    at import on Python 3.12, and `error` stops pytest before any test), only because the
+    gate brought time-machine along. So time-machine is imported here with dateutil.parser
+    held back, on both hosts, and parses a string destination with dateutil on first use, as
+    it would have (on host B after the shift: dateutil's parser caches the year it imports
+    in)."""
+    if "time_machine" not in sys.modules:
+        if importlib.util.find_spec("time_machine") is None:
+            return
+        _import_time_machine()
+    time_machine = sys.modules.get("time_machine")
+    if time_machine is None or getattr(time_machine, "HAVE_DATEUTIL", True):
+        return
+    if importlib.util.find_spec("dateutil") is None:
+        return
+
+    def parse(text: str, *args: Any, **kwargs: Any) -> Any:
+        return importlib.import_module("dateutil.parser").parse(text, *args, **kwargs)
+
+    vars(time_machine).update(parse_datetime=parse, HAVE_DATEUTIL=True)
+
+
 # --- the network and the hostname, in-process ----------------------------------------------
 
 
@@ -193,6 +220,7 @@ def _activate(config: dict[str, Any]) -> None:
     shift = config.get("clock_shift_seconds")
     if shift:
         _shift_clock(float(shift))
+    _quiet_time_machine()
     _vary_machine(config)
 
 
