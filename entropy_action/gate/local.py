@@ -91,7 +91,7 @@ def _run_gate(settings: GateSettings) -> GateResult:
             folder.mkdir(parents=True, exist_ok=True)
             dossier, more, judged = _evidence(one, check, folder, ran.get(pid))
             notes += [f"property {pid}: {note}" for note in more]
-            module = check.head.manifest.module if check.head is not None else None
+            module = named.manifest.module if named is not None else None  # the base's, if unread
             dossiers.append(judge.PropertyDossier(pid, module, dossier, judged))
             settings.progress(f"{label}: judged")
     verdict = judge.judge_all(dossiers, repo.dropped, many=True)

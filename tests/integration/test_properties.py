@@ -304,6 +304,9 @@ def test_a_broken_list_at_the_head_cannot_pass(repo: Repo) -> None:
     assert verdict.pins_intact is False
     text = json.dumps(verdict.model_dump(mode="json"))
     assert "duplicate key 'pins.rng_seed'" in text
+    # a list the head cannot read is not a list whose properties were removed
+    assert [p.module for p in verdict.properties or []] == ["tests/test_a.py"]
+    assert "removed from the manifest" not in result.out
 
 
 def test_a_host_that_stopped_before_any_property_leads_each_with_its_cause(repo: Repo) -> None:

@@ -170,7 +170,7 @@ def _gather(
             notes.append(
                 f"--base-host-a {folders.base_a}: unusable; skips are attributed statically"
             )
-        module = check.head.manifest.module if check.head is not None else None
+        module = named.manifest.module if named is not None else None  # the base's, if unread
         dossiers.append(
             judge.PropertyDossier(
                 pid,
