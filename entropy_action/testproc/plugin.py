@@ -38,6 +38,7 @@ assert to rewrite), and pytest is told so by this marker.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import faulthandler
 import hashlib
@@ -194,6 +195,14 @@ def _watch_crashes(path: object) -> None:
     except OSError:
         return
     faulthandler.enable(file=_crash_log[0], all_threads=True)
+    atexit.register(_close_crash_log)
+
+
+def _close_crash_log() -> None:
+    """At exit, before the file would be collected: a project that shows ResourceWarning
+    (`filterwarnings = error`) saw 'unclosed file …/faulthandler.log' in its pytest log."""
+    faulthandler.disable()
+    _crash_log[0].close()
 
 
 def pytest_sessionstart() -> None:
