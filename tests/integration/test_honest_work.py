@@ -605,6 +605,46 @@ def test_a_case_whose_id_holds_a_live_value_pairs_by_its_place(repo: Repo, tmp_p
     assert live[0]["id"].startswith("tests/test_ulids.py::test_invalid_input[from_timestamp-17")
 
 
+# icalendar (github.com/collective/icalendar, 698624cacf4b "Add REQUEST-STATUS property"): four
+# cases added in the middle of a parametrize list whose ids pytest numbers by place
+# (`component_classes83`); the new `setting nothing` case runs no assertion by design, and was
+# read as the base's case at its place, which ran 14: `assertions_skipped_at_runtime`.
+
+INSERTED = """\
+    import pytest
+
+    CASES = [
+        ({"a"}, "first", True),
+        ({"b"}, "second", True),
+    ]
+
+
+    @pytest.mark.parametrize(("names", "label", "checked"), CASES)
+    def test_labels(names, label, checked):
+        if checked:
+            assert label
+            assert names
+    """
+
+
+def test_a_case_inserted_into_a_list_is_not_the_base_case_at_its_place(
+    repo: Repo, tmp_path: Path
+) -> None:
+    repo.write("tests/test_labels.py", INSERTED)
+    repo.write("entropy.yaml", manifest("tests/test_labels.py", tmp_path / "pins"))
+    base = repo.commit("labels")
+    repo.write(
+        "tests/test_labels.py",
+        INSERTED.replace(
+            '({"a"}, "first", True),', '({"a"}, "first", True),\n        ({"c"}, "unset", False),'
+        ),
+    )
+    repo.commit("a case that checks nothing when unset, in the middle of the list")
+    verdict = gate(repo, base)
+    assert verdict["classification"] == "merge_candidate", verdict["reasons"]
+    assert kinds(verdict) == []
+
+
 # --- class 5: the seam fix the gate itself recommends --------------------------------------
 # The gate says `live_read_removed` ("inject it: a Clock, a random.Random, a parameter") to
 # `def days_until(due, now=None): now = now or datetime.now(timezone.utc)`; the honest fix

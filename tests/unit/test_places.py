@@ -64,3 +64,35 @@ def test_a_base_run_is_read_by_id_then_by_place() -> None:
     assert moved is not None
     assert moved.raw_id == "t/ids.py::test_bad[from_ts-1500.0]"
     assert base.get("t/ids.py::test_gone") is None
+
+
+def test_a_case_inserted_into_a_list_is_not_read_as_the_base_case_at_its_place() -> None:
+    """icalendar 698624cacf4b: four cases added in the middle of a parametrize list; the new
+    one at place 1 is not the base's case at place 1 (another id, another shape)."""
+    base_report = REPORT.format(value="1500.0").replace("from_ts-x", "from_iso-y")
+    tests, _ = junitcases.parse_junit(base_report.encode(), "junit.xml", module="t/ids.py")
+
+    class Report:
+        pass
+
+    Report.tests = tuple(junitcases.merge(tests).values())  # type: ignore[attr-defined]
+    head = cases("1768.5")  # the head's place 0 is `from_ts-x`: the base's was `from_iso-y`
+    named = {test_id: t.case for test_id, t in head.items() if t.case is not None}
+    base = places.Base(Report(), named)  # type: ignore[arg-type]
+    assert base.get("t/ids.py::test_bad[from_ts-x]") is None
+    # the digits alone differ at place 1: the same case, read at collection
+    moved = base.get("t/ids.py::test_bad[from_ts-1768.5]")
+    assert moved is not None
+    assert moved.raw_id == "t/ids.py::test_bad[from_ts-1500.0]"
+
+
+def test_a_base_case_the_head_still_has_is_not_lent_to_another_id_by_place() -> None:
+    head = cases("1768.5")
+    named = {test_id: t.case for test_id, t in head.items() if t.case is not None}
+    named["t/ids.py::test_bad[from_ts-1500.0]"] = "t/ids.py::test_bad[make:0,value:9]"
+
+    class Report:
+        tests = tuple(cases("1500.0").values())
+
+    base = places.Base(Report(), named)  # type: ignore[arg-type]
+    assert base.get("t/ids.py::test_bad[from_ts-1768.5]") is None
