@@ -643,6 +643,18 @@ def test_a_case_inserted_into_a_list_is_not_the_base_case_at_its_place(
     verdict = gate(repo, base)
     assert verdict["classification"] == "merge_candidate", verdict["reasons"]
     assert kinds(verdict) == []
+    # the workflow's path: each host job's run with its base run, then the verdict job
+    runs = tmp_path / "runs"
+    for host, extra in (("a", ()), ("b", ("--isolate",))):
+        done = repo.cli(
+            "run", "--host", host, *extra, "--out", str(runs / host), "--base-ref", base
+        )
+        assert done.code == 0, done.err
+    out = tmp_path / "workflow.json"
+    hosts = ("--host-a", str(runs / "a"), "--host-b", str(runs / "b"))
+    repo.cli("verdict", *hosts, "--base-ref", base, "--json", str(out))
+    workflow = json.loads(out.read_text(encoding="utf-8"))
+    assert (workflow["classification"], kinds(workflow)) == ("merge_candidate", [])
 
 
 # --- class 5: the seam fix the gate itself recommends --------------------------------------
