@@ -156,6 +156,8 @@ def test_ordinary_patching_and_the_pinned_seed_stay_quiet(repo: Repo) -> None:
         tests__properties__test_invoice_dot_py="""\
         import os
         import random
+        import time
+        from unittest import mock
 
         import invoice_lib
         from invoice_lib import total_for
@@ -167,7 +169,10 @@ def test_ordinary_patching_and_the_pinned_seed_stay_quiet(repo: Repo) -> None:
             DEBUG = False
 
 
-        def test_total(monkeypatch):
+        @mock.patch("time.sleep")
+        def test_total(sleep, monkeypatch):
+            monkeypatch.setattr("time.sleep", lambda seconds: None)  # a wait, not a clock read
+            monkeypatch.setattr(time, "sleep", lambda seconds: None)
             monkeypatch.setattr(Config, "DEBUG", True)
             monkeypatch.setattr(invoice_lib, "ROUNDING", 2, raising=False)
             monkeypatch.setenv("INVOICE_CURRENCY", "EUR")
