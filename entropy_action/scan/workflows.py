@@ -59,8 +59,21 @@ def _compose(text: str) -> yaml.Node | None:
     the top level and each job's own keys are read, so an alias bomb costs nothing."""
     try:
         return yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        if not _tab_refused(exc):
+            return None
+    # PyYAML refuses a tab after `key:` (`run:<TAB>pyroma -d .`, tzlocal's lint.yml) that
+    # GitHub and libyaml take as the space it is; only that refusal is read again, and only
+    # where PyYAML was built with libyaml (else the file stays unread: fail closed).
+    loader = getattr(yaml, "CSafeLoader", None)
+    try:
+        return None if loader is None else yaml.compose(text, Loader=loader)
     except yaml.YAMLError:
         return None
+
+
+def _tab_refused(exc: yaml.YAMLError) -> bool:
+    return "found character '\\t' that cannot start any token" in str(exc)
 
 
 def _jobs_reach(root: yaml.MappingNode) -> str | None:

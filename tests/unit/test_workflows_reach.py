@@ -105,3 +105,16 @@ def test_unreadable_files_fail_closed() -> None:
     levels = [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 10)}]" for i in range(1, 12)]
     bomb = "l0: &l0 [lol]\n" + "\n".join(levels) + "\n" + CI
     assert workflows.reach(bomb.encode()).why is None  # aliases are references: nothing grows
+
+
+def test_a_tab_after_a_key_is_read_as_github_reads_it() -> None:
+    """PyYAML refuses `run:<TAB>...` (tzlocal's lint.yml); GitHub and libyaml take the tab as a
+    space, so the workflow is judged by what it says, not called unreadable."""
+    tabbed = CI.replace("- run: python -m pytest", "- run:\tpython -m pytest")
+    assert "\t" in tabbed
+    assert workflows.reach(tabbed.encode()).why is None
+    writes = tabbed.replace("  contents: read\n", "  contents: read\n  checks:\twrite\n")
+    why = "its job 'tests' may write checks (`checks: write`)"
+    assert workflows.reach(writes.encode()).why == why
+    indented = CI.replace("    steps:\n", "\tsteps:\n")  # a tab as indentation: no reader takes it
+    assert workflows.reach(indented.encode()).why == UNREAD
