@@ -8,7 +8,9 @@ status — a required status check is satisfied by any check of its name:
   it at all ("entropy-gate" anywhere in the file: a job of that name posts a check run of
   that name, whatever its permissions);
 - a job's name is built from an expression whose value the file does not hold (anything but
-  `matrix.*`: `${{ github.head_ref }}` is the branch's name, which the author picks);
+  `matrix.*` and the file's strings joined by `||` or `&&`: `${{ github.head_ref }}` is the
+  branch's name, which the author picks), or from a matrix whose values come from one
+  (`matrix: ${{ fromJSON(...) }}`);
 - a job's token may write checks or statuses: `checks: write`, `statuses: write` or
   `write-all` for the workflow or the job, or no `permissions:` at either level — the
   token then has the repository's default, which is read-write on older repositories.
@@ -28,7 +30,9 @@ import yaml
 MAX_BYTES = 1024 * 1024
 WRITERS = frozenset({"checks", "statuses"})
 _EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}", re.DOTALL)
-_MATRIX_ONLY = re.compile(r"^\s*matrix(\.[A-Za-z0-9_-]+|\[\s*'[^']*'\s*\])+\s*$")
+_OPERAND = r"(?:matrix(?:\.[A-Za-z0-9_-]+|\[\s*'[^']*'\s*\])+|'[^']*')"
+# Matrix values and the file's own strings, joined by || or && (`matrix.name || matrix.python`).
+_MATRIX_ONLY = re.compile(rf"^\s*{_OPERAND}(?:\s*(?:\|\||&&)\s*{_OPERAND})*\s*$")
 
 
 @dataclass(frozen=True)
@@ -88,8 +92,12 @@ def _jobs_reach(root: yaml.MappingNode) -> str | None:
         if not isinstance(job, yaml.MappingNode) or _repeats(job):
             return f"its job {name!r} cannot be read"
         titled = _get(job, "name")
-        if isinstance(titled, yaml.ScalarNode) and _unknown_name(str(titled.value)):
-            return f"its job {name!r} takes its name from an expression ({titled.value!r})"
+        title = str(titled.value) if isinstance(titled, yaml.ScalarNode) else ""
+        if _unknown_name(title):
+            return f"its job {name!r} takes its name from an expression ({title!r})"
+        if "${{" in title and _holds_expression(_matrix(job)):  # values the file does not hold
+            matrix = "a matrix built from an expression"
+            return f"its job {name!r} takes its name from {matrix} ({title!r})"
         own = _get(job, "permissions")
         why = _writes(own if own is not None else top, f"its job {name!r}")
         if why is not None:
@@ -118,6 +126,31 @@ def _writes(permissions: yaml.Node | None, who: str) -> str | None:
 def _unknown_name(name: str) -> bool:
     """A name with an expression whose value is not the file's own (matrix values are)."""
     return any(not _MATRIX_ONLY.match(inner) for inner in _EXPRESSION.findall(name))
+
+
+def _matrix(job: yaml.MappingNode) -> yaml.Node | None:
+    strategy = _get(job, "strategy")
+    return _get(strategy, "matrix") if isinstance(strategy, yaml.MappingNode) else strategy
+
+
+def _holds_expression(node: yaml.Node | None) -> bool:
+    """Whether any scalar under `node` holds `${{`: each node is visited once, so an alias
+    bomb costs what its text does."""
+    seen: set[int] = set()
+    stack = [node] if node is not None else []
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, yaml.ScalarNode):
+            if "${{" in str(current.value):
+                return True
+        elif isinstance(current, yaml.MappingNode):
+            stack += [part for pair in current.value for part in pair]
+        elif isinstance(current, yaml.SequenceNode):
+            stack += current.value
+    return False
 
 
 def _repeats(node: yaml.MappingNode) -> bool:

@@ -118,3 +118,40 @@ def test_a_tab_after_a_key_is_read_as_github_reads_it() -> None:
     assert workflows.reach(writes.encode()).why == why
     indented = CI.replace("    steps:\n", "\tsteps:\n")  # a tab as indentation: no reader takes it
     assert workflows.reach(indented.encode()).why == UNREAD
+
+
+def test_a_name_from_matrix_values_joined_by_or_is_the_files_own() -> None:
+    """itsdangerous's tests.yaml: `name: ${{ matrix.name || matrix.python }}`."""
+    joined = CI.replace(
+        'name: "Python ${{ matrix.python-version }} on ${{ matrix.platform }}"',
+        "name: ${{ matrix.name || matrix.python-version && 'py' || 'default' }}",
+    )
+    assert workflows.reach(joined.encode()).why is None
+    for outside in ("matrix.name || github.head_ref", "format('{0}', matrix.name)"):
+        named = CI.replace('"Python ${{ matrix.python-version }}', f'"${{{{ {outside} }}}}')
+        why = workflows.reach(named.encode()).why
+        assert why is not None
+        assert why.startswith("its job 'tests' takes its name from an expression")
+
+
+@pytest.mark.parametrize(
+    "matrix",
+    [
+        "      matrix: ${{ fromJSON(github.event.pull_request.title) }}\n",
+        "      matrix:\n        platform: ['${{ github.head_ref }}']\n",
+        "      matrix:\n        include: [{platform: '${{ github.head_ref }}'}]\n",
+    ],
+)
+def test_a_name_from_a_matrix_built_from_an_expression_can_change_the_check(matrix) -> None:
+    """The name holds only matrix values, but the matrix holds values the file does not: a PR
+    title of the check's name names the job after it."""
+    start = CI.index("      matrix:\n")
+    end = CI.index("    steps:")
+    edited = CI[:start] + matrix + CI[end:]
+    assert workflows.reach(edited.encode()).why == (
+        "its job 'tests' takes its name from a matrix built from an expression "
+        "('Python ${{ matrix.python-version }} on ${{ matrix.platform }}')"
+    )
+    quiet = edited.replace("${{ github.head_ref }}", "ubuntu-latest")
+    if "fromJSON" not in quiet:
+        assert workflows.reach(quiet.encode()).why is None
