@@ -5,8 +5,9 @@ workflow (as the patch leaves it) calls entropy-gate, or can post a check run or
 status — a required status check is satisfied by any check of its name:
 
 - it calls entropy-gate: a `uses:` naming it (the caller: its inputs, its events), or names
-  it at all ("entropy-gate" anywhere in the file: a job of that name posts a check run of
-  that name, whatever its permissions);
+  it at all ("entropy-gate" anywhere in the file, or in any key or value once YAML's escapes
+  are read, or in a job name its matrix values and strings can spell: a job of that name
+  posts a check run of that name, whatever its permissions);
 - a job's name is built from an expression whose value the file does not hold (anything but
   `matrix.*` and the file's strings joined by `||` or `&&`: `${{ github.head_ref }}` is the
   branch's name, which the author picks), or from a matrix whose values come from one
@@ -23,11 +24,15 @@ not YAML, past the size cap) is taken to be able to (fail closed). Pure.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import yaml
 
 MAX_BYTES = 1024 * 1024
+NAME = "entropy-gate"
+NAMES_IT = "it names entropy-gate (a call of it, or a job posting a check of its name)"
+MAX_NAMES = 4096  # a job's names spelled out from its matrix, past which it is not read
 WRITERS = frozenset({"checks", "statuses"})
 _EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}", re.DOTALL)
 _OPERAND = r"(?:matrix(?:\.[A-Za-z0-9_-]+|\[\s*'[^']*'\s*\])+|'[^']*')"
@@ -50,11 +55,13 @@ def reach(text: bytes) -> Reach:
         decoded = text.decode("utf-8")
     except UnicodeDecodeError:
         return Reach("it is not UTF-8, so it was not read")
-    if "entropy-gate" in decoded.lower():
-        return Reach("it names entropy-gate (a call of it, or a job posting a check of its name)")
+    if NAME in decoded.lower():
+        return Reach(NAMES_IT)
     root = _compose(decoded)
     if not isinstance(root, yaml.MappingNode) or _repeats(root):
         return Reach("it cannot be read as a workflow (not YAML, not a mapping, a key twice)")
+    if any(NAME in value.lower() for value in _scalars(root)):  # spelled with YAML's escapes
+        return Reach(NAMES_IT)
     return Reach(_jobs_reach(root))
 
 
@@ -95,9 +102,15 @@ def _jobs_reach(root: yaml.MappingNode) -> str | None:
         title = str(titled.value) if isinstance(titled, yaml.ScalarNode) else ""
         if _unknown_name(title):
             return f"its job {name!r} takes its name from an expression ({title!r})"
-        if "${{" in title and _holds_expression(_matrix(job)):  # values the file does not hold
-            matrix = "a matrix built from an expression"
-            return f"its job {name!r} takes its name from {matrix} ({title!r})"
+        if "${{" in title:
+            matrix = _matrix(job)
+            if _holds_expression(matrix):  # values the file does not hold
+                return f"its job {name!r} takes its name from a matrix built from an expression"
+            names = _spelled(title, sorted(set(_scalars(matrix))))
+            if names is None:
+                return f"its job {name!r} takes more than {MAX_NAMES} names from its matrix"
+            if any(NAME in each.lower() for each in names):
+                return f"its job {name!r} can be named after the check ({title!r})"
         own = _get(job, "permissions")
         why = _writes(own if own is not None else top, f"its job {name!r}")
         if why is not None:
@@ -134,8 +147,30 @@ def _matrix(job: yaml.MappingNode) -> yaml.Node | None:
 
 
 def _holds_expression(node: yaml.Node | None) -> bool:
-    """Whether any scalar under `node` holds `${{`: each node is visited once, so an alias
-    bomb costs what its text does."""
+    return any("${{" in value for value in _scalars(node))
+
+
+def _spelled(title: str, values: list[str]) -> list[str] | None:
+    """Every name `title` can take, each expression (matrix values and the file's strings,
+    joined by || or &&: its value is one of theirs) read as any value the matrix holds or any
+    string it spells; None past MAX_NAMES. `${{ matrix.a }}-gate` with `a: [entropy]` is the
+    check's name though no line of the file spells it."""
+    names = [""]
+    for index, part in enumerate(_EXPRESSION.split(title)):
+        if index % 2 == 0:
+            names = [name + part for name in names]
+            continue
+        strings = re.findall(r"'([^']*)'", part)
+        choices = set(strings) | ({"", *values} if "matrix" in part else set())
+        names = [name + choice for name in names for choice in sorted(choices)]
+        if len(names) > MAX_NAMES:
+            return None
+    return names
+
+
+def _scalars(node: yaml.Node | None) -> Iterator[str]:
+    """The values of the scalars under `node`, keys included: each node is visited once, so an
+    alias bomb costs what its text does."""
     seen: set[int] = set()
     stack = [node] if node is not None else []
     while stack:
@@ -144,13 +179,11 @@ def _holds_expression(node: yaml.Node | None) -> bool:
             continue
         seen.add(id(current))
         if isinstance(current, yaml.ScalarNode):
-            if "${{" in str(current.value):
-                return True
+            yield str(current.value)
         elif isinstance(current, yaml.MappingNode):
             stack += [part for pair in current.value for part in pair]
         elif isinstance(current, yaml.SequenceNode):
             stack += current.value
-    return False
 
 
 def _repeats(node: yaml.MappingNode) -> bool:

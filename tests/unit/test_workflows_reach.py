@@ -28,6 +28,7 @@ jobs:
 
 
 UNREAD = "it cannot be read as a workflow (not YAML, not a mapping, a key twice)"
+NAMES = "it names entropy-gate (a call of it, or a job posting a check of its name)"
 
 
 def test_a_read_only_workflow_with_plain_or_matrix_job_names_cannot_change_the_check() -> None:
@@ -148,10 +149,50 @@ def test_a_name_from_a_matrix_built_from_an_expression_can_change_the_check(matr
     start = CI.index("      matrix:\n")
     end = CI.index("    steps:")
     edited = CI[:start] + matrix + CI[end:]
-    assert workflows.reach(edited.encode()).why == (
-        "its job 'tests' takes its name from a matrix built from an expression "
-        "('Python ${{ matrix.python-version }} on ${{ matrix.platform }}')"
-    )
+    why = "its job 'tests' takes its name from a matrix built from an expression"
+    assert workflows.reach(edited.encode()).why == why
     quiet = edited.replace("${{ github.head_ref }}", "ubuntu-latest")
     if "fromJSON" not in quiet:
         assert workflows.reach(quiet.encode()).why is None
+
+
+@pytest.mark.parametrize(
+    ("edit", "why"),
+    [
+        (  # YAML's escapes: no line of the file spells the name
+            lambda t: t.replace("  tests:\n    name:", '  "entropy\\x2Dgate":\n    name:'),
+            NAMES,
+        ),
+        (
+            lambda t: t.replace('name: "Python', 'name: "\\u0065ntropy-Gate Python'),
+            NAMES,
+        ),
+        (  # a matrix value and the name's own text
+            lambda t: t.replace("[ubuntu-latest]", "[ubuntu-latest, entropy]").replace(
+                '"Python ${{ matrix.python-version }} on ${{ matrix.platform }}"',
+                '"${{ matrix.platform }}-gate"',
+            ),
+            "its job 'tests' can be named after the check ('${{ matrix.platform }}-gate')",
+        ),
+        (  # the file's strings in an expression, then text
+            lambda t: t.replace('name: "Python', "name: \"${{ 'entropy' }}-gate Python"),
+            "its job 'tests' can be named after the check "
+            "(\"${{ 'entropy' }}-gate Python ${{ matrix.python-version }} on "
+            '${{ matrix.platform }}")',
+        ),
+        (
+            lambda t: t.replace(
+                '"Python ${{ matrix.python-version }} on ${{ matrix.platform }}"',
+                '"${{ matrix.platform }}${{ matrix.platform }}${{ matrix.platform }}'
+                '${{ matrix.platform }}${{ matrix.platform }}"',
+            ).replace("[ubuntu-latest]", "[" + ", ".join(f"os{i}" for i in range(9)) + "]"),
+            "its job 'tests' takes more than 4096 names from its matrix",
+        ),
+    ],
+)
+def test_a_name_the_file_spells_only_once_read_can_change_the_check(edit, why) -> None:
+    """The text search for entropy-gate reads the file's bytes; a job's name is what GitHub
+    reads, escapes resolved and matrix values put in."""
+    edited = edit(CI)
+    assert "entropy-gate" not in edited.lower()
+    assert workflows.reach(edited.encode()).why == why
