@@ -538,6 +538,23 @@ def test_a_ci_edit_that_drops_permissions_can_post_a_check(repo: Repo, tmp_path:
     assert "declares no `permissions:`" in verdict["findings"][0]["message"]
 
 
+def test_a_ci_job_its_matrix_names_after_the_check_is_protected_on_every_path(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """No line spells entropy-gate; the job's check run is named so for one matrix value."""
+    base = _ci_repo(repo, tmp_path, caller=True)
+    named = CI_WORKFLOW.replace('"3.13"]', '"3.13", "entropy"]').replace(
+        '"Python ${{ matrix.python-version }}"', '"${{ matrix.python-version }}-gate"'
+    )
+    _edit_ci(repo, named)
+    why = "(its job 'tests' can be named after the check ('${{ matrix.python-version }}-gate'))"
+    for verdict in (gate(repo, base), workflow_verdict(repo, tmp_path, base)):
+        assert verdict["classification"] == "pin_mutation"
+        found = [f for f in verdict["findings"] if f["kind"] == "gate_config_changed"]
+        assert [(f["path"], f["line"]) for f in found] == [(".github/workflows/ci.yml", 7)]
+        assert why in found[0]["message"]
+
+
 def test_a_list_the_manifest_spells_out_protects_every_file_under_it(
     repo: Repo, tmp_path: Path
 ) -> None:
@@ -643,7 +660,12 @@ def test_a_case_inserted_into_a_list_is_not_the_base_case_at_its_place(
     verdict = gate(repo, base)
     assert verdict["classification"] == "merge_candidate", verdict["reasons"]
     assert kinds(verdict) == []
-    # the workflow's path: each host job's run with its base run, then the verdict job
+    workflow = workflow_verdict(repo, tmp_path, base)
+    assert (workflow["classification"], kinds(workflow)) == ("merge_candidate", [])
+
+
+def workflow_verdict(repo: Repo, tmp_path: Path, base: str) -> dict[str, Any]:
+    """The workflow's path: each host job's run with its base run, then the verdict job."""
     runs = tmp_path / "runs"
     for host, extra in (("a", ()), ("b", ("--isolate",))):
         done = repo.cli(
@@ -653,8 +675,7 @@ def test_a_case_inserted_into_a_list_is_not_the_base_case_at_its_place(
     out = tmp_path / "workflow.json"
     hosts = ("--host-a", str(runs / "a"), "--host-b", str(runs / "b"))
     repo.cli("verdict", *hosts, "--base-ref", base, "--json", str(out))
-    workflow = json.loads(out.read_text(encoding="utf-8"))
-    assert (workflow["classification"], kinds(workflow)) == ("merge_candidate", [])
+    return json.loads(out.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
 
 
 # --- class 5: the seam fix the gate itself recommends --------------------------------------
