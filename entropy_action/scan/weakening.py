@@ -439,7 +439,7 @@ def _swallowed(ctx: Context, unit: Unit, node: ast.Try) -> list[Hit]:
     hits: list[Hit] = []
     for handler in node.handlers:
         caught = _caught(handler.type)
-        if caught is None or _reraises(ctx, unit, handler):
+        if caught is None or _reraises(ctx, unit, handler) or _kept(ctx, unit, node, handler):
             continue
         if caught != "AssertionError" and not asserts:
             continue
@@ -450,6 +450,66 @@ def _swallowed(ctx: Context, unit: Unit, node: ast.Try) -> list[Hit]:
         )
         hits.append(unit.hit("assertion_swallowed", node, message, line=handler.lineno))
     return hits
+
+
+def _kept(ctx: Context, unit: Unit, guard: ast.Try, handler: ast.ExceptHandler) -> bool:
+    """The handler keeps the exception where an assertion of the test reads it: `except
+    Exception as ex: result.append(ex)` in a thread, then `assert result == ["success"]`
+    (backoff's tests). Kept: passed to a method of, or assigned into, a name or `self.x`;
+    read: that holder in an assertion outside the `try` that is not always true."""
+    if handler.name is None:
+        return False
+    holders: set[str] = set()
+    for node in (n for stmt in handler.body for n in ast.walk(stmt)):
+        stored: list[ast.expr] = []
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            stored = [node.func.value] if _mentions(node, handler.name) else []
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            stored = list(targets) if _mentions(node.value, handler.name) else []
+        holders.update(_holder(target) or "" for target in stored)
+    holders -= {"", "self", handler.name}
+    inside = {id(n) for n in ast.walk(guard)}
+    for node in unit.nodes:
+        if id(node) in inside or not _is_assertion(ctx, unit.module, node):
+            continue
+        if isinstance(node, ast.Assert) and _always_true(node.test):
+            continue
+        read = [node.test] if isinstance(node, ast.Assert) else _arguments(node)
+        if any(_mentions(part, holder) for part in read for holder in holders):
+            return True
+    return False
+
+
+def _arguments(node: ast.AST) -> list[ast.expr]:
+    if not isinstance(node, ast.Call):
+        return []
+    return [*node.args, *(keyword.value for keyword in node.keywords)]
+
+
+def _holder(node: ast.expr) -> str | None:
+    """`x` of `x`, `x[0]`, `x.append`; `self.x` of `self.x[0]` (an attribute of self)."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"self.{node.attr}" if node.value.id == "self" else node.value.id
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _mentions(node: ast.AST, holder: str) -> bool:
+    """Whether `holder` (`x` or `self.x`) is read anywhere under `node`."""
+    for part in ast.walk(node):
+        if isinstance(part, ast.Name) and part.id == holder:
+            return True
+        if (
+            isinstance(part, ast.Attribute)
+            and isinstance(part.value, ast.Name)
+            and f"{part.value.id}.{part.attr}" == holder
+        ):
+            return True
+    return False
 
 
 def _suppressed(ctx: Context, unit: Unit, node: ast.With | ast.AsyncWith) -> list[Hit]:

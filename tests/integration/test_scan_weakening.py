@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.integration.test_scan_helpers import PROPERTY, base, scan, write
 from tests.support.helpers import Repo
 
@@ -155,6 +157,70 @@ def test_moved_assertions_new_tests_and_real_comparisons_stay_quiet(repo: Repo) 
     )
     scanned = scan(repo)
     assert (scanned.code, scanned.findings) == (0, [])
+
+
+THREADED = (
+    "import threading\nimport unittest\n\n"
+    + THREE_TESTS
+    + """
+
+def test_threaded():
+    result = []
+
+    def check():
+        try:
+            assert total_for([1, 2]) == 3
+        except Exception as ex:
+            result.append(ex)
+        else:
+            result.append("success")
+
+    worker = threading.Thread(target=check)
+    worker.start()
+    worker.join()
+    assert result == ["success"]
+
+
+class TestThreaded(unittest.TestCase):
+    def test_rounding(self):
+        self.errors = []
+        try:
+            self.assertEqual(round(2.5), 2)
+        except AssertionError as error:
+            self.errors.append(error)
+        self.assertEqual(self.errors, [])
+"""
+)
+IN_THREAD = THREADED.splitlines().index("        except Exception as ex:") + 1
+IN_CLASS = THREADED.splitlines().index("        except AssertionError as error:") + 1
+
+
+def test_an_exception_kept_where_an_assertion_reads_it_is_not_swallowed(repo: Repo) -> None:
+    """backoff's thread tests: the failure is carried out of the thread and asserted on."""
+    base(repo, THREE_TESTS)
+    write(repo, tests__properties__test_invoice_dot_py=THREADED)
+    assert [f["kind"] for f in scan(repo).findings if f["introduced"]] == []
+
+
+@pytest.mark.parametrize(
+    ("edit", "line"),
+    [
+        (lambda t: t.replace('    assert result == ["success"]\n', ""), IN_THREAD),  # never read
+        (lambda t: t.replace("result.append(ex)", "print(ex)"), IN_THREAD),  # shown, not kept
+        (lambda t: t.replace('result == ["success"]', "result or True"), IN_THREAD),
+        (
+            lambda t: t.replace("self.assertEqual(self.errors, [])", "self.assertTrue(self)"),
+            IN_CLASS,
+        ),
+        (lambda t: t.replace("self.errors.append(error)", "self.seen = 1"), IN_CLASS),
+    ],
+    ids=["never-read", "printed", "read-by-a-tautology", "self-not-read", "not-kept"],
+)
+def test_an_exception_kept_nowhere_an_assertion_reads_is_swallowed(repo: Repo, edit, line) -> None:
+    base(repo, THREE_TESTS)
+    write(repo, tests__properties__test_invoice_dot_py=edit(THREADED))
+    found = [(f["kind"], f["line"]) for f in scan(repo).findings if f["introduced"]]
+    assert ("assertion_swallowed", line) in found
 
 
 def test_an_assertion_inside_contextlib_suppress(repo: Repo) -> None:
