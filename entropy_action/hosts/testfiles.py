@@ -61,8 +61,8 @@ def copy_module(source: Path, folder: Path, name: str) -> None:
     target = folder / f"{name}.py"
     shutil.copy2(source, target)
     compiled = Path(importlib.util.cache_from_source(str(source)))
-    if compiled.is_file():
-        with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError):  # none, or unreadable (an install owned by another user)
+        if compiled.is_file():
             cached = Path(importlib.util.cache_from_source(str(target)))
             cached.parent.mkdir(exist_ok=True)
             shutil.copyfile(compiled, cached)

@@ -7,6 +7,7 @@ other test_run_* modules.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import py_compile
@@ -581,6 +582,30 @@ def test_a_copy_without_the_gates_bytecode_is_compiled_as_usual(tmp_path: Path) 
         check=True,
     )
     assert done.stdout == "3\n"
+
+
+def test_bytecode_the_user_may_not_read_is_left_to_the_test_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """environs' backtest as a user other than the one who installed the gate: stat of the
+    gate's own `__pycache__` said EACCES, and every commit ended in an internal error. Root
+    (these tests' user on CI) never meets EACCES, so the stat is made to say it."""
+    source = tmp_path / "src" / "guarded.py"
+    source.parent.mkdir()
+    source.write_text("VALUE = 4\n")
+    py_compile.compile(str(source), doraise=True)
+    compiled = Path(importlib.util.cache_from_source(str(source)))
+    real = Path.is_file
+
+    def is_file(path: Path) -> bool:
+        if path == compiled:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(Path, "is_file", is_file)
+    testfiles.copy_module(source, tmp_path, "copied")
+    assert (tmp_path / "copied.py").read_text() == "VALUE = 4\n"
+    assert not (tmp_path / "__pycache__").exists()
 
 
 def test_the_runs_plugins_load_as_plain_modules_without_a_warning(
