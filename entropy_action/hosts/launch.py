@@ -451,6 +451,8 @@ def _unshare_argv(
         options += ["--hostname", hostb.hostname]
     if claim is not None and claim.private is not None:
         options += ["--bind", str(claim.private), str(claim.target)]
+    if not spaces.as_root:  # the tests get the caller's uid back (nsinit.become)
+        options += ["--as", str(os.getuid()), str(os.getgid())]
     if spaces.pid:
         options += ["--result", str(scratch / NSINIT_RESULT)]
     nsinit = [python, "-I", "-S", str(plugin_dir / NSINIT_FILE), *options, "--"]

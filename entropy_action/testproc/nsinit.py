@@ -7,6 +7,11 @@ Run by the runner as `unshare ... PYTHON -I -S entropy_gate_nsinit.py [OPTIONS] 
 - `--hostname NAME`: the hostname to set in the fresh UTS namespace;
 - `--bind PRIVATE TARGET`: bind-mount the private directory PRIVATE over TARGET (the pinned
   temp_root) in the fresh mount namespace, so two runs never share a temp_root;
+- `--as UID GID`: the caller is not root and the namespaces came with a user namespace where
+  it is (`unshare --user --map-root-user`): once the rest is set up, a nested user namespace
+  gives the command the caller's own uid and gid back, so the tests see the uid they see
+  outside and may read only what that user may (a test that a file with mode 000 cannot be
+  read, or one that skips as root, runs as on host A; environs' and python-dotenv's do);
 - `--result FILE`: nsinit is PID 1 of a fresh PID namespace (`unshare --pid --fork
   --mount-proc`): instead of exec'ing the command it starts it as its child, reaps every
   orphan while it runs, and once the command exits lists every process still in the namespace
@@ -39,6 +44,7 @@ SIOCSIFFLAGS = 0x8914
 IFF_UP = 0x1
 MS_BIND = 4096
 MS_REC = 16384
+CLONE_NEWUSER = 0x10000000
 FAILED = 125
 
 
@@ -100,6 +106,34 @@ def bind(private: str, target: str) -> bool:
         return True
     _say(f"could not bind a private temp root over {target}: {reason}")
     return False
+
+
+def become(uid: str, gid: str) -> bool:
+    """This process (and what it starts) in a nested user namespace as `uid`:`gid`, mapped to
+    the root of the one it is in: the command's exec then drops every capability."""
+    import ctypes  # noqa: PLC0415
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        failed = libc.unshare(CLONE_NEWUSER) != 0
+        reason = os.strerror(ctypes.get_errno()) if failed else ""
+    except (OSError, AttributeError) as exc:
+        failed, reason = True, str(exc)
+    maps = (
+        ("setgroups", "deny"),
+        ("uid_map", f"{int(uid)} 0 1\n"),
+        ("gid_map", f"{int(gid)} 0 1\n"),
+    )
+    for name, text in maps if not failed else ():
+        try:
+            with open(f"/proc/self/{name}", "w", encoding="ascii") as handle:
+                handle.write(text)
+        except OSError as exc:
+            failed = failed or name != "setgroups"
+            reason = reason or f"{name}: {exc.strerror}"
+    if failed:
+        _say(f"could not give the tests the caller's uid {uid} back: {reason}")
+    return not failed
 
 
 def _others() -> dict[int, str]:
@@ -179,7 +213,7 @@ def result_json(code: int, left: list[str]) -> str:
 def parse(argv: list[str]) -> tuple[dict[str, Any], list[str]] | None:
     """The options before `--` and the command after it; None when they do not parse."""
     spec: dict[str, Any] = {}
-    takes = {"--loopback": 0, "--hostname": 1, "--bind": 2, "--result": 1}
+    takes = {"--loopback": 0, "--hostname": 1, "--bind": 2, "--as": 2, "--result": 1}
     index = 0
     while index < len(argv) and argv[index] != "--":
         option = argv[index]
@@ -197,7 +231,7 @@ def main(argv: list[str]) -> int:
     parsed = parse(argv)
     if parsed is None:
         _say("usage: entropy_gate_nsinit.py [--loopback] [--hostname NAME] "
-             "[--bind PRIVATE TARGET] [--result FILE] -- COMMAND...")  # fmt: skip
+             "[--bind PRIVATE TARGET] [--as UID GID] [--result FILE] -- COMMAND...")  # fmt: skip
         return FAILED
     spec, command = parsed
     if spec.get("loopback"):
@@ -207,6 +241,9 @@ def main(argv: list[str]) -> int:
     pair = spec.get("bind")
     if pair and not bind(str(pair[0]), str(pair[1])):
         return FAILED
+    ids = spec.get("as")
+    if ids:  # where nesting is refused the tests run as the namespace's root, as they did
+        become(str(ids[0]), str(ids[1]))
     if spec.get("result"):
         return supervise(command, str(spec["result"]))
     try:
