@@ -453,10 +453,10 @@ def _swallowed(ctx: Context, unit: Unit, node: ast.Try) -> list[Hit]:
 
 
 def _kept(ctx: Context, unit: Unit, guard: ast.Try, handler: ast.ExceptHandler) -> bool:
-    """The handler keeps the exception where an assertion of the test reads it: `except
-    Exception as ex: result.append(ex)` in a thread, then `assert result == ["success"]`
-    (backoff's tests). Kept: passed to a method of, or assigned into, a name or `self.x`;
-    read: that holder in an assertion outside the `try` that is not always true."""
+    """The handler keeps the exception where an assertion of the test demands there is none:
+    `except Exception as ex: result.append(ex)` in a thread, then `assert result[0] ==
+    "success"` (backoff's tests). Kept: passed to a method of, or assigned into, a name or
+    `self.x`; demanded: `_demands_nothing_kept`, outside the `try`."""
     if handler.name is None:
         return False
     holders: set[str] = set()
@@ -470,21 +470,81 @@ def _kept(ctx: Context, unit: Unit, guard: ast.Try, handler: ast.ExceptHandler) 
         holders.update(_holder(target) or "" for target in stored)
     holders -= {"", "self", handler.name}
     inside = {id(n) for n in ast.walk(guard)}
-    for node in unit.nodes:
-        if id(node) in inside or not _is_assertion(ctx, unit.module, node):
+    return any(
+        id(node) not in inside and _demands_nothing_kept(node, holder)
+        for node in unit.nodes
+        for holder in holders
+    )
+
+
+def _demands_nothing_kept(node: ast.AST, holder: str) -> bool:
+    """An assertion that fails while `holder` holds an exception: `assert not H`, `H is None`,
+    `H == <literal>`, `H[0] == <literal>` (an exception equals no literal), `len(H) == 0`, and
+    unittest's assertFalse, assertIsNone, assertEqual and its kin spelling the same. Not `len(H)
+    == 1` nor `len(H) < 5`, which an exception kept satisfies."""
+    if isinstance(node, ast.Assert):
+        test = node.test
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return _is_holder(test.operand, holder)
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            if isinstance(test.ops[0], ast.Is):
+                return _pair_demands(test.left, test.comparators[0], holder, none=True)
+            if isinstance(test.ops[0], ast.Eq):
+                return _pair_demands(test.left, test.comparators[0], holder)
+        return False
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return False
+    args, name = node.args, node.func.attr
+    if name in ("assertFalse", "assertIsNone") and args:
+        return _is_holder(args[0], holder)
+    if name in ("assertEqual", "assertEquals", "assertListEqual", "assertIs") and len(args) > 1:
+        return _pair_demands(args[0], args[1], holder)
+    return False
+
+
+def _pair_demands(left: ast.expr, right: ast.expr, holder: str, *, none: bool = False) -> bool:
+    for read, literal in ((left, right), (right, left)):
+        if none:
+            if _is_holder(read, holder) and isinstance(literal, ast.Constant):
+                return literal.value is None
             continue
-        if isinstance(node, ast.Assert) and _always_true(node.test):
-            continue
-        read = [node.test] if isinstance(node, ast.Assert) else _arguments(node)
-        if any(_mentions(part, holder) for part in read for holder in holders):
+        if _is_holder(read, holder, item=True) and _literal(literal):
+            return True
+        length = (
+            isinstance(read, ast.Call)
+            and isinstance(read.func, ast.Name)
+            and read.func.id == "len"
+            and len(read.args) == 1
+            and _is_holder(read.args[0], holder)
+        )
+        if length and isinstance(literal, ast.Constant) and literal.value == 0:
             return True
     return False
 
 
-def _arguments(node: ast.AST) -> list[ast.expr]:
-    if not isinstance(node, ast.Call):
-        return []
-    return [*node.args, *(keyword.value for keyword in node.keywords)]
+def _is_holder(node: ast.expr, holder: str, *, item: bool = False) -> bool:
+    """`node` is the holder itself (or, with `item`, a subscript of it)."""
+    if item:
+        while isinstance(node, ast.Subscript):
+            node = node.value
+    if isinstance(node, ast.Name):
+        return node.id == holder
+    return (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and f"{node.value.id}.{node.attr}" == holder
+    )
+
+
+def _literal(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return all(_literal(element) for element in node.elts)
+    return isinstance(node, ast.Dict) and all(
+        key is not None and _literal(key) and _literal(value)
+        for key, value in zip(node.keys, node.values, strict=True)
+    )
 
 
 def _holder(node: ast.expr) -> str | None:

@@ -195,10 +195,23 @@ IN_THREAD = THREADED.splitlines().index("        except Exception as ex:") + 1
 IN_CLASS = THREADED.splitlines().index("        except AssertionError as error:") + 1
 
 
-def test_an_exception_kept_where_an_assertion_reads_it_is_not_swallowed(repo: Repo) -> None:
+@pytest.mark.parametrize(
+    ("thread", "case"),
+    [
+        ('result == ["success"]', "self.assertEqual(self.errors, [])"),
+        ('result[0] == "success"', "self.assertFalse(self.errors)"),
+        ('result[-1] == "success"', "assert not self.errors"),
+        ('"success" == result[0]', "assert len(self.errors) == 0"),
+    ],
+)
+def test_an_exception_kept_where_an_assertion_demands_none_is_not_swallowed(
+    repo: Repo, thread: str, case: str
+) -> None:
     """backoff's thread tests: the failure is carried out of the thread and asserted on."""
     base(repo, THREE_TESTS)
-    write(repo, tests__properties__test_invoice_dot_py=THREADED)
+    text = THREADED.replace('result == ["success"]', thread)
+    text = text.replace("self.assertEqual(self.errors, [])", case)
+    write(repo, tests__properties__test_invoice_dot_py=text)
     assert [f["kind"] for f in scan(repo).findings if f["introduced"]] == []
 
 
@@ -208,13 +221,23 @@ def test_an_exception_kept_where_an_assertion_reads_it_is_not_swallowed(repo: Re
         (lambda t: t.replace('    assert result == ["success"]\n', ""), IN_THREAD),  # never read
         (lambda t: t.replace("result.append(ex)", "print(ex)"), IN_THREAD),  # shown, not kept
         (lambda t: t.replace('result == ["success"]', "result or True"), IN_THREAD),
+        (lambda t: t.replace('result == ["success"]', "len(result) == 1"), IN_THREAD),
+        (lambda t: t.replace('result == ["success"]', "len(result) < 5"), IN_THREAD),
         (
             lambda t: t.replace("self.assertEqual(self.errors, [])", "self.assertTrue(self)"),
             IN_CLASS,
         ),
         (lambda t: t.replace("self.errors.append(error)", "self.seen = 1"), IN_CLASS),
     ],
-    ids=["never-read", "printed", "read-by-a-tautology", "self-not-read", "not-kept"],
+    ids=[
+        "never-read",
+        "printed",
+        "read-by-a-tautology",
+        "a-count-the-exception-satisfies",
+        "a-bound-the-exception-satisfies",
+        "self-not-read",
+        "not-kept",
+    ],
 )
 def test_an_exception_kept_nowhere_an_assertion_reads_is_swallowed(repo: Repo, edit, line) -> None:
     base(repo, THREE_TESTS)
