@@ -227,6 +227,7 @@ class Auditor:
         self.markers: dict[str, object] | None = None  # None: not yet moved (the first test)
         self._watched: type[ModuleType] | None = None  # sys's class while markers are moved
         self._busy = False
+        self._listing: tuple[FrameType | None, list[str], int] | None = None  # a copy's
 
     # --- where a frame's code lives ----------------------------------------------------------
 
@@ -291,12 +292,28 @@ class Auditor:
         finally:
             self._busy = False
 
+    def environ_listed(self, caller: FrameType | None) -> None:
+        """os.environ listed from `caller` (`dict(os.environ)`, `.copy()`, `.items()`, `{**…}`,
+        `d.update(os.environ)`). A copy then reads every variable in the listing's order; the
+        pytest variables read so are a copy of the whole environment (python-dotenv's
+        interpolation), not a look at whether a test runs (`test_detection`). A read out of
+        that order ends the copy."""
+        environ: Any = os.environ
+        names = [environ.decodekey(raw) for raw in list(environ._data)]
+        self._listing = (_outside_mapping(caller), names, 0)
+
     def environ_read(self, key: object, caller: FrameType | None) -> None:
         """os.environ[key] read from `caller`: record an unpinned variable's name."""
         if not isinstance(key, str):
             return
+        listing, copied = self._listing, False
+        if listing is not None:
+            lister, names, at = listing
+            copied = at < len(names) and names[at] == key and _outside_mapping(caller) is lister
+            self._listing = (lister, names, at + 1) if copied else None
         if key.startswith(PYTEST_PREFIX):
-            self.record("os.environ", key[:MAX_NAME], caller, ENV_DEPTH, tests=False)
+            if not copied:
+                self.record("os.environ", key[:MAX_NAME], caller, ENV_DEPTH, tests=False)
         elif key not in self.pinned or key.startswith(GATE_PREFIX):
             self.record("os.environ", key[:MAX_NAME], caller, ENV_DEPTH)
 
@@ -438,6 +455,16 @@ def _seen(api: str, name: str | None) -> str | None:
 
 
 _SKIP = "\0skip"
+# A listing's and a copy's frames (_collections_abc names itself collections.abc).
+_MAPPING_MODULES = frozenset({"os", "_collections_abc", "collections.abc"})
+
+
+def _outside_mapping(frame: FrameType | None) -> FrameType | None:
+    """The first frame outside os and the Mapping mixins (frozen modules on 3.11+: by their
+    name, not their file): who listed or copied."""
+    while frame is not None and frame.f_globals.get("__name__") in _MAPPING_MODULES:
+        frame = frame.f_back
+    return frame
 
 
 def _event_target(event: str, args: tuple[Any, ...]) -> str | None:
@@ -478,6 +505,7 @@ class Monitoring:
         self.monitoring, self.tool, self.auditor = monitoring, tool, auditor
         catalog, disable = auditor.catalog, monitoring.DISABLE
         environ_code = type(os.environ).__getitem__.__code__
+        listing_code = type(os.environ).__iter__.__code__
 
         def on_call(code: CodeType, offset: int, target: object, arg0: object) -> Any:
             api = catalog.api_of(target)
@@ -490,12 +518,15 @@ class Monitoring:
             frame = sys._getframe(1)
             if code is environ_code and frame.f_locals.get("self") is os.environ:
                 auditor.environ_read(frame.f_locals.get("key"), frame.f_back)
+            elif code is listing_code and frame.f_locals.get("self") is os.environ:
+                auditor.environ_listed(frame.f_back)
             return None
 
         monitoring.use_tool_id(tool, "entropy-gate audit")
         monitoring.register_callback(tool, monitoring.events.CALL, on_call)
         monitoring.register_callback(tool, monitoring.events.PY_START, on_start)
         monitoring.set_local_events(tool, environ_code, monitoring.events.PY_START)
+        monitoring.set_local_events(tool, listing_code, monitoring.events.PY_START)
         monitoring.set_events(tool, monitoring.events.CALL)
 
 

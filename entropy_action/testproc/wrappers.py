@@ -187,5 +187,10 @@ def _audit_environ(auditor: Any) -> None:
                 auditor.environ_read(key, sys._getframe(1))
             return super().__getitem__(key)
 
+        def __iter__(self) -> Iterator[str]:
+            if auditor.test is not None:
+                auditor.environ_listed(sys._getframe(1))
+            yield from super().__iter__()
+
     AuditedEnviron.__name__ = AuditedEnviron.__qualname__ = environ_class.__name__
     os.environ.__class__ = AuditedEnviron

@@ -216,6 +216,63 @@ def test_python_312_audits_with_sys_monitoring(tmp_path: Path, venv312: Path) ->
     assert set(_test_reads(data)) == TEST_READS
 
 
+COPIES = """\
+import os
+
+
+def copies():
+    merged = {}
+    merged.update(os.environ)  # python-dotenv's interpolation
+    return dict(os.environ), {**os.environ}, os.environ.copy(), list(os.environ.items())
+
+
+def looks():
+    list(os.environ)  # a listing alone is no copy: the read after it is the look
+    return os.environ["PYTEST_CURRENT_TEST"]
+"""
+COPYING = """\
+from billing import env
+
+
+def test_copies():
+    assert env.copies()
+
+
+def test_looks():
+    assert env.looks()
+"""
+
+
+@pytest.mark.parametrize("interpreter", ["this", "3.12"])
+def test_a_copy_of_the_environment_is_no_look_at_pytests_variables(
+    tmp_path: Path, interpreter: str, request: pytest.FixtureRequest
+) -> None:
+    """environs 1df53870b6e4 calls python-dotenv, whose interpolation copies os.environ: every
+    variable read, PYTEST_CURRENT_TEST among them, and the copy was `test_detection`."""
+    python = str(request.getfixturevalue("venv312")) if interpreter == "3.12" else sys.executable
+    root = make_repo(
+        tmp_path / "repo",
+        {
+            "entropy.yaml": manifest_yaml(tmp_path / "pinned-tmp"),
+            "billing/__init__.py": "",
+            "billing/env.py": COPIES,
+            MODULE: COPYING,
+        },
+    )
+    out = tmp_path / "out"
+    launch.run_host(settings(root, out, dict(os.environ), python=python))
+    data = json.loads((out / HOST_JSON).read_text())
+    assert data["returncode"] == 0, (out / layout.PYTEST_LOG).read_text()
+    pytests = {
+        (r["name"], r["line"], r["test"].split("::")[-1])
+        for r in data["audit"]["records"]
+        if str(r["name"]).startswith("PYTEST_")
+    }
+    assert pytests == {("PYTEST_CURRENT_TEST", 12, "test_looks")}
+    copied = {r["name"] for r in data["audit"]["records"] if r["line"] == 7}
+    assert "PATH" in copied, "the copy's other variables are still live reads"
+
+
 def test_without_the_audit_host_json_says_it_did_not_run(tmp_path: Path) -> None:
     data = _run(tmp_path, "off", audit=False)
     assert data["audit"] is None
