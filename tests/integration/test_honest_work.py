@@ -541,14 +541,20 @@ def test_a_ci_edit_that_drops_permissions_can_post_a_check(repo: Repo, tmp_path:
 def test_a_ci_job_its_matrix_names_after_the_check_is_protected_on_every_path(
     repo: Repo, tmp_path: Path
 ) -> None:
-    """No line spells entropy-gate; the job's check run is named so for one matrix value."""
+    """No line spells entropy-gate; the job's check run is named so for one matrix value. The
+    local gate, the workflow's run + verdict and compare on the same host folders agree."""
     base = _ci_repo(repo, tmp_path, caller=True)
     named = CI_WORKFLOW.replace('"3.13"]', '"3.13", "entropy"]').replace(
         '"Python ${{ matrix.python-version }}"', '"${{ matrix.python-version }}-gate"'
     )
     _edit_ci(repo, named)
     why = "(its job 'tests' can be named after the check ('${{ matrix.python-version }}-gate'))"
-    for verdict in (gate(repo, base), workflow_verdict(repo, tmp_path, base)):
+    workflow = workflow_verdict(repo, tmp_path, base)
+    out, runs = tmp_path / "compare.json", tmp_path / "runs"
+    hosts = ("--host-a", str(runs / "a"), "--host-b", str(runs / "b"))
+    repo.cli("compare", *hosts, "--base-ref", base, "--json", str(out))
+    compared = json.loads(out.read_text(encoding="utf-8"))
+    for verdict in (gate(repo, base), workflow, compared):
         assert verdict["classification"] == "pin_mutation"
         found = [f for f in verdict["findings"] if f["kind"] == "gate_config_changed"]
         assert [(f["path"], f["line"]) for f in found] == [(".github/workflows/ci.yml", 7)]
