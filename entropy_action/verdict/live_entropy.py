@@ -4,7 +4,9 @@ A live read is a missing seam, not silencing: it explains an env_coupled verdict
 production line to fix, at warning level. With `constraints.forbid_live_entropy` a read the
 patch introduced rejects. A read is introduced when the base ref's run on the same host kind
 recorded no read of the same API (and variable or host) in the same file: lines move under a
-patch, files rarely do. Without a base run's audit every read counts as introduced.
+patch, files rarely do. Without a base run's audit every read counts as introduced. A line
+that copied or walked the environment (`dict(os.environ)`, a subprocess's `{**os.environ}`)
+read every unpinned variable: one finding names the copy, not one per variable.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from entropy_action.manifest.pinfile import Pins
 from entropy_action.verdict import detection, removed
 
 MAX_REASONS = 5  # live reads spelled out in the verdict's reasons; the rest are counted
+SHOWN_NAMES = 3  # variables named in a copy of the environment's finding
 
 _CLOCK = ("time.", "datetime.", "date.")
 _UNSEEDABLE = ("os.urandom", "secrets.", "uuid.")
@@ -29,29 +32,54 @@ def findings(
     *,
     forbid: bool = False,
 ) -> list[Finding]:
-    """One finding per (API, name, path, line) read on either host, in path and line order."""
+    """One finding per (API, name, path, line) read on either host, in path and line order;
+    a line that copied or walked the environment (`removed.env_copies`) is one finding for all
+    the variables it read, introduced when any of them is."""
+    audits = [audit for audit in head if audit is not None]
+    copies = frozenset().union(*(removed.env_copies(audit) for audit in audits))
     first: dict[tuple[str, str | None, str, int], AuditRecord] = {}
-    for audit in head:
-        for record in audit.records if audit else ():
+    for audit in audits:
+        for record in audit.records:
             if removed.is_gate_variable(record) or detection.is_detection(record):
                 continue  # the gate's or pytest's own variable (removed.pin_reads, detection)
             first.setdefault((record.api, record.name, record.path, record.line), record)
     known = _base_keys(base)
+    copied: dict[tuple[str, int], list[tuple[AuditRecord, bool]]] = {}
     out = []
     for record in first.values():
         introduced = known is None or (record.api, record.name, record.path) not in known
-        out.append(
-            Finding(
-                kind="live_entropy",
-                path=record.path,
-                line=record.line,
-                message=advice(record, pins),
-                introduced=introduced,
-                test=record.test,
-                level="error" if forbid and introduced else "warning",
-            )
-        )
+        if record.api == "os.environ" and (record.path, record.line) in copies:
+            copied.setdefault((record.path, record.line), []).append((record, introduced))
+            continue
+        out.append(_finding(record, advice(record, pins), introduced, forbid))
+    for reads in copied.values():
+        names = sorted(record.name or "" for record, _ in reads)
+        introduced = any(new for _, new in reads)
+        found = _finding(reads[0][0], copy_advice(names), introduced, forbid)
+        out.append(found.model_copy(update={"folded": len(reads) - 1}))
     return sorted(out, key=lambda f: (f.path, f.line, f.message))
+
+
+def _finding(record: AuditRecord, message: str, introduced: bool, forbid: bool) -> Finding:
+    return Finding(
+        kind="live_entropy",
+        path=record.path,
+        line=record.line,
+        message=message,
+        introduced=introduced,
+        test=record.test,
+        level="error" if forbid and introduced else "warning",
+    )
+
+
+def copy_advice(names: Sequence[str]) -> str:
+    """A copy of the environment (`dict(os.environ)`, a loop over it), in one line."""
+    shown = ", ".join(repr(name) for name in names[:SHOWN_NAMES])
+    more = f" and {len(names) - SHOWN_NAMES} more" if len(names) > SHOWN_NAMES else ""
+    return (
+        f"copies or walks `os.environ` ({len(names)} unpinned variables: {shown}{more}), "
+        "which no pin fixes: pass in the variables it needs"
+    )
 
 
 def _base_keys(base: Iterable[Audit | None]) -> set[tuple[str, str | None, str]] | None:

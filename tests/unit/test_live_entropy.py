@@ -73,6 +73,33 @@ def test_a_read_of_the_same_api_in_the_same_file_at_the_base_is_not_introduced()
     ]
 
 
+def test_a_copy_of_the_environment_is_one_finding_introduced_when_any_variable_is():
+    names = ["HOME", "PATH", "USER", "SHELL", "TERM", "EDITOR"]
+    copy = [rec("os.environ", 12, name=n, path="app/run.py") for n in names]
+    four = [rec("os.environ", 30, name=n, path="app/run.py") for n in names[:4]]
+    head = audit(*copy, *four, rec("time.time()", 9, path="app/run.py"))
+    base = audit(*(rec("os.environ", 12, name=n, path="app/run.py") for n in names[:5]))
+    found = live_entropy.findings([head, audit(*copy)], [base], PINNED, forbid=True)
+    clock = "reads `time.time()` while the property pins the clock: take a Clock"
+    copied = (
+        "copies or walks `os.environ` (6 unpinned variables: 'EDITOR', 'HOME', 'PATH' and 3 "
+        "more), which no pin fixes: pass in the variables it needs"
+    )
+    read = "reads `os.environ[{!r}]`, which no pin fixes: pin it (pins.env) or pass the value in"
+    assert [(f.location(), f.folded, f.introduced, f.level, f.message) for f in found] == [
+        ("app/run.py:9", 0, True, "error", clock),
+        ("app/run.py:12", 5, True, "error", copied),
+        *(
+            ("app/run.py:30", 0, False, "warning", read.format(n))
+            for n in ["HOME", "PATH", "SHELL", "USER"]
+        ),
+    ]  # four names at one line are reads of four variables, not a copy (removed.ENV_COPY_NAMES)
+    known = audit(*copy)  # every variable of the copy was read there at the base
+    again = live_entropy.findings([head], [known], PINNED, forbid=True)
+    (folded,) = [f for f in again if f.line == 12]
+    assert (folded.introduced, folded.level, folded.folded) == (False, "warning", 5)
+
+
 def test_without_a_base_audit_every_read_counts_as_introduced():
     found = live_entropy.findings([audit(rec("time.time()"))], [None], PINNED, forbid=True)
     assert [(f.introduced, f.level) for f in found] == [(True, "error")]
