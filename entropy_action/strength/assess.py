@@ -77,7 +77,8 @@ def measure_strength(
     exclude = (work, head_dir)
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="strength") as pool:
         crossing = pool.submit(_cross_run, check, plan, scanned, host, where) if cross_run else None
-        mutated, lost_by = _mutation(check, plan, scanned, host, exclude)
+        alone = (lambda: crossing.result()[1]) if crossing is not None else None
+        mutated, lost_by = _mutation(check, plan, scanned, host, exclude, alone)
         cross, passed = crossing.result() if crossing is not None else (Strength(), frozenset())
     moved = evidence.moved(scanned.removed, passed, lost_by)
     return Strength(
@@ -152,9 +153,11 @@ def _mutation(
     scanned: ScanResult,
     host: base_on_head.HostSettings,
     exclude: tuple[Path, ...],
+    passed_alone: Callable[[], frozenset[str]] | None = None,
 ) -> tuple[Strength, frozenset[str] | None]:
     """The mutation step, judged; and the base's tests that kill a mutant the head's module
-    lets survive (None: no mutant ran, so nothing is known of what a test killed)."""
+    lets survive (None: no mutant ran, so nothing is known of what a test killed).
+    `passed_alone`: the cross run's passing base tests, waited for when measure asks."""
     assert check.head is not None
     constraints = (check.base or check.head).manifest.constraints
     if constraints.mutation == "off" or check.base_commit is None:
@@ -173,6 +176,7 @@ def _mutation(
             check.root, check.base_commit, plan.base_module, plan.head_module
         ),
         side=plan.digest if plan.side else "",
+        passed_alone=passed_alone,
     )
     scratch = harness.scratch_dir(check.head)
     head = check.head

@@ -338,3 +338,69 @@ def test_a_head_that_kills_by_luck_where_the_base_always_does_is_weaker(
         r"by luck\)",
         out,
     ), out
+
+
+# --- a base test of its own file name: the mutation step's session renames the base's module -
+
+WARNS = """\
+import warnings
+
+
+def retry(timeout):
+    if timeout == 0:
+        warnings.warn("timeout=0 means no retries", UserWarning, stacklevel=2)
+    stops = []
+    stops.append(timeout)
+    return timeout
+"""
+OWN_NAME = """\
+import pytest
+
+from retrying import retry
+
+
+def test_zero_warns_at_the_callers_line():
+    with pytest.warns(UserWarning) as caught:
+        retry(0)
+    assert caught.pop().filename.endswith("test_retry.py")
+
+
+def test_retry_returns_the_timeout():
+    assert retry(5) == 5
+"""
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("pyproject.toml", '[tool.pytest.ini_options]\naddopts = ["-ra", "--strict-markers"]\n'),
+        ("tests/test_retry.py", OWN_NAME.replace("(UserWarning)", "(UserWarning, match='tries')")),
+    ],
+    ids=["test-side-changed", "module-changed"],
+)  # fmt: skip
+def test_a_base_test_of_its_own_file_name_is_no_killer_where_it_passed_alone(
+    repo: Repo, tmp_path: Path, path: str, text: str
+) -> None:
+    """stamina b922a2e6c50f (pytest's configuration moved to `[tool.pytest]`): the base's
+    test asserting a warning's filename failed in the mutation step's session, where the
+    base's module runs as `test_retry_entropy_base.py`, so it counted as killing every
+    mutant it reached and `stops.append(...) → pass` read as a weaker property. It passed on
+    the same code in the base-on-head run, under its own name: the failure was the session's.
+    The same where only the module changed (one session holds both modules)."""
+    manifest = MANIFEST.format(temp_root=tmp_path / "pins-tmp").replace(
+        MODULE, "tests/test_retry.py"
+    )
+    repo.write("entropy.yaml", manifest)
+    repo.write("retrying.py", WARNS)
+    repo.write("tests/test_retry.py", OWN_NAME)
+    repo.write("pyproject.toml", '[tool.pytest.ini_options]\naddopts = ["-ra"]\n')
+    repo.commit("base")
+    repo.write(path, text)
+    code, verdict, out = gate(repo)
+    assert (code, verdict["classification"]) == (0, "merge_candidate"), out
+    assert not [f for f in verdict["findings"] if f["kind"] == "weakened_property"], out
+    assert (
+        "mutation: the base's test_zero_warns_at_the_callers_line fails on the head's code "
+        "unmutated only in the mutation step's session, where its module runs under another "
+        "file name; it passed on the same code in the base-on-head run: not counted as a killer"
+    ) in out

@@ -89,6 +89,10 @@ class Inputs:
     # the patch changed the test side beyond the module (scan.closure; its digest): every test
     # of both modules may differ, each module runs under its own side (paired.py)
     side: str = ""
+    # the base's tests every case of which passed on the head's code in the base-on-head run
+    # (strength.base_on_head: the base's module under its own file name, a session of its
+    # own), asked only when one fails here unmutated; None: that run was not made
+    passed_alone: Callable[[], frozenset[str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -158,7 +162,11 @@ def measure(
     lost = _lost_reach(baseline, first)
     passing = _passing(baseline, first, diff.tests if fold else None)
     failing, dropped = _evidence(
-        baseline, first, _failing(baseline, first, diff.tests if fold else None), inputs.patched
+        baseline,
+        first,
+        _failing(baseline, first, diff.tests if fold else None),
+        inputs.patched,
+        inputs.passed_alone,
     )
     passing["base"] += failing
     mutants = _mutants(inputs, first, baseline, passing, diff.tests if diff.only_tests else None)
@@ -493,13 +501,30 @@ def _failing(baseline: Outcome, space: Workspace, changed: frozenset[str] | None
 
 
 def _evidence(
-    baseline: Outcome, space: Workspace, failing: Sequence[str], patched: Patched
+    baseline: Outcome,
+    space: Workspace,
+    failing: Sequence[str],
+    patched: Patched,
+    passed_alone: Callable[[], frozenset[str]] | None = None,
 ) -> tuple[list[str], tuple[str, ...]]:
     """The failing base tests that count as killers (strength.evidence: the head's version
-    of the test passes on the same code), and a note on each that does not."""
+    of the test passes on the same code), and a note on each that does not. One that passed
+    on the same code in the base-on-head run failed here for this session's sake alone: its
+    module sits beside the head's under another name (`harness.base_path`), so a test of its
+    own file or module name (a warning's `filename`, `__name__`) fails here and nowhere else
+    (stamina b922a2e6c50f: `wi.pop().filename.endswith("test_sync.py")`)."""
     counted: list[str] = []
     notes: list[str] = []
+    alone = passed_alone() if failing and passed_alone is not None else frozenset()
     for nodeid in failing:
+        if test_name(nodeid) in alone:
+            notes.append(
+                f"mutation: the base's {test_name(nodeid)} fails on the head's code unmutated "
+                "only in the mutation step's session, where its module runs under another "
+                "file name; it passed on the same code in the base-on-head run: not counted "
+                "as a killer"
+            )
+            continue
         head = baseline.outcomes.get(space.head_module + nodeid[len(space.base_module) :])
         message = baseline.messages.get(nodeid, "")
         decision = evidence.decide(test_name(nodeid), message, head, patched)
