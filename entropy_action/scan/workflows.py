@@ -11,7 +11,9 @@ status — a required status check is satisfied by any check of its name:
 - a job's name is built from an expression whose value the file does not hold (anything but
   `matrix.*` and the file's strings joined by `||` or `&&`: `${{ github.head_ref }}` is the
   branch's name, which the author picks), or from a matrix whose values come from one
-  (`matrix: ${{ fromJSON(...) }}`);
+  (`matrix: ${{ fromJSON(...) }}`), and its text around the expressions lets it be the
+  check's name (`${{ matrix.os }}` can; `Tests on ${{ matrix.python-version }}` cannot: a
+  required status check matches a name whole);
 - a job's token may write checks or statuses: `checks: write`, `statuses: write` or
   `write-all` for the workflow or the job, or no `permissions:` at either level — the
   token then has the repository's default, which is read-write on older repositories.
@@ -100,12 +102,13 @@ def _jobs_reach(root: yaml.MappingNode) -> str | None:
             return f"its job {name!r} cannot be read"
         titled = _get(job, "name")
         title = str(titled.value) if isinstance(titled, yaml.ScalarNode) else ""
-        if _unknown_name(title):
-            return f"its job {name!r} takes its name from an expression ({title!r})"
-        if "${{" in title:
-            matrix = _matrix(job)
-            if _holds_expression(matrix):  # values the file does not hold
-                return f"its job {name!r} takes its name from a matrix built from an expression"
+        matrix = _matrix(job)
+        unknown = _unknown_name(title) or ("${{" in title and _holds_expression(matrix))
+        if unknown and _can_be(title, NAME):
+            if _unknown_name(title):
+                return f"its job {name!r} takes its name from an expression ({title!r})"
+            return f"its job {name!r} takes its name from a matrix built from an expression"
+        if "${{" in title and not unknown:
             names = _spelled(title, sorted(set(_scalars(matrix))))
             if names is None:
                 return f"its job {name!r} takes more than {MAX_NAMES} names from its matrix"
@@ -139,6 +142,15 @@ def _writes(permissions: yaml.Node | None, who: str) -> str | None:
 def _unknown_name(name: str) -> bool:
     """A name with an expression whose value is not the file's own (matrix values are)."""
     return any(not _MATRIX_ONLY.match(inner) for inner in _EXPRESSION.findall(name))
+
+
+def _can_be(title: str, check: str) -> bool:
+    """Whether `title`, each expression in it read as any text at all, can be `check` (a job's
+    check run carries its name, and a required status check matches a name whole): `Tests on
+    ${{ matrix.python-version }}` cannot be `entropy-gate` whatever its matrix holds."""
+    parts = _EXPRESSION.split(title.strip())
+    pattern = ".*".join(re.escape(part) for part in parts[::2])
+    return re.fullmatch(rf"\s*{pattern}\s*", check, re.IGNORECASE | re.DOTALL) is not None
 
 
 def _matrix(job: yaml.MappingNode) -> yaml.Node | None:

@@ -66,10 +66,11 @@ def test_a_read_only_workflow_with_plain_or_matrix_job_names_cannot_change_the_c
             "its job 'tests' has `permissions: write-all`",
         ),
         (
-            lambda t: t.replace('name: "Python', 'name: "${{ github.head_ref }} Python'),
+            lambda t: t.replace(
+                'name: "Python', 'name: "${{ github.head_ref }}-${{ matrix.platform }}" #'
+            ),
             "its job 'tests' takes its name from an expression "
-            "('${{ github.head_ref }} Python ${{ matrix.python-version }} on "
-            "${{ matrix.platform }}')",
+            "('${{ github.head_ref }}-${{ matrix.platform }}')",
         ),
         (
             lambda t: (
@@ -129,7 +130,7 @@ def test_a_name_from_matrix_values_joined_by_or_is_the_files_own() -> None:
     )
     assert workflows.reach(joined.encode()).why is None
     for outside in ("matrix.name || github.head_ref", "format('{0}', matrix.name)"):
-        named = CI.replace('"Python ${{ matrix.python-version }}', f'"${{{{ {outside} }}}}')
+        named = CI.replace('"Python ${{ matrix.python-version }} on', f'"${{{{ {outside} }}}}" #')
         why = workflows.reach(named.encode()).why
         assert why is not None
         assert why.startswith("its job 'tests' takes its name from an expression")
@@ -146,14 +147,40 @@ def test_a_name_from_matrix_values_joined_by_or_is_the_files_own() -> None:
 def test_a_name_from_a_matrix_built_from_an_expression_can_change_the_check(matrix) -> None:
     """The name holds only matrix values, but the matrix holds values the file does not: a PR
     title of the check's name names the job after it."""
-    start = CI.index("      matrix:\n")
-    end = CI.index("    steps:")
-    edited = CI[:start] + matrix + CI[end:]
+    edited = _with(CI, '"${{ matrix.platform }}"', matrix)
     why = "its job 'tests' takes its name from a matrix built from an expression"
     assert workflows.reach(edited.encode()).why == why
     quiet = edited.replace("${{ github.head_ref }}", "ubuntu-latest")
     if "fromJSON" not in quiet:
         assert workflows.reach(quiet.encode()).why is None
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        '"Python ${{ matrix.python-version }} on ${{ matrix.platform }}"',
+        "Tests on ${{ matrix.python-version }}",  # stamina's ci.yml, its matrix from a job's output
+        '"${{ github.head_ref }} Python ${{ matrix.python-version }}"',
+    ],
+)
+def test_a_name_whose_own_text_rules_the_check_out_cannot_change_it(title) -> None:
+    """A required status check matches a name whole: whatever the expressions give, `Tests on
+    …` is not `entropy-gate` (hynek's projects take the matrix from the package's
+    classifiers, an earlier job's output)."""
+    matrix = "      matrix:\n        python-version: ${{ fromJson(needs.build.outputs.pythons) }}\n"
+    assert workflows.reach(_with(CI, title, matrix).encode()).why is None
+    why = "its job 'tests' takes its name from a matrix built from an expression"
+    for could in ("${{ matrix.python-version }}", "entropy-${{ matrix.python-version }}"):
+        assert workflows.reach(_with(CI, f'"{could}"', matrix).encode()).why == why, could
+    spaced = _with(CI, '"  ${{ matrix.python-version }}-GATE "', matrix)
+    assert workflows.reach(spaced.encode()).why == why
+
+
+def _with(text: str, title: str, matrix: str) -> str:
+    """`text` with its job's name and matrix replaced."""
+    named = text.replace('"Python ${{ matrix.python-version }} on ${{ matrix.platform }}"', title)
+    start = named.index("      matrix:\n")
+    return named[:start] + matrix + named[named.index("    steps:") :]
 
 
 @pytest.mark.parametrize(
