@@ -78,6 +78,7 @@ class Trial(BaseModel):
     order: list[str] = Field(
         default_factory=list, max_length=10_000, description="Exactly these tests, in order"
     )
+    repeat: int = Field(0, ge=0, le=1, description="1: the same trial again, confirming it")
     outcomes: dict[str, str] = Field(default_factory=dict, max_length=10_000)
 
 

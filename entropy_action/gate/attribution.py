@@ -1,9 +1,11 @@
 """Which of host B's perturbations an env_coupled outcome follows.
 
 When the hosts disagree, only the disagreeing tests run again on host B, each time with one
-perturbation left out (isolate.REVERTIBLE): the one whose reversal gives host A's outcomes is
-the source. When the environment is, its variables are bisected by halves to name one.
-Bounded: one re-run per perturbation, plus about log2(variables) for the bisection.
+perturbation left out (isolate.REVERTIBLE): the one whose reversal gives host A's outcomes,
+and gives them again in the same re-run repeated (orderdep.steady), is the source. When the
+environment is, its variables are bisected by halves to name one. Bounded: one re-run per
+perturbation, one more for each that gives host A's outcomes, plus about log2(variables) for
+the bisection.
 """
 
 from __future__ import annotations
@@ -93,15 +95,18 @@ def attribute(
     order = _explore(rerun, want, dimensions, orders)
     want = {t: o for t, o in want.items() if t not in order.victims}
 
-    def flips(trial: Trial) -> bool:
-        got = rerun(trial)
+    def flips(trial: Trial) -> bool:  # and again, the same: `orderdep.steady`
+        return bool(want) and orderdep.steady(rerun, trial, want) >= set(want)
+
+    def keeps(names: list[str]) -> bool:  # the bisection's probes, once each (as `record`)
+        got = rerun(Trial(keep_env=tuple(names)))
         return bool(want) and all(_same(got.get(test), o) for test, o in want.items())
 
     found = [d for d in _others(dimensions) if flips(Trial(revert=frozenset({d})))]
     if order.victims and order.alone <= order.in_a_order:
         found.append(orderdep.ORDER)
     if "env" in found and scrubbed:
-        name = _bisect(list(scrubbed), lambda names: flips(Trial(keep_env=tuple(names))))
+        name = _bisect(list(scrubbed), keeps)
         if name is not None:
             found[found.index("env")] = f"env:{name}"
     return found
@@ -191,15 +196,18 @@ def with_attribution(
     order: orderdep.Found | None = None,
     audits: Audits | None = None,
     pinned: Collection[str] = (),
+    unsteady: Mapping[str, tuple[str, str]] | None = None,
 ) -> Verdict:
     """The verdict with what its failure follows, the reads behind it (`audits`: host A's
     and host B's, then the base's runs'), and the reason line (for a verdict not classified
-    env-coupled, only when something was found: its own reasons say why it was rejected)."""
+    env-coupled, only when something was found: its own reasons say why it was rejected);
+    `unsteady`: the tests a re-run and its repeat judged differently (orderdep.unsteady)."""
     pairs: list[OrderPair] = list(order.pairs) if order else []
     update: dict[str, object] = {"coupled_to": coupled, "order_dependence": pairs}
     reads = read_behind(verdict.model_copy(update=update), audits)
     said = verdict.classification in COUPLED or coupled
     reasons = [explain(coupled, verdict.findings, reads, pinned)] if said else []
+    reasons += orderdep.explain_unsteady(unsteady or {})
     reasons += orderdep.explain(pairs, order.capped if order else 0)
     update.update({"reasons": [*verdict.reasons, *reasons], "coupled_reads": reads})
     return verdict.model_copy(update=update)
@@ -298,9 +306,9 @@ def record(
     want = {t: o for t, o in want.items() if t not in victims}
     env_flipped: dict[str, str] = {}
     for dimension in _others(dims) if want else ():
-        got = run(Trial(revert=frozenset({dimension})))
+        hit = orderdep.steady(run, Trial(revert=frozenset({dimension})), want)
         if dimension == "env":
-            env_flipped = {t: o for t, o in want.items() if _same(got.get(t), o)}
+            env_flipped = {t: o for t, o in want.items() if t in hit}
     if env_flipped and scrubbed:
         _bisect(
             list(scrubbed),
@@ -313,8 +321,8 @@ def record(
 
 def replay(trials: Sequence[tuple[Trial, Mapping[str, str]]]) -> Rerun:
     """A Rerun that answers from recorded trials; a trial nobody made changed nothing."""
-    known = {(t.revert, t.keep_env, t.order): outcomes for t, outcomes in trials}
-    return lambda t: known.get((t.revert, t.keep_env, t.order), {})
+    known = {(t.revert, t.keep_env, t.order, t.repeat): outcomes for t, outcomes in trials}
+    return lambda t: known.get((t.revert, t.keep_env, t.order, t.repeat), {})
 
 
 def failing_ids(report: hostreport.HostReport) -> list[str]:

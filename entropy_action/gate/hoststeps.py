@@ -113,6 +113,7 @@ def attribution_step(
                 revert=sorted(trial.revert),
                 keep_env=list(trial.keep_env),
                 order=list(trial.order),
+                repeat=trial.repeat,
                 outcomes=dict(got),
             )
             for trial, got in trials

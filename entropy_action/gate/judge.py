@@ -36,7 +36,7 @@ from entropy_action.evidence import (
     stepfiles,
 )
 from entropy_action.evidence.hostreport import HostReport
-from entropy_action.gate import attribution, crashed, probes
+from entropy_action.gate import attribution, crashed, orderdep, probes
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.manifest.pindiff import PinChange
 from entropy_action.manifest.pinfile import Constraints, LoadedManifest
@@ -459,14 +459,18 @@ def _attributed(
             "knows both",
         )
     trials = [
-        (attribution.Trial(frozenset(t.revert), tuple(t.keep_env), tuple(t.order)), t.outcomes)
+        (
+            attribution.Trial(frozenset(t.revert), tuple(t.keep_env), tuple(t.order), t.repeat),
+            t.outcomes,
+        )
         for t in found.trials
     ]
     orders = attribution.Orders(tuple(found.order_a), tuple(found.order_b))
     replayed = attribution.replay(trials)
     coupled = attribution.attribute(verdict, replayed, found.scrubbed, found.dimensions, orders)
     order = attribution.order_dependence(verdict, replayed, found.dimensions, orders)
-    return attribution.with_attribution(verdict, coupled, order, audits, pinned)
+    unsteady = orderdep.unsteady(trials, want)
+    return attribution.with_attribution(verdict, coupled, order, audits, pinned, unsteady)
 
 
 def attribution_covers(verdict: Verdict, folder: Path) -> bool:

@@ -6,6 +6,10 @@ judge (over the recorded ones, attribution.replay), so both ask for the same tri
 
 - a control trial: the failing tests alone, nothing left out. A test that gets host A's
   outcome there failed only because of the tests that ran before it on host B;
+- each trial that gives a test host A's outcome runs once more, the same (`steady`): an
+  outcome that does not repeat is the test's own luck (threads' timing, a live clock's
+  fraction of a second), not what the trial left out (pybreaker 14139fd4bc31: a half-open
+  thread-safety test that failed once on host A "depended on two or more earlier tests");
 - one trial in host A's order (test_order reverted, the whole module, no selection);
 - per victim (at most MAX_VICTIMS), a bisection over the tests that ran before it: on host B
   (B's order) for a victim that passed alone, until [P, V] fails (P: the polluter); on host A
@@ -18,7 +22,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from entropy_action.verdict.model import OrderPair
 
@@ -38,6 +42,7 @@ class Trial:
     revert: frozenset[str] = frozenset()
     keep_env: tuple[str, ...] = ()
     order: tuple[str, ...] = ()  # run exactly these tests in this order (none: the selection)
+    repeat: int = 0  # 1: the same trial again, confirming what it gave (`steady`)
 
 
 Rerun = Callable[[Trial], Mapping[str, str]]
@@ -61,6 +66,33 @@ def same(got: str | None, want: str) -> bool:
     return got is not None and (got == want or {got, want} <= {"failed", "error"})
 
 
+def steady(rerun: Rerun, trial: Trial, want: Mapping[str, str]) -> set[str]:
+    """The tests of `want` that got their outcome in `trial` and again in its repeat (made
+    only when some got it: a trial that explains nothing needs no confirming)."""
+    got = rerun(trial)
+    hit = {t for t, o in want.items() if same(got.get(t), o)}
+    if not hit:
+        return hit
+    again = rerun(replace(trial, repeat=1))
+    return {t for t in hit if same(again.get(t), want[t])}
+
+
+def unsteady(
+    trials: Sequence[tuple[Trial, Mapping[str, str]]], want: Mapping[str, str]
+) -> dict[str, tuple[str, str]]:
+    """Test -> its two outcomes, for the tests of `want` that a trial and its repeat judged
+    differently: the same re-run, once with host A's outcome and once without."""
+    first = {replace(trial, repeat=0): got for trial, got in trials if not trial.repeat}
+    found: dict[str, tuple[str, str]] = {}
+    for trial, again in trials:
+        before = first.get(replace(trial, repeat=0), {}) if trial.repeat else {}
+        for test, outcome in want.items():
+            one, two = before.get(test), again.get(test)
+            if one is not None and two is not None and same(one, outcome) != same(two, outcome):
+                found.setdefault(test, (one, two))
+    return found
+
+
 def explore(
     rerun: Rerun,
     want: Mapping[str, str],
@@ -72,10 +104,8 @@ def explore(
     if not order_b:
         return found
     rerun = _once(rerun)
-    control = rerun(Trial())
-    found.alone = {t for t, o in want.items() if same(control.get(t), o)}
-    in_a = rerun(Trial(revert=frozenset({ORDER})))
-    found.in_a_order = {t for t, o in want.items() if same(in_a.get(t), o)}
+    found.alone = steady(rerun, Trial(), want)
+    found.in_a_order = steady(rerun, Trial(revert=frozenset({ORDER})), want)
     victims = sorted(found.victims)
     found.capped = max(0, len(victims) - MAX_VICTIMS)
     for victim in victims[:MAX_VICTIMS]:
@@ -130,6 +160,16 @@ def replay(pair: OrderPair) -> str | None:
     if pair.other is None:
         return None
     return f"{REPLAY} --after {shlex.quote(pair.other)} {shlex.quote(pair.victim)}"
+
+
+def explain_unsteady(found: Mapping[str, tuple[str, str]]) -> list[str]:
+    """The reason lines for tests whose re-run did not repeat."""
+    return [
+        f"{test}: the same re-run on host B gave {one}, then {two}: its outcome turns on "
+        "something the pins leave free (threads' timing, a live clock's fraction of a second), "
+        "so it is not attributed to what host B varies"
+        for test, (one, two) in sorted(found.items())
+    ]
 
 
 def explain(pairs: Sequence[OrderPair], capped: int) -> list[str]:

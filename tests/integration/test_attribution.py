@@ -4,6 +4,7 @@ fails for the clock, for a leaked shell variable, and for the network."""
 from __future__ import annotations
 
 import http.server
+import json
 import re
 import socket
 import threading
@@ -14,10 +15,11 @@ from pathlib import Path
 import pytest
 
 from entropy_action.core.findings import Finding
-from entropy_action.gate import attribution, demo, local
+from entropy_action.gate import attribution, demo, local, orderdep
 from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import TEST_RESULT, Verdict
 from tests.integration.test_run_host_a import make_repo
+from tests.support.helpers import Repo
 
 TEST = "tests/properties/test_p.py::test_p"
 
@@ -50,7 +52,13 @@ DIMS = ["clock", "env", "network", "path"]
 def test_one_rerun_per_perturbation_names_the_one_that_flips():
     host = Host("clock")
     assert attribution.attribute(coupled(), host, ["A", "B"], DIMS) == ["clock"]
-    assert [sorted(t.revert) for t in host.trials] == [["clock"], ["env"], ["network"], ["path"]]
+    assert [(sorted(t.revert), t.repeat) for t in host.trials] == [
+        (["clock"], 0),
+        (["clock"], 1),  # the one that flips, once more: the same outcome, so it counts
+        (["env"], 0),
+        (["network"], 0),
+        (["path"], 0),
+    ]
 
 
 def test_the_environment_is_bisected_by_halves_to_one_variable():
@@ -251,3 +259,83 @@ def test_a_property_that_needs_the_network_is_coupled_to_it(
         f"the failure follows the network; `rates.py:6` reads `socket.getaddrinfo('{host}')` "
         "(read by the code under test)"
     )
+
+
+def test_an_outcome_that_does_not_repeat_is_the_tests_luck_not_a_source():
+    """pybreaker 14139fd4bc31: a thread-safety test that fails now and then failed once on
+    host A; each re-run that gave host A's outcome was luck, and the attribution named the
+    test order ("two or more earlier tests"). Each such re-run now runs once more: an outcome
+    that does not repeat names nothing, and the reason says what the test turns on."""
+
+    class Flaky(Host):  # every trial gives host A's outcome the first time, not its repeat
+        def __call__(self, trial: attribution.Trial) -> Mapping[str, str]:
+            self.trials.append(trial)
+            return {TEST: "failed" if trial.repeat else "passed"}
+
+    host = Flaky("none")
+    made = attribution.record(host, {TEST: "passed"}, ["A", "B"], DIMS)
+    assert [(sorted(t.revert), t.repeat) for t, _ in made] == [
+        (["clock"], 0), (["clock"], 1), (["env"], 0), (["env"], 1),
+        (["network"], 0), (["network"], 1), (["path"], 0), (["path"], 1),
+    ]  # fmt: skip
+    replayed = attribution.replay(made)
+    assert attribution.attribute(coupled(), replayed, ["A", "B"], DIMS) == []
+    unsteady = orderdep.unsteady(made, {TEST: "passed"})
+    assert unsteady == {TEST: ("passed", "failed")}
+    verdict = attribution.with_attribution(coupled(), [], None, None, (), unsteady)
+    assert verdict.coupled_to == []
+    assert verdict.reasons[-2:] == [
+        "no single perturbation of host B explains the difference (clock, environment, "
+        "network, checkout path, interpreter each reverted alone)",
+        f"{TEST}: the same re-run on host B gave passed, then failed: its outcome turns on "
+        "something the pins leave free (threads' timing, a live clock's fraction of a second), "
+        "so it is not attributed to what host B varies",
+    ]
+    steady = Host("clock")  # the same outcome twice: a source, and nothing unsteady
+    again = attribution.record(steady, {TEST: "passed"}, [], DIMS)
+    assert attribution.attribute(coupled(), attribution.replay(again), [], DIMS) == ["clock"]
+    assert orderdep.unsteady(again, {TEST: "passed"}) == {}
+
+
+RACE = """\
+import socket
+from pathlib import Path
+
+RUNS = Path({runs!r})
+
+
+def test_half_open_once():
+    assert socket.gethostname() != {host_a!r}, "host A's name"  # a source, every time
+    RUNS.mkdir(exist_ok=True)
+    count = len(list(RUNS.iterdir()))
+    (RUNS / str(count)).write_text("")
+    assert count % 2 == 0, "lost the race"  # host B: its own run passes, then every other
+"""
+
+
+def test_a_gate_names_the_source_that_repeats_and_not_the_luck_that_does_not(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """The same through the gate: host A fails the test for its host name, and of host B's
+    other re-runs every other one fails. Reverting the host name (host B's network namespace
+    holds it) fails it twice; each other re-run that failed passes when repeated, so the
+    clock, the environment and the rest are not named, and the reason says why."""
+    manifest = "version: 1\nproperty_id: race\nmodule: tests/test_race.py\npins:\n  tz: UTC\n"
+    repo.write("entropy.yaml", manifest)
+    repo.write("tests/test_race.py", "def test_half_open_once():\n    assert True\n")
+    repo.commit("base")
+    runs = tmp_path / "runs"
+    repo.write("tests/test_race.py", RACE.format(runs=str(runs), host_a=socket.gethostname()))
+    out = tmp_path / "verdict.json"
+    result = repo.cli("gate", "--base-ref", "main", "--json", str(out))
+    verdict = json.loads(out.read_text(encoding="utf-8"))
+    assert (result.code, verdict["classification"]) == (1, "env_coupled_reverse"), result.out
+    assert verdict["coupled_to"], result.out
+    assert set(verdict["coupled_to"]) <= {"network", "hostname"}, result.out
+    test = "tests/test_race.py::test_half_open_once"
+    assert (
+        f"{test}: the same re-run on host B gave failed, then passed: its outcome turns on "
+        "something the pins leave free (threads' timing, a live clock's fraction of a second), "
+        "so it is not attributed to what host B varies"
+    ) in verdict["reasons"], result.out
+    assert len(list(runs.iterdir())) >= 3  # host B's run, a re-run and its repeat

@@ -302,7 +302,7 @@ def test_record_bisects_the_environment_over_the_tests_it_flipped() -> None:
         return {"t": "passed" if passes else "failed", "u": "failed"}
 
     made = attribution.record(live, {"t": "passed"}, names, ["clock", "env"])
-    assert len(made) == 2 + 4  # one per dimension, then log2(8) + the last check
+    assert len(made) == 2 + 1 + 4  # one per dimension, env's repeat, log2(8) + the last check
     verdict = _coupled_verdict()
     assert attribution.attribute(verdict, attribution.replay(made), names, ["clock", "env"]) == [
         "env:VAR_5"

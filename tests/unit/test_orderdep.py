@@ -132,7 +132,7 @@ def test_the_judges_replay_asks_for_exactly_the_trials_host_b_recorded():
     found = attribution.order_dependence(coupled(), replayed, DIMS, orders(host))
     assert [p.other for p in found.pairs] == [OTHERS[7]]
     assert attribution.attribute(coupled(), replayed, [], DIMS, orders(host)) == ["test_order"]
-    assert len(made) == len({(t.revert, t.keep_env, t.order) for t, _ in made})
+    assert len(made) == len({(t.revert, t.keep_env, t.order, t.repeat) for t, _ in made})
 
 
 def test_without_a_shuffle_there_are_no_order_trials_and_the_victim_is_not_searched():
