@@ -80,16 +80,29 @@ def _run_gate(settings: GateSettings) -> GateResult:
     dossiers: list[judge.PropertyDossier] = []
     notes: list[str] = []
     total = len(repo.checks)
-    ran = _run_groups(settings, repo.checks, out)
+    labels = {
+        id(check): _label(check, number, total) for number, check in enumerate(repo.checks, 1)
+    }
+    scans: dict[int, scan.ScanResult] = {}
+
+    def scan_all() -> None:  # while host B's first session runs in its copy (`_execute`)
+        for check in repo.checks:
+            if check.head is not None:
+                _labelled(settings.progress, labels[id(check)])(SCANNING)
+                scans[id(check)] = scan.scan(check)
+
+    ran = _run_groups(settings, repo.checks, out, scan_all)
     with treestate.settled(repo.checks[0].root):  # every run in the checkout has ended
-        for number, check in enumerate(repo.checks, 1):
+        for check in repo.checks:
             named = check.head or check.base
             pid = named.property_id if named is not None else "?"
-            label = f"property {pid} ({number}/{total})"
+            label = labels[id(check)]
             one = dataclasses.replace(settings, progress=_labelled(settings.progress, label))
             folder = layout.property_folder(out, pid)
             folder.mkdir(parents=True, exist_ok=True)
-            dossier, more, judged = _evidence(one, check, folder, ran.get(pid))
+            dossier, more, judged = _evidence(
+                one, check, folder, ran.get(pid), scans.get(id(check))
+            )
             notes += [f"property {pid}: {note}" for note in more]
             module = named.manifest.module if named is not None else None  # the base's, if unread
             dossiers.append(judge.PropertyDossier(pid, module, dossier, judged))
@@ -98,10 +111,19 @@ def _run_gate(settings: GateSettings) -> GateResult:
     return GateResult(verdict, repo.checks[0], out, tuple(dict.fromkeys((*repo.notes, *notes))))
 
 
+def _label(check: baseline.PinCheck, number: int, total: int) -> str:
+    named = check.head or check.base
+    return f"property {named.property_id if named is not None else '?'} ({number}/{total})"
+
+
 def _run_groups(
-    settings: GateSettings, checks: Sequence[baseline.PinCheck], out: Path
+    settings: GateSettings,
+    checks: Sequence[baseline.PinCheck],
+    out: Path,
+    between: Callable[[], None],
 ) -> dict[str, grouped.HostsRan]:
-    """Both hosts' runs of every head property: one session per group (gate.grouped)."""
+    """Both hosts' runs of every head property: one session per group (gate.grouped); host
+    B's first session starts before `between` (the scans), the rest after it (`_execute`)."""
     by_id = {check.head.property_id: check for check in checks if check.head is not None}
     views = [check.head for check in checks if check.head is not None]
 
@@ -123,9 +145,12 @@ def _run_groups(
             folders = [layout.property_folder(out, view.property_id) for view in views]
             return baserun.run_many(_base(settings), based, folders, "a")
 
-    return grouped.run_groups(
-        views, out, host, lambda jobs: _execute(jobs, settings.progress), base_a
-    )
+    def execute(jobs: Mapping[str, Callable[[], object]]) -> dict[str, str]:
+        first_b = next((name for name in jobs if name.startswith("host B")), None)
+        early = (first_b,) if first_b is not None else ()
+        return _execute(jobs, settings.progress, early, between)
+
+    return grouped.run_groups(views, out, host, execute, base_a)
 
 
 def _gate_one(
@@ -141,15 +166,25 @@ def _evidence(
     check: baseline.PinCheck,
     out: Path,
     ran: grouped.HostsRan | None = None,
+    scanned: scan.ScanResult | None = None,
 ) -> tuple[judge.Dossier, tuple[str, ...], Verdict | None]:
     """One property's host runs and host steps into `out`, as the dossier the judge reads
     (with host B's attribution re-runs beside it when the verdict calls for them), its
-    notes, and the judge's verdict on it when no re-run came after (None: judge again)."""
+    notes, and the judge's verdict on it when no re-run came after (None: judge again).
+    The scan reads the checkout before host A's tests run in it, as the workflow's check
+    job reads the PR's commit: `scanned`, made beside the group sessions, or here while host
+    B starts in its copy of the tree."""
     if check.head is None:
         return judge.Dossier(out / "host-a", out / "host-b", check=check), check.notes, None
-    settings.progress("scanning the property module for silenced entropy…")
-    scanned = scan.scan(check)
-    runs = _run_hosts(settings, check, out, ran)
+    made: list[scan.ScanResult] = [scanned] if scanned is not None else []
+
+    def scan_it() -> None:
+        if not made:
+            settings.progress(SCANNING)
+            made.append(scan.scan(check))
+
+    runs = _run_hosts(settings, check, out, ran, scan_it)
+    scanned = made[0]
     _strength(settings, check, scanned, out, runs)
     runs = _base_b_after_probes(settings, check, out, runs, _probe(settings, check, out, runs))
     dossier = judge.Dossier(
@@ -277,6 +312,7 @@ class Runs:
     host_a: hostreport.HostReport | None = None  # host A's, likewise
 
 
+SCANNING = "scanning the property module for silenced entropy…"
 SKIPPED_INVALID = (
     "a host run did not run under the pins or could not run, so no base is judged beside it"
 )
@@ -287,9 +323,12 @@ def _run_hosts(
     check: baseline.PinCheck,
     out: Path,
     ran: grouped.HostsRan | None = None,
+    between: Callable[[], None] = lambda: None,
 ) -> Runs:
     """Host A, host B and the base's module on host A, concurrently when there are cores;
-    then, only when host B failed a test, the base's module on host B too.
+    then, only when host B failed a test, the base's module on host B too. Host B starts
+    first, in its copy of the tree, and `between` (the scan, which reads the checkout) runs
+    before host A's tests start there.
 
     On a docs-only patch the base run on host A waits for the hosts and is skipped when they
     passed cleanly, since nothing could then read it (`verdict.basepolicy`).
@@ -323,7 +362,11 @@ def _run_hosts(
     deferred = want_base and _docs_only(check)
     if want_base and not deferred and not (ran and ran.based):
         jobs["base run"] = lambda: baserun.run(_base(settings), check, out, "a", invalid)
-    failures = {**(ran.failures if ran else {}), **_execute(jobs, settings.progress)}
+    early = ("host B",) if "host B" in jobs else ()
+    failures = {
+        **(ran.failures if ran else {}),
+        **_execute(jobs, settings.progress, early, between),
+    }
     if ran is not None and ran.based and ran.base_error is not None:
         failures["base run"] = ran.base_error
     errors = tuple(f"{name}: {failures[name]}" for name in ("host A", "host B") if name in failures)
@@ -476,14 +519,22 @@ def _labelled(progress: Callable[[str], None], label: str) -> Callable[[str], No
 
 
 def _execute(
-    jobs: Mapping[str, Callable[[], object]], progress: Callable[[str], None]
+    jobs: Mapping[str, Callable[[], object]],
+    progress: Callable[[str], None],
+    early: Sequence[str] = (),
+    between: Callable[[], None] = lambda: None,
 ) -> dict[str, str]:
-    """Run the jobs, as many at once as there are cores; the GateError of each that failed."""
+    """Run the jobs, as many at once as there are cores; the GateError of each that failed.
+    The `early` ones are started first, then `between` runs here, then the others start."""
     workers = max(1, min(len(jobs), os.cpu_count() or 1))
     failures: dict[str, str] = {}
     started = time.monotonic()
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="entropy-gate") as pool:
-        futures: dict[Future[object], str] = {pool.submit(job): name for name, job in jobs.items()}
+        futures: dict[Future[object], str] = {
+            pool.submit(jobs[name]): name for name in early if name in jobs
+        }
+        between()  # after the early jobs started, before the others
+        futures.update({pool.submit(job): name for name, job in jobs.items() if name not in early})
         pending = set(futures)
         while pending:
             done, pending = wait(pending, timeout=HEARTBEAT_SECONDS)

@@ -417,3 +417,44 @@ def test_twenty_properties_are_gated_in_one_run_and_one_skip_names_its_property(
     rejected = {pid: c for pid, c in _by_id(verdict).items() if c != "merge_candidate"}
     assert rejected == {"p07": "entropy_silenced"}
     assert "entropy_silenced in property p07 (1 of 20 properties)" in result.out
+
+
+HIDES = """\
+from pathlib import Path
+
+from calc import add
+
+
+def test_one_b():
+    assert add(1, 2) == 3
+
+
+def test_two_b():
+    here = Path(__file__)
+    here.write_text(here.read_text().replace("assert 4 " + "== 4", "assert add(2, 2) == 4"))
+    assert 4 == 4
+"""
+
+
+def test_the_scan_reads_the_module_before_host_a_runs_it(repo: Repo) -> None:
+    """As the workflow's check job reads the PR's commit before any test runs: a property
+    module that rewrites itself while host A runs it (a tautology made into a check once it
+    has run) is judged by what the patch holds. The scans ran after the sessions, on the
+    rewritten file, where a manifest lists many properties (merge_candidate); host B, whose
+    tests run in a copy of the tree, now starts beside them, host A after."""
+    base = repo.git("rev-parse", "HEAD")
+    repo.write("tests/test_b.py", HIDES)
+    result = repo.cli("gate", "--base-ref", base, "--json", "v.json")
+    assert "assert add(2, 2) == 4" in (repo.path / "tests/test_b.py").read_text()  # it ran
+    verdict = _verdict(repo.path / "v.json")
+    assert result.code != 0, result.out
+    assert _by_id(verdict)["beta"] != "merge_candidate"  # host B's copy was rewritten too
+    assert [(f.kind, f.path, f.line) for f in verdict.findings if f.introduced] == [
+        ("tautology", "tests/test_b.py", 13)
+    ], result.out
+    lines = result.err.splitlines()
+    scanned = max(i for i, line in enumerate(lines) if "scanning the property module" in line)
+    started_a = next(
+        i for i, line in enumerate(lines) if "host A (alpha and 1 more): running" in line
+    )
+    assert scanned < started_a, result.err  # host A's tests start after every scan
