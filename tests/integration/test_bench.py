@@ -40,10 +40,38 @@ FEATURES = [
 ]
 # the workflow under act against a plain pytest workflow (issue 19): needs the e2e kit
 WORKFLOWS = ["bench_workflow.py"]
+# two checkouts of the gate side by side against bare pytest (a change's cost, issue 38)
+VERSIONS = ["bench_versions.py"]
 
 
 def test_every_measure_of_the_issue_has_a_script():
-    assert sorted(MEASURES + FEATURES + WORKFLOWS) == SCRIPTS
+    assert sorted(MEASURES + FEATURES + WORKFLOWS + VERSIONS) == SCRIPTS
+
+
+def test_the_versions_bench_runs_two_checkouts_side_by_side(tmp_path):
+    checkout = BENCH.parent
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "bench_versions.py"), "--smoke", "--before", str(checkout)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    for measure in ("one property of 10 cases", "3 properties of 5 tests (0 own tz)",
+                    "3 properties of 5 tests (1 own tz)"):  # fmt: skip
+        assert f"-- gate, {measure}: medians of 1 round(s)" in done.stdout, done.stdout
+    for side in ("before", "after"):
+        assert re.search(rf"  {side} +wall +\d+ ms  cpu +\d+ ms  wall min", done.stdout)
+    missing = subprocess.run(
+        [sys.executable, str(BENCH / "bench_versions.py"), "--smoke", "--before", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert missing.returncode == 1
+    assert missing.stderr.strip() == f"{tmp_path}: not a checkout of the gate (no entropy_action/)"
 
 
 @pytest.mark.e2e
