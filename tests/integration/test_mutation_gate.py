@@ -404,3 +404,49 @@ def test_a_base_test_of_its_own_file_name_is_no_killer_where_it_passed_alone(
         "unmutated only in the mutation step's session, where its module runs under another "
         "file name; it passed on the same code in the base-on-head run: not counted as a killer"
     ) in out
+
+
+# --- tests a decorator makes under other names (parameterized.expand) -------------------------
+
+EXPANDED = """\
+import sys
+
+from counter import bump
+
+
+def expand(cases):  # as parameterized.expand does: test_x_0, test_x_1, ...
+
+    def make(func):
+        scope = sys._getframe(1).f_locals
+        for index, case in enumerate(cases):
+            scope[f"{func.__name__}_{index}"] = lambda case=case: func(*case)
+
+    return make
+
+
+@expand([(1, 2), (2, 3)])
+def test_bump(n, expected):
+    assert bump(n) == expected
+"""
+
+
+def test_changed_tests_a_decorator_renames_are_measured_with_every_test(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """dateparser's freshness tests (`@parameterized.expand`, 3 of 25 commits `invalid`): the
+    mutation step selected the changed tests by their names, which pytest never collects
+    (`test_bump_0`, `test_bump_1`), so nothing ran and the base's module "does not collect on
+    the head's code". Nothing selected: every test of both modules is measured instead."""
+    manifest = MANIFEST.format(temp_root=tmp_path / "pins-tmp").replace(
+        MODULE, "tests/test_bump.py"
+    )
+    repo.write("entropy.yaml", manifest)
+    repo.write("counter.py", "def bump(n):\n    return n + 1\n")
+    repo.write("tests/test_bump.py", EXPANDED)
+    repo.commit("base")
+    repo.write("tests/test_bump.py", EXPANDED.replace("(2, 3)]", "(2, 3), (9, 10)]"))
+    repo.write("counter.py", "def bump(n):\n    return 1 + n\n")  # and its code
+    code, verdict, out = gate(repo)
+    assert (code, verdict["classification"]) == (0, "merge_candidate"), out
+    assert measure.UNNAMED in out
+    assert verdict["mutation"]["mutants"] >= 1, out

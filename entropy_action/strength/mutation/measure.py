@@ -59,6 +59,11 @@ FOLD_MAX_TESTS = 30
 REPEATS = 3  # a weakening counts when the base's kill and the head's survival repeat this often
 MORE = 8  # where the base's kill repeats and the head's survival does not: the rates decide
 SATURATED = ("*", 0)  # the probe stopped tracing this test: it may reach anything
+UNNAMED = (
+    "mutation: the changed tests' names select no test pytest collects (a decorator that "
+    "makes them under other names, as parameterized.expand does): every test of both modules "
+    "was measured"
+)
 NO_TEST_CHANGED = (
     "mutation: the patch changed no test function: both modules run the same tests and "
     "detect the same mutants"
@@ -145,12 +150,8 @@ def measure(
         return Measured(notes=(NO_TEST_CHANGED,))
     first = make_workspace(Path("0"))
     t0 = time.monotonic()
-    selection = [first.head_module, first.base_module]
-    only = _only(first, diff.tests) if focused else None
-    whole = [first.head_module] if focused else []
-    baseline = first.run(
-        selection, inputs.budget.seconds, _watch(first), only, whole, FOLD_MAX_TESTS
-    )
+    baseline, kept = _baseline(first, diff.tests, inputs.budget.seconds, focused)
+    unnamed, focused = (UNNAMED,) if focused and not kept else (), kept
     fold = focused and baseline.whole
     unmutated = time.monotonic() - t0
     if baseline.timed_out:
@@ -176,7 +177,7 @@ def measure(
         why = _nothing_to_mutate(baseline, passing)
         if lost is not None:  # the base's tests could detect something there: never clean
             return Measured(unmeasured=(f"{why}; {lost}",), seconds=_since(started))
-        return Measured(notes=(why,), seconds=_since(started))
+        return Measured(notes=(*unnamed, why), seconds=_since(started))
     if fold:
         unchanged = _unchanged(baseline, first.head_module, diff.tests)
         plans = [_with_confirm(p, baseline, unchanged, first.base_module) for p in plans]
@@ -199,9 +200,31 @@ def measure(
         return Measured(notes=(cannot_measure(run.outside),), seconds=_since(started))
     measured = _measured(plans, results, inputs.budget, started)
     notes = (*_failing_note(failing), *dropped, *unsteady) if failing else (*dropped, *unsteady)
+    notes = (*unnamed, *notes)
     if notes:
         measured = replace(measured, notes=(*notes, *measured.notes))
     return _with_lost(measured, lost)
+
+
+def _baseline(
+    first: Workspace, changed: frozenset[str], budget: float, focused: bool
+) -> tuple[Outcome, bool]:
+    """The unmutated run, and whether it stayed focused on the changed tests. Where their
+    names select nothing pytest collects — a decorator that makes the tests under other
+    names (parameterized.expand: `test_x_0_...`) — every test of both modules is measured
+    instead, as where a helper changed."""
+    selection = [first.head_module, first.base_module]
+    if focused:
+        only, whole = _only(first, changed), [first.head_module]
+        baseline = first.run(selection, budget, _watch(first), only, whole, FOLD_MAX_TESTS)
+        asked = set(only)
+        if (
+            baseline.timed_out
+            or baseline.outside is not None
+            or any(n.split("[", 1)[0] in asked for n in baseline.outcomes)
+        ):
+            return baseline, True
+    return first.run(selection, budget, _watch(first)), False
 
 
 def _repeat(
