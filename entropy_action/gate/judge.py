@@ -203,7 +203,8 @@ def _renamed(
         return static, []
     from entropy_action import scan  # noqa: PLC0415 (see TYPE_CHECKING; it ran: scanned)
 
-    hosts = [scan.outcomes_by_test((c.id, c.outcome) for c in r.tests) for r in head if r]
+    both = (*scanned.tests, *scanned.base_tests)
+    hosts = [scan.outcomes_by_test(((c.id, c.outcome) for c in r.tests), both) for r in head if r]
     paths = {t.name: t.path for t in scanned.tests}
     ran = {
         old: new
@@ -232,11 +233,12 @@ def _quiet_guards(
         return static
     from entropy_action import scan  # noqa: PLC0415 (see TYPE_CHECKING; it ran: scanned)
 
-    hosts = [scan.outcomes_by_test((c.id, c.outcome) for c in r.tests) for r in head if r]
+    both = (*scanned.tests, *scanned.base_tests)
+    hosts = [scan.outcomes_by_test(((c.id, c.outcome) for c in r.tests), both) for r in head if r]
     base_report = _read("a", base_a) if isinstance(base_a, Path) else base_a
     base = None
     if base_report is not None:
-        ran = scan.outcomes_by_test((c.id, c.outcome) for c in base_report.tests)
+        ran = scan.outcomes_by_test(((c.id, c.outcome) for c in base_report.tests), both)
         base = (ran, {t.name for t in scanned.base_tests})
     guards = [(g.path, g.line, g.tests) for g in scanned.guards]
     return scan.never_fired(static, guards, scanned.tests, hosts, base)

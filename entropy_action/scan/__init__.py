@@ -167,7 +167,8 @@ def runtime_rule(
     `base_cases`: normalized case id -> outcome in a run of the base's module on host A
     (None: the caller did not run it, so skips are attributed statically).
     """
-    executed = None if base_cases is None else executed_names(base_cases)
+    both = (*scanned.tests, *scanned.base_tests)
+    executed = None if base_cases is None else executed_names(base_cases, both)
     existed = {test.name for test in scanned.base_tests} if base_cases is not None else None
 
     def rule(results: Sequence[TestResult], broken_hosts: Collection[str]) -> list[Finding]:
@@ -188,6 +189,7 @@ def runtime_rule(
                 scanned.findings,
                 scanned.retired,
                 dict(scanned.repeats),
+                scanned.base_tests,
             )
         return found + assertions_skipped(results)  # counts exist only where the base ran
 

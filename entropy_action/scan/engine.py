@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections import Counter
 from dataclasses import dataclass
 
@@ -83,7 +84,9 @@ def analyze(tree: Tree, module_path: str, rules: Rules) -> Analysis:
         *installtime.find(ctx),
     ]
     hits = tampering.explained(ctx, hits)
-    tests = tuple(DefinedTest(t.name, module_path, t.func.node.lineno) for t in ctx.tests)
+    tests = tuple(
+        DefinedTest(t.name, module_path, t.func.node.lineno, _generated(ctx, t)) for t in ctx.tests
+    )
     fatal = {module_path, *scope.conftests()}
     errors = tuple(e for p, e in scope.errors.items() if p in fatal)
     notes = (*scope.notes, *(e for p, e in scope.errors.items() if p not in fatal))
@@ -146,3 +149,26 @@ def match(
         else:
             out.append(item.finding)
     return out
+
+
+GENERATORS = {"expand": "function", "parameterized_class": "class"}
+GENERATOR_PACKAGES = frozenset({"parameterized", "nose_parameterized"})
+
+
+def _generated(ctx: Context, test: PropertyTest) -> str:
+    """ "function" where `parameterized.expand` decorates the test (its cases are tests named
+    `test_x_0_...`), "class" where `parameterized_class` decorates its class, else ""."""
+    func = test.func
+    owners = [(func.node.decorator_list, func.module, "function")]
+    if func.classes:
+        owners.append((func.classes[-1].decorator_list, func.class_module, "class"))
+    for decorators, module, kind in owners:
+        for decorator in decorators:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            name = ctx.dotted(target, module) or ""
+            if (
+                name.split(".")[0] in GENERATOR_PACKAGES
+                and GENERATORS.get(name.rpartition(".")[2]) == kind
+            ):
+                return kind
+    return ""

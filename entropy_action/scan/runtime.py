@@ -3,6 +3,7 @@ hosts. Skipped, xfailed, xpassed, deselected or absent is a finding, whatever hi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -29,6 +30,9 @@ class DefinedTest:
     name: str  # "test_total" or "TestInvoice::test_total" (class-qualified, no params)
     path: str  # repository-relative module path, POSIX
     line: int  # 1-based line of the def
+    # Whom a generator makes its cases under other names: "function" (`parameterized.expand`:
+    # `test_x_0_rest`), "class" (`parameterized_class`: `Test_0_rest::test_x`), or "".
+    generated: str = ""
 
 
 def bare_id(test_id: str) -> str:
@@ -36,6 +40,64 @@ def bare_id(test_id: str) -> str:
     if test_id.endswith("]") and "[" in test_id:
         return test_id[: test_id.index("[")]
     return test_id
+
+
+_INDEX = r"_\d+(?:_({rest}))?"
+
+
+class Generated:
+    """The defined tests that a generator turns into tests of other names at import time
+    (`DefinedTest.generated`): a bare id such as `m.py::T::test_x_052_in_2_hours` is a case
+    of `m.py::T::test_x`, named without its index, which inserting a case renumbers. Only a
+    test the scan saw so decorated is a generator: a `test_fee_0` beside a plain `test_fee`
+    is a test of its own, and a name the module defines is always its own."""
+
+    def __init__(self, defined: Iterable[DefinedTest]) -> None:
+        tests = list(defined)
+        self.own = {f"{t.path}::{t.name}" for t in tests}
+        self.patterns: list[tuple[str, re.Pattern[str], str]] = []
+        for test in tests:
+            if not test.generated:
+                continue
+            key = f"{test.path}::{test.name}"
+            owner, _, method = key.rpartition("::")
+            if test.generated == "function":
+                pattern = re.escape(key) + _INDEX.format(rest=".*") + "$"
+                self.patterns.append((key, re.compile(pattern), key + "_"))
+            elif "::" in owner:  # a class's method: `Class_0_rest::method`
+                tail = "::" + re.escape(method) + "$"
+                pattern = re.escape(owner) + _INDEX.format(rest="[^:]*") + tail
+                self.patterns.append((key, re.compile(pattern), owner + "_"))
+
+    def cases(self, test_ids: Iterable[str]) -> list[tuple[str, str]]:
+        """(function, case) for each id, in order: its bare id and itself, but for a name a
+        generator made the generator's key and a case id without the index, numbered where
+        two share one (`key[~rest]`, `key[~rest#2]`): compared by count, as the rules do."""
+        seen: dict[str, int] = {}
+        out: list[tuple[str, str]] = []
+        for test_id in test_ids:
+            bare = bare_id(test_id)
+            made = self._maker(bare) if self.patterns and bare not in self.own else None
+            if made is None:
+                out.append((bare, test_id))
+                continue
+            key, rest = made
+            case = f"{key}[~{rest}{test_id[len(bare) :]}]"
+            seen[case] = seen.get(case, 0) + 1
+            out.append((key, case if seen[case] == 1 else f"{case[:-1]}#{seen[case]}]"))
+        return out
+
+    def function(self, test_id: str) -> str:
+        """The defined test a case id belongs to (its bare id where no generator made it)."""
+        bare = bare_id(test_id)
+        made = self._maker(bare) if self.patterns and bare not in self.own else None
+        return bare if made is None else made[0]
+
+    def _maker(self, bare: str) -> tuple[str, str] | None:
+        for key, pattern, prefix in self.patterns:
+            if bare.startswith(prefix) and (match := pattern.match(bare)):
+                return key, match.group(1) or ""
+        return None
 
 
 def not_executed(
@@ -55,11 +117,13 @@ def not_executed(
     name is taken to have existed). With None, a pre-existing static finding that concerns
     the test makes it pre-existing. `broken_hosts` ("A", "B") failed to collect the module
     at all: a test absent there is explained by that failure (the host fails anyway), so it
-    is not a finding.
+    is not a finding. A test a generator makes under other names (`Generated`) ran where
+    one of them did.
     """
+    generated = Generated(defined)
     outcomes: dict[str, dict[str, list[str]]] = {}
     for result in results:
-        per_host = outcomes.setdefault(bare_id(result.id), {"A": [], "B": []})
+        per_host = outcomes.setdefault(generated.function(result.id), {"A": [], "B": []})
         per_host["A"].append(result.host_a)
         per_host["B"].append(result.host_b)
     found: list[Finding] = []
@@ -117,11 +181,13 @@ def concerns(finding: Finding, name: str) -> bool:
     return finding.test == name or name.startswith(finding.test + "::")
 
 
-def executed_names(base_cases: Mapping[str, str]) -> set[str]:
-    """`Class::test` names of the tests that executed, from case ids and their outcomes."""
+def executed_names(base_cases: Mapping[str, str], defined: Iterable[DefinedTest] = ()) -> set[str]:
+    """`Class::test` names of the tests that executed, from case ids and their outcomes (a
+    generated name counts for the test that made it: `Generated`)."""
+    generated = Generated(defined)
     names: set[str] = set()
     for test_id, outcome in base_cases.items():
-        bare = bare_id(test_id)
+        bare = generated.function(test_id)
         if outcome in EXECUTED and "::" in bare:
             names.add(bare.split("::", 1)[1])
     return names
@@ -135,6 +201,7 @@ def cases_not_executed(
     static: Sequence[Finding] = (),
     retired: Collection[str] = (),
     repeats: Mapping[str, int] | None = None,
+    base_defined: Sequence[DefinedTest] = (),
 ) -> list[Finding]:
     """Cases that executed in the base's run on host A, and fewer of them at the head.
 
@@ -146,15 +213,17 @@ def cases_not_executed(
     on each host, the missing cases are those of the retired behaviour: a notice. A test in
     `repeats` (name -> its base's distinct cases: the base listed a case twice, the head
     still lists each: scan.weakening.deduplicated) that ran as many cases as that is short
-    of nothing but repeats.
+    of nothing but repeats. Cases a generator made (`Generated`, from the head's tests and
+    `base_defined`, the base's) are its test's, counted without their index.
     """
-    before = _executed_by_function(base_cases.items())
+    generated = Generated([*defined, *base_defined])
+    before = _executed_by_function(generated, base_cases.items())
     now = {
-        "A": _executed_by_function((r.id, r.host_a) for r in results),
-        "B": _executed_by_function((r.id, r.host_b) for r in results),
+        "A": _executed_by_function(generated, ((r.id, r.host_a) for r in results)),
+        "B": _executed_by_function(generated, ((r.id, r.host_b) for r in results)),
     }
     defs = {f"{test.path}::{test.name}": test for test in defined}
-    sites = {bare_id(r.id): r for r in results}
+    sites = {generated.function(r.id): r for r in results}
     removed = {f.test for f in static if f.kind == "test_removed"}
     found = []
     for function, cases in before.items():
@@ -195,11 +264,13 @@ def _ran_at_least(
     return all(len(ran.get(function, set())) >= need for h, ran in now.items() if h not in broken)
 
 
-def _executed_by_function(cases: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
+def _executed_by_function(
+    generated: Generated, cases: Iterable[tuple[str, str]]
+) -> dict[str, set[str]]:
+    pairs = [(test_id, outcome) for test_id, outcome in cases if outcome in EXECUTED]
     grouped: dict[str, set[str]] = {}
-    for test_id, outcome in cases:
-        if outcome in EXECUTED:
-            grouped.setdefault(bare_id(test_id), set()).add(test_id)
+    for function, case in generated.cases(test_id for test_id, _ in pairs):
+        grouped.setdefault(function, set()).add(case)
     return grouped
 
 
@@ -286,9 +357,12 @@ def _ran(
     return all(bool(run.get(key)) and run[key] <= EXECUTED for run in runs)
 
 
-def outcomes_by_test(ids_outcomes: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
-    """Bare test id -> the outcomes of its cases."""
+def outcomes_by_test(
+    ids_outcomes: Iterable[tuple[str, str]], defined: Iterable[DefinedTest] = ()
+) -> dict[str, set[str]]:
+    """Bare test id (a generated name's: its maker's, `Generated`) -> its cases' outcomes."""
+    generated = Generated(defined)
     grouped: dict[str, set[str]] = {}
     for test_id, outcome in ids_outcomes:
-        grouped.setdefault(bare_id(test_id), set()).add(outcome)
+        grouped.setdefault(generated.function(test_id), set()).add(outcome)
     return grouped

@@ -76,6 +76,52 @@ def test_the_property_tests_pytest_would_collect(repo: Repo) -> None:
     assert {t.path for t in defined(repo)} == {PROPERTY}
 
 
+def test_the_tests_a_generator_names_are_known_by_its_import(repo: Repo) -> None:
+    """`parameterized.expand` on a test and `parameterized_class` on its class, however
+    imported; a decorator of the same name from elsewhere is not a generator."""
+    base(
+        repo,
+        """\
+        import unittest
+
+        import parameterized as p
+        from parameterized import parameterized, parameterized_class
+
+
+        class Local:
+            @staticmethod
+            def expand(cases):
+                return lambda f: f
+
+
+        class Cases(unittest.TestCase):
+            @parameterized.expand([(1,), (2,)])
+            def test_expanded(self, n):
+                pass
+
+            @p.parameterized.expand([(1,)])
+            def test_aliased(self, n):
+                pass
+
+            @Local.expand([(1,)])
+            def test_local(self, n):
+                pass
+
+
+        @parameterized_class([{"n": 1}, {"n": 2}])
+        class TestMany(unittest.TestCase):
+            def test_each(self):
+                pass
+        """,
+    )
+    assert [(t.name, t.generated) for t in defined(repo)] == [
+        ("Cases::test_expanded", "function"),
+        ("Cases::test_aliased", "function"),
+        ("Cases::test_local", ""),
+        ("TestMany::test_each", "class"),
+    ]
+
+
 def test_python_functions_and_classes_from_the_config(repo: Repo) -> None:
     base(
         repo,

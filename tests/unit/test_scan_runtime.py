@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from entropy_action.core.findings import Finding
-from entropy_action.scan import DefinedTest, not_executed
+from entropy_action.scan import DefinedTest, cases_not_executed, executed_names, not_executed
+from entropy_action.scan.runtime import Generated
 from entropy_action.verdict import model
 
 P = "tests/properties/test_x.py"
@@ -93,3 +94,69 @@ def test_a_pre_existing_module_wide_finding_concerns_every_test() -> None:
     static = [finding("config_selection", None, False)]
     found = not_executed([TOTAL, METHOD], RESULTS, None, static)
     assert [f.introduced for f in found] == [False, False]
+
+
+# --- tests a generator names (parameterized.expand, parameterized_class) ---------------------
+
+EXPAND = DefinedTest("T::test_x", P, 30, generated="function")
+PLAIN = DefinedTest("T::test_fee", P, 40)
+CLASSY = DefinedTest("TestUser::test_name", P, 50, generated="class")
+
+
+def test_a_generated_name_is_a_case_of_its_maker_without_its_index() -> None:
+    made = Generated([EXPAND, PLAIN, CLASSY])
+    ids = [
+        f"{P}::T::test_x_052_in_2_hours",
+        f"{P}::T::test_x_3",
+        f"{P}::T::test_x_4",  # expand's names repeat but for the index: counted apart
+        f"{P}::T::test_fee_0",  # test_fee is no generator: a test of its own
+        f"{P}::T::test_xy_0",  # a name that merely starts the same
+        f"{P}::TestUser_0_admin::test_name",
+        f"{P}::TestUser_1::test_name",
+        f"{P}::TestUser_1::test_other",
+    ]
+    assert made.cases(ids) == [
+        (f"{P}::T::test_x", f"{P}::T::test_x[~in_2_hours]"),
+        (f"{P}::T::test_x", f"{P}::T::test_x[~]"),
+        (f"{P}::T::test_x", f"{P}::T::test_x[~#2]"),
+        (f"{P}::T::test_fee_0", f"{P}::T::test_fee_0"),
+        (f"{P}::T::test_xy_0", f"{P}::T::test_xy_0"),
+        (f"{P}::TestUser::test_name", f"{P}::TestUser::test_name[~admin]"),
+        (f"{P}::TestUser::test_name", f"{P}::TestUser::test_name[~]"),
+        (f"{P}::TestUser_1::test_other", f"{P}::TestUser_1::test_other"),
+    ]
+
+
+def test_a_name_the_module_defines_is_its_own_even_where_a_generator_could_make_it() -> None:
+    own = DefinedTest("T::test_x_1", P, 60)
+    assert Generated([EXPAND, own]).function(f"{P}::T::test_x_1") == f"{P}::T::test_x_1"
+    assert Generated([EXPAND]).function(f"{P}::T::test_x_1") == f"{P}::T::test_x"
+
+
+def test_a_new_expand_test_ran_where_its_generated_names_ran() -> None:
+    ran = [result(f"{P}::T::test_x_{i}_case", "passed", "passed") for i in range(3)]
+    assert not_executed([EXPAND], ran, executed_at_base=set(), existed_at_base=set()) == []
+    plain = DefinedTest("T::test_x", P, 30)  # the same names without the decorator: absent
+    (found,) = not_executed([plain], ran, executed_at_base=set(), existed_at_base=set())
+    assert found.message.startswith(
+        "property T::test_x did not execute on host A (absent) and host B (absent)"
+    )
+    assert found.introduced
+
+
+def test_renumbered_cases_are_the_same_cases_and_a_case_gone_is_named() -> None:
+    base = {f"{P}::T::test_x_{i}_{word}": "passed" for i, word in enumerate("abcd")}
+    inserted = [
+        result(f"{P}::T::test_x_{i}_{word}", "passed", "passed") for i, word in enumerate("abzcd")
+    ]
+    assert cases_not_executed([EXPAND], inserted, base) == []
+    dropped = [r for r in inserted if not r.id.endswith(("_z", "_c"))]
+    (found,) = cases_not_executed([EXPAND], dropped, base)
+    assert found.message.startswith(
+        "property T::test_x: cases that executed at the base did not execute on "
+        "host A (1 of 4: [~c]) and host B (1 of 4: [~c])"
+    )
+    assert (found.path, found.line) == (P, 30)
+    # the base's decorator counts too: the head's test, no longer expanded, runs once
+    assert executed_names(base, [EXPAND]) == {"T::test_x"}
+    assert executed_names(base) == {f"T::test_x_{i}_{w}" for i, w in enumerate("abcd")}
