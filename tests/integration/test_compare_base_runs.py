@@ -198,3 +198,32 @@ def test_many_properties_run_their_bases_beside_their_sessions(repo: Repo, tmp_p
     for pid in ("side", "other"):
         assert hostreport.read_host(out / "properties" / pid / "base").outcome == "pass"
     assert sorted(p.name for p in out.iterdir()) == ["properties"]
+
+
+def test_compare_reads_the_base_runs_beside_the_hosts_as_verdict_does(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """Folders that `run --base-ref` wrote hold base/; `compare` given only --host-a/-b takes
+    them, so the same folders give the same verdict through `compare` and `verdict` (a case
+    dropped from a parametrization is seen only against the base's run)."""
+    repo.write("entropy.yaml", MANIFEST.format(temp_root=tmp_path / "pins-tmp"))
+    steady = "import pytest\n\n\n" + BASE.rsplit("\n\n\n", maxsplit=1)[-1]  # test_square
+    repo.write("tests/test_sq.py", steady)
+    base = repo.commit("base")
+    repo.write("tests/test_sq.py", steady.replace("[1, 2, 3]", "[1, 3]"))
+    repo.commit("two cases are enough")
+    for host, extra in (("a", ()), ("b", ("--isolate",))):
+        done = repo.cli("run", "--host", host, "--out", f"../h-{host}", "--base-ref", base, *extra)
+        assert done.code == 0, done.err
+    judged = {}
+    for command in ("compare", "verdict"):
+        out = repo.path.parent / f"{command}.json"
+        result = repo.cli(
+            command, "--host-a", "../h-a", "--host-b", "../h-b", "--base-ref", base,
+            "--json", str(out),
+        )  # fmt: skip
+        verdict = json.loads(out.read_text(encoding="utf-8"))
+        findings = [(f["kind"], f["line"], f["introduced"]) for f in verdict["findings"]]
+        judged[command] = (result.code, verdict["classification"], findings)
+    assert judged["compare"] == judged["verdict"]
+    assert judged["compare"] == (1, "entropy_silenced", [("not_executed", 5, True)])

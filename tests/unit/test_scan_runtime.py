@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from entropy_action.core.findings import Finding
-from entropy_action.scan import DefinedTest, cases_not_executed, executed_names, not_executed
-from entropy_action.scan.runtime import Generated
+from entropy_action.scan import DefinedTest, not_executed
+from entropy_action.scan.runtime import Generated, cases_not_executed, executed_names
 from entropy_action.verdict import model
 
 P = "tests/properties/test_x.py"

@@ -57,13 +57,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="DIR",
         help="a run of the base ref's module on host A: tests that did not execute there, "
-        "or failed there, are not counted against the patch",
+        "or failed there, are not counted against the patch (default: the host A folder's "
+        "base/, where `run --base-ref` wrote one)",
     )
     parser.add_argument(
         "--base-host-b",
         type=Path,
         metavar="DIR",
-        help="a run of the base ref's module on host B: failures that stood there do not count",
+        help="a run of the base ref's module on host B: failures that stood there do not count "
+        "(default: the host B folder's base/, where `run --base-ref` wrote one)",
     )
 
 
@@ -79,7 +81,6 @@ class Inputs:
     base_b: Path | None = None
     invalid: Sequence[str] = ()  # reasons the caller found why the reports cannot be judged
     require_base: bool = False  # the workflow's verdict: no base ref is invalid, never a pass
-    bases_beside: bool = False  # each property's base run is in its folder's base/ (verdict)
     properties: tuple[str, ...] = ()  # judge only these (--property); default: every one
     legs: Mapping[str, int] = dataclasses.field(default_factory=dict)  # property -> its leg
 
@@ -197,11 +198,10 @@ def _folders(inputs: Inputs, property_id: str | None) -> judge.Dossier:
 
     host_a, host_b = inside(inputs.host_a), inside(inputs.host_b)
     assert host_a is not None
-    if inputs.bases_beside:
-        base_a = base_beside(host_a)
-        base_b = base_beside(host_b) if host_b is not None else None
-    else:
-        base_a, base_b = inside(inputs.base_a), inside(inputs.base_b)
+    # the base's runs: given, or each host folder's base/ (as `verdict` reads them): the same
+    # folders give the same verdict through either command
+    base_a = inside(inputs.base_a) or base_beside(host_a)
+    base_b = inside(inputs.base_b) or (base_beside(host_b) if host_b is not None else None)
     lost = lost_legs(inputs.legs.get(property_id or ""), property_id, host_a, host_b)
     return judge.Dossier(
         host_a=host_a,

@@ -76,7 +76,6 @@ def run(args: argparse.Namespace) -> int:
         manifest=args.manifest,
         base_ref=args.base_ref or None,
         require_base=True,
-        bases_beside=True,
         legs=carried,
     )
     with no_gc():  # the reports' values live to the end: see no_gc
