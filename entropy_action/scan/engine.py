@@ -151,13 +151,20 @@ def match(
     return out
 
 
-GENERATORS = {"expand": "function", "parameterized_class": "class"}
-GENERATOR_PACKAGES = frozenset({"parameterized", "nose_parameterized"})
+# Decorators that make a test's cases tests of other names at import time, by package: the
+# names carry an index (`test_x_052_rest`, `Test_0_rest`), which inserting a case renumbers.
+PARAMETERIZED = {"expand": "function", "parameterized_class": "class"}
+GENERATORS = {
+    "parameterized": PARAMETERIZED,
+    "nose_parameterized": PARAMETERIZED,
+    "ddt": {"data": "function", "idata": "function", "file_data": "function"},
+}
 
 
 def _generated(ctx: Context, test: PropertyTest) -> str:
-    """ "function" where `parameterized.expand` decorates the test (its cases are tests named
-    `test_x_0_...`), "class" where `parameterized_class` decorates its class, else ""."""
+    """`"function"` where a generator decorates the test (`parameterized.expand`, ddt's
+    `@data`: its cases are tests named `test_x_0_...`), `"class"` where one decorates its class
+    (`parameterized_class`), else `""`."""
     func = test.func
     owners = [(func.node.decorator_list, func.module, "function")]
     if func.classes:
@@ -165,10 +172,7 @@ def _generated(ctx: Context, test: PropertyTest) -> str:
     for decorators, module, kind in owners:
         for decorator in decorators:
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
-            name = ctx.dotted(target, module) or ""
-            if (
-                name.split(".")[0] in GENERATOR_PACKAGES
-                and GENERATORS.get(name.rpartition(".")[2]) == kind
-            ):
+            parts = (ctx.dotted(target, module) or "").split(".")
+            if GENERATORS.get(parts[0], {}).get(parts[-1]) == kind and len(parts) > 1:
                 return kind
     return ""

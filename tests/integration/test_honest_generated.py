@@ -158,3 +158,43 @@ def test_a_new_parameterized_class_and_a_case_inserted_into_it_are_merges(
     assert verdict["classification"] == "merge_candidate", verdict["reasons"]
     classes = sorted({t["id"].split("::")[1] for t in verdict["tests"]} - {"TestFreshness"})
     assert classes == ["TestUnits_0_3_days", "TestUnits_1_1_minute", "TestUnits_2_2_hours"]
+
+
+DDT = """\
+import unittest
+
+from ddt import data, ddt, unpack
+
+from duration import seconds
+
+
+@ddt
+class TestSeconds(unittest.TestCase):
+    @data({cases})
+    @unpack
+    def test_seconds(self, text, value):
+        self.assertEqual(seconds(text), value)
+"""
+
+
+def test_ddt_data_renumbered_by_an_inserted_value_is_a_merge_and_a_value_gone_is_not(
+    repo: Repo, tmp_path: Path
+) -> None:
+    repo.write("duration.py", PARSER)
+    listed = ", ".join(repr(case) for case in CASES)
+    repo.write("tests/test_freshness.py", DDT.format(cases=listed))
+    repo.write("entropy.yaml", manifest("tests/test_freshness.py", tmp_path / "pins"))
+    start = repo.commit("ddt's shape")
+    inserted = ", ".join(repr(case) for case in [CASES[0], ("0 seconds", 0), *CASES[1:]])
+    repo.write("tests/test_freshness.py", DDT.format(cases=inserted))
+    repo.commit("zero")
+    verdict = gate(repo, start)
+    assert verdict["classification"] == "merge_candidate", verdict["reasons"]
+    names = sorted(t["id"].rsplit("::", 1)[1] for t in verdict["tests"])
+    assert names[:2] == ["test_seconds_01___1_second___1_", "test_seconds_02___0_seconds___0_"]
+    dropped = ", ".join(repr(case) for case in CASES[1:])
+    repo.write("tests/test_freshness.py", DDT.format(cases=dropped))
+    repo.commit("one second is too short")
+    verdict = gate(repo, start)
+    assert verdict["classification"] == "entropy_silenced", verdict["reasons"]
+    assert kinds(verdict) == ["not_executed"]

@@ -84,8 +84,12 @@ def test_the_tests_a_generator_names_are_known_by_its_import(repo: Repo) -> None
         """\
         import unittest
 
+        import ddt
         import parameterized as p
+        from ddt import idata
         from parameterized import parameterized, parameterized_class
+
+        expand = parameterized.expand  # an alias is followed
 
 
         class Local:
@@ -112,6 +116,21 @@ def test_the_tests_a_generator_names_are_known_by_its_import(repo: Repo) -> None
         class TestMany(unittest.TestCase):
             def test_each(self):
                 pass
+
+
+        @ddt.ddt
+        class TestData(unittest.TestCase):
+            @ddt.data(1, 2)
+            def test_datum(self, n):
+                pass
+
+            @idata([(1, 2)])
+            def test_pair(self, pair):
+                pass
+
+            @expand
+            def test_bare(self):
+                pass
         """,
     )
     assert [(t.name, t.generated) for t in defined(repo)] == [
@@ -119,6 +138,9 @@ def test_the_tests_a_generator_names_are_known_by_its_import(repo: Repo) -> None
         ("Cases::test_aliased", "function"),
         ("Cases::test_local", ""),
         ("TestMany::test_each", "class"),
+        ("TestData::test_datum", "function"),
+        ("TestData::test_pair", "function"),
+        ("TestData::test_bare", "function"),
     ]
 
 
