@@ -32,7 +32,7 @@ from entropy_action.evidence.junitcases import TestCase
 from entropy_action.hosts import environments, isolate, launch, runsettings
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.scan import closure
-from entropy_action.scan.runtime import DefinedTest, bare_id
+from entropy_action.scan.runtime import DefinedTest, Generated, bare_id
 from entropy_action.strength import evidence, renames
 from entropy_action.strength.unmeasured import Patched
 
@@ -244,19 +244,24 @@ def judge(
     what the patch changed (unmeasured.patched) and the other files of the closure it
     changed (`side`: the base's ran there too). A skip counts as green: the base's test says
     the code is wrong, and the head's stopped asking."""
-    outcomes = {case.id: case.outcome for case in junitcases.merge(head).values()}
+    generated = Generated(tests)  # a generated case pairs by what it is, not its index
+    heads = list(junitcases.merge(head).values())
+    outcomes = {
+        key: case.outcome
+        for (_, key), case in zip(generated.cases(c.id for c in heads), heads, strict=True)
+    }
     defined = {f"{t.path}::{t.name}": t for t in tests}
     found: dict[str, Finding] = {}
     notes: dict[str, str] = {}
     lost = [collection_error(error) for error in errors]
-    for case in junitcases.merge(base_on_head).values():
-        name = bare_id(case.id)
+    bases = list(junitcases.merge(base_on_head).values())
+    for (name, key), case in zip(generated.cases(c.id for c in bases), bases, strict=True):
         if case.outcome not in evidence.FAILING or name in found:
             continue
         test = defined.get(name)
         shown = _first_line(case.message or "")
         label = test.name if test is not None else name.rpartition(".py::")[2] or name
-        failure = evidence.decide(label, case.message or "", outcomes.get(case.id), patched)
+        failure = evidence.decide(label, case.message or "", outcomes.get(key), patched)
         if failure.kind == "no_evidence":
             continue
         if failure.kind == "excused" and failure.double:
@@ -285,8 +290,8 @@ def judge(
             path=test.path if test is not None else (case.path or name.partition("::")[0]),
             line=test.line if test is not None else (case.line or 1),
             message=f"property {label} fails with the base's {what} on the head's code "
-            f"({shown}) and {_green(outcomes[case.id])} with the head's{_named(side)}: the "
-            f"patch made it {'pass' if outcomes[case.id] == 'passed' else 'go quiet'} by "
+            f"({shown}) and {_green(outcomes[key])} with the head's{_named(side)}: the "
+            f"patch made it {'pass' if outcomes[key] == 'passed' else 'go quiet'} by "
             f"changing {changing}, not the code — {REVIEWED}",
             test=label,
         )

@@ -198,3 +198,27 @@ def test_ddt_data_renumbered_by_an_inserted_value_is_a_merge_and_a_value_gone_is
     verdict = gate(repo, start)
     assert verdict["classification"] == "entropy_silenced", verdict["reasons"]
     assert kinds(verdict) == ["not_executed"]
+
+
+def test_an_expectation_changed_to_pass_under_renumbered_names_is_still_found(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """The trick the renumbering allows: a case inserted at the top of the list shifts every
+    later name, and an expectation changed to what broken code now returns no longer has a
+    base case of the same name to be compared with. Cases pair by what they are (their
+    name without its index), so the base's `2 minutes` == 120, failing on the head's code,
+    meets the head's `2 minutes` == 2, passing: changed to pass."""
+    start = base(repo, tmp_path)
+    repo.write("duration.py", PARSER.replace('"minute": 60', '"minute": 1'))  # broken
+    changed = [("0 seconds", 0), CASES[0], ("2 minutes", 2), ("10 minutes", 10)]
+    kept = [case for case in CASES[1:] if "minute" not in case[0]]
+    repo.write("tests/test_freshness.py", module([*changed, *kept, ("11 minutes", 11)]))
+    repo.commit("minutes")
+    verdict = gate(repo, start)
+    assert verdict["classification"] == "entropy_silenced", verdict["reasons"]
+    found = [f for f in verdict["findings"] if f["kind"] == "test_changed_to_pass"]
+    assert [f["test"] for f in found] == ["TestFreshness::test_relative"], verdict["findings"]
+    assert found[0]["message"].startswith(
+        "property TestFreshness::test_relative fails with the base's module on the head's code "
+        "(AssertionError: 2 != 120) and passes with the head's module"
+    )
