@@ -12,6 +12,7 @@ and the judge (judge.py) only reads what they wrote (evidence.py).
 
 from __future__ import annotations
 
+import re
 import tempfile
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
@@ -145,7 +146,7 @@ def probe_step(
     except GateError:
         return None
     collected = _collected(report.info)
-    ids = [i for i in collected if _function(i) in changed]
+    ids = changed_ids(collected, changed)
     orders = orderdep.probe_orders(collected, ids) if report.outcome == "pass" else []
     if not orders:
         return None
@@ -177,6 +178,24 @@ def _collected(info: HostInfo) -> tuple[str, ...]:
 def _function(node_id: str) -> str:
     """`tests/t.py::TestX::test_y[1]` -> `test_y`."""
     return node_id.rsplit("::", maxsplit=1)[-1].split("[", maxsplit=1)[0]
+
+
+_INDEX = re.compile(r"\d+(?:_.*)?")
+
+
+def changed_ids(collected: Sequence[str], changed: Collection[str]) -> list[str]:
+    """The collected ids of the changed tests (function names): by the function's name, or
+    as a name a generator made from one (`test_y_03_rest`: parameterized.expand, ddt). A
+    plain `test_y_0` beside a changed `test_y` is taken too: one more test in the designed
+    orders, never a finding by itself."""
+
+    def made(function: str) -> bool:
+        return any(
+            function.startswith(name + "_") and _INDEX.fullmatch(function[len(name) + 1 :])
+            for name in changed
+        )
+
+    return [i for i in collected if _function(i) in changed or made(_function(i))]
 
 
 def _varied(info: HostInfo, dims: Sequence[str]) -> list[str]:

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import pytest
 
-from entropy_action.gate import attribution, orderdep
+from entropy_action.gate import attribution, hoststeps, orderdep
 from entropy_action.testproc import order
 from entropy_action.verdict.classify import Evidence, classify
 from entropy_action.verdict.model import TEST_RESULT, OrderPair, Verdict
@@ -195,3 +195,21 @@ def test_the_probes_stay_within_their_budget() -> None:
     assert orderdep.probe_orders(big, [big[0]]) == []
     # a new test appended last: "last" is host A's own order, not run again
     assert len(orderdep.probe_orders(tests, [tests[-1]])) == 2
+
+
+def test_the_changed_tests_order_probes_take_include_the_names_a_generator_made() -> None:
+    m = "tests/t.py::T::"
+    collected = [
+        f"{m}test_x_00_in_2_hours",
+        f"{m}test_x_01",
+        f"{m}test_xy_0",  # another test that merely starts the same
+        f"{m}test_x_a",  # not an index
+        f"{m}test_x[1]",
+        f"{m}test_other",
+    ]
+    assert hoststeps.changed_ids(collected, {"test_x"}) == [
+        f"{m}test_x_00_in_2_hours",
+        f"{m}test_x_01",
+        f"{m}test_x[1]",
+    ]
+    assert hoststeps.changed_ids(collected, set()) == []
