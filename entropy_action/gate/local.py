@@ -17,21 +17,19 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from entropy_action import scan
 from entropy_action.core import git, layout, treestate
 from entropy_action.core.errors import ExitCode, GateError
 from entropy_action.evidence import hostreport, stepfiles
-from entropy_action.gate import baserun, grouped, probes
+from entropy_action.gate import attribution, baserun, grouped, hoststeps, judge, probes
 from entropy_action.hosts import environments, hostjson, launch, runsettings
 from entropy_action.manifest import baseline
 from entropy_action.manifest.pinfile import LoadedManifest
+from entropy_action.scan.changed import changed_tests
+from entropy_action.strength import base_on_head
 from entropy_action.verdict import basepolicy, pairing
 from entropy_action.verdict.model import FAILING, Verdict
-
-if TYPE_CHECKING:  # imported where they run, after host B has started (docs/benchmarks.md)
-    from entropy_action import scan
-    from entropy_action.gate import judge
 
 HEARTBEAT_SECONDS = 10.0
 
@@ -88,16 +86,12 @@ def _run_gate(settings: GateSettings) -> GateResult:
     scans: dict[int, scan.ScanResult] = {}
 
     def scan_all() -> None:  # while host B's first session runs in its copy (`_execute`)
-        from entropy_action import scan  # noqa: PLC0415 (after host B starts)
-
         for check in repo.checks:
             if check.head is not None:
                 _labelled(settings.progress, labels[id(check)])(SCANNING)
                 scans[id(check)] = scan.scan(check)
 
     ran = _run_groups(settings, repo.checks, out, scan_all)
-    from entropy_action.gate import judge  # noqa: PLC0415 (after host B starts)
-
     with treestate.settled(repo.checks[0].root):  # every run in the checkout has ended
         for check in repo.checks:
             named = check.head or check.base
@@ -164,8 +158,6 @@ def _gate_one(
 ) -> tuple[Verdict, tuple[str, ...]]:
     """One property's verdict and notes."""
     dossier, notes, judged = _evidence(settings, check, out)
-    from entropy_action.gate import judge  # noqa: PLC0415 (after host B starts)
-
     return judged or judge.judge(dossier), notes
 
 
@@ -183,21 +175,15 @@ def _evidence(
     job reads the PR's commit: `scanned`, made beside the group sessions, or here while host
     B starts in its copy of the tree."""
     if check.head is None:
-        from entropy_action.gate import judge  # noqa: PLC0415 (see below)
-
         return judge.Dossier(out / "host-a", out / "host-b", check=check), check.notes, None
     made: list[scan.ScanResult] = [scanned] if scanned is not None else []
 
     def scan_it() -> None:
-        from entropy_action import scan  # noqa: PLC0415 (after host B starts)
-
         if not made:
             settings.progress(SCANNING)
             made.append(scan.scan(check))
 
     runs = _run_hosts(settings, check, out, ran, scan_it)
-    from entropy_action.gate import judge  # noqa: PLC0415 (after host B starts)
-
     scanned = made[0]
     _strength(settings, check, scanned, out, runs)
     runs = _base_b_after_probes(settings, check, out, runs, _probe(settings, check, out, runs))
@@ -225,8 +211,6 @@ def _attribute(
 ) -> bool:
     """For an env_coupled outcome, host B's attribution re-runs (the step host B's job runs
     over the tests it failed) over the tests the hosts judged differently; whether it ran."""
-    from entropy_action.gate import attribution, hoststeps, judge  # noqa: PLC0415 (after host B starts)
-
     want = attribution.disagreeing(verdict)
     folder = out / "host-b"
     if not attribution.attributable(verdict) or not want or check.head is None:
@@ -251,9 +235,6 @@ def _probe(
     the workflow) when host B ran and the patch added or changed tests of the property."""
     if check.head is None or runs.errors or not (out / "host-b").is_dir():
         return None
-    from entropy_action.gate import attribution, hoststeps  # noqa: PLC0415 (after host B starts)
-    from entropy_action.scan.changed import changed_tests  # noqa: PLC0415 (after host B starts)
-
     changed = changed_tests(check)
     if not changed:
         return None
@@ -308,9 +289,6 @@ def _strength(
     report = runs.host_a or _read_or_none(out / "host-a")
     if report is None or report.info.pins_mismatch:
         return  # host A is unusable (or ran outside the pins): strength would not count
-    from entropy_action.gate import hoststeps  # noqa: PLC0415 (after host B starts)
-    from entropy_action.strength import base_on_head  # noqa: PLC0415 (after host B starts)
-
     host = base_on_head.HostSettings(
         settings.environ,
         settings.namespaces,
