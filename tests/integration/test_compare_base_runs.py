@@ -215,15 +215,13 @@ def test_compare_reads_the_base_runs_beside_the_hosts_as_verdict_does(
     for host, extra in (("a", ()), ("b", ("--isolate",))):
         done = repo.cli("run", "--host", host, "--out", f"../h-{host}", "--base-ref", base, *extra)
         assert done.code == 0, done.err
-    judged = {}
-    for command in ("compare", "verdict"):
-        out = repo.path.parent / f"{command}.json"
-        result = repo.cli(
-            command, "--host-a", "../h-a", "--host-b", "../h-b", "--base-ref", base,
-            "--json", str(out),
-        )  # fmt: skip
-        verdict = json.loads(out.read_text(encoding="utf-8"))
-        findings = [(f["kind"], f["line"], f["introduced"]) for f in verdict["findings"]]
-        judged[command] = (result.code, verdict["classification"], findings)
+    judged = {
+        command: (
+            code,
+            v["classification"],
+            [(f["kind"], f["line"], f["introduced"]) for f in v["findings"]],
+        )
+        for command, (code, v) in repo.verdict_and_compare("../h-a", "../h-b", base).items()
+    }
     assert judged["compare"] == judged["verdict"]
     assert judged["compare"] == (1, "entropy_silenced", [("not_executed", 5, True)])

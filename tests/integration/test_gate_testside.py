@@ -535,18 +535,11 @@ def test_the_workflow_s_path_reaches_the_gate_s_verdict_on_a_data_file(
     ]
     strength = json.loads((repo.path.parent / "wf-a" / "strength.json").read_text("utf-8"))
     assert strength["measured"] is True
-    verdicts = {}
-    for command in ("verdict", "compare"):
-        out = repo.path.parent / f"{command}.json"
-        done = repo.cli(
-            command, "--host-a", "../wf-a", "--host-b", "../wf-b", "--base-ref", base,
-            "--json", str(out),
-        )  # fmt: skip
-        assert done.code == 1, done.err
-        verdicts[command] = json.loads(out.read_text(encoding="utf-8"))
+    judged = repo.verdict_and_compare("../wf-a", "../wf-b", base)
+    assert [code for code, _ in judged.values()] == [1, 1]
     gate_code, gated = _gate(repo, base)
     assert gate_code == 1
-    for verdict in (*verdicts.values(), gated):
+    for verdict in (*(v for _, v in judged.values()), gated):
         assert verdict["classification"] == "entropy_silenced"
         assert {f["kind"] for f in _rejecting(verdict)} == {"test_changed_to_pass"}
 

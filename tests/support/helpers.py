@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -77,6 +79,21 @@ class Repo:
         captured = self.capsys.readouterr()
         assert "Traceback" not in captured.out + captured.err
         return Result(code, captured.out, captured.err)
+
+    def verdict_and_compare(
+        self, host_a: str, host_b: str, base: str
+    ) -> dict[str, tuple[int, dict[str, Any]]]:
+        """`verdict` and `compare` on the same report folders (one gate wherever it runs):
+        command -> (exit code, verdict JSON)."""
+        judged = {}
+        for command in ("verdict", "compare"):
+            out = self.path.parent / f"{command}.json"
+            done = self.cli(
+                command, "--host-a", host_a, "--host-b", host_b, "--base-ref", base,
+                "--json", str(out),
+            )  # fmt: skip
+            judged[command] = (done.code, json.loads(out.read_text(encoding="utf-8")))
+        return judged
 
 
 # --- a world built once per module ------------------------------------------------------------
