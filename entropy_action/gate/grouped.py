@@ -137,10 +137,14 @@ def _take(ran: HostsRan, info: HostInfo, folder: Path) -> None:
 
 
 def first_error(log: Path, limit: int = 65536) -> str:
-    """The first line of pytest's output that says `error:`, if any."""
+    """The first line of pytest's output that says `error:` (argparse's "unrecognized
+    arguments"), else the first that starts `ERROR: ` (a configuration pytest cannot read:
+    tox.ini's duplicate section, say), if any."""
     try:
         with open(log, "rb") as handle:
             text = handle.read(limit).decode("utf-8", "replace")
     except OSError:
         return ""
-    return next((line.strip() for line in text.splitlines() if "error:" in line), "")
+    lines = [line.strip() for line in text.splitlines()]
+    said = next((line for line in lines if "error:" in line), "")
+    return said or next((line for line in lines if line.startswith("ERROR: ")), "")

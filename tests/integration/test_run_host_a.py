@@ -633,3 +633,24 @@ def test_the_runs_plugins_load_as_plain_modules_without_a_warning(
     assert '<property name="entropy_assertions" value="1"' in text  # assertcount ran
     assert '<property name="entropy_rng_seed" value="5"' in text  # and the plugin
     assert testfiles.plugin_modules(audit=False, count=False) == ["entropy_gate_plugin"]
+
+
+def test_a_configuration_pytest_cannot_read_is_invalid_and_the_gate_says_where(
+    repo: Repo,
+) -> None:
+    """shortuuid c993da274e1d: a tox.ini with a duplicate section stops pytest (exit 4) before
+    any test; plain pytest fails the same way. The gate's reason names pytest's own error."""
+    repo.write("entropy.yaml", manifest_yaml(None))
+    repo.write(MODULE, "def test_ok():\n    pass\n")
+    base = repo.commit()
+    repo.write("tox.ini", "[testenv:py38]\nx = 1\n\n[testenv:py38]\nx = 2\n")
+    repo.commit()
+    out = repo.path.parent / "verdict.json"
+    result = repo.cli("gate", "--base-ref", base, "--json", str(out), "--no-cache")
+    assert result.code == 2
+    reasons = json.loads(out.read_text(encoding="utf-8"))["reasons"]
+    assert any(
+        reason.startswith("invalid input: host A: pytest usage error (see pytest.log)")
+        and reason.endswith("tox.ini:4: duplicate section 'testenv:py38'")
+        for reason in reasons
+    ), reasons
