@@ -81,6 +81,7 @@ def patched(tmp_path_factory: pytest.TempPathFactory) -> Path:
     gate = run_cli(repo, "gate", "--base-ref", "HEAD", "--json", str(world / "gate.json"),
                    "--out", str(world / "gate"))  # fmt: skip
     (world / "gate.out").write_text(f"{gate.returncode}\n{gate.stdout}", encoding="utf-8")
+    (world / "gate.err").write_text(gate.stderr, encoding="utf-8")  # what an exit 3 said
     for host, more in (("a", ()), ("b", ("--isolate",))):
         run_cli(
             repo, "run", "--host", host, "--out", str(world / host), "--base-ref", "HEAD", *more
@@ -97,7 +98,7 @@ def _verdict(path: Path) -> Verdict:
 
 def test_the_local_gate_names_the_signal_the_frame_and_the_freeze(patched: Path) -> None:
     code, *lines = (patched / "gate.out").read_text(encoding="utf-8").splitlines()
-    assert code == "2"
+    assert code == "2", (patched / "gate.err").read_text(encoding="utf-8")
     died = DIED.format(line=11, name="test_not_late")
     assert lines[:2] == [
         "entropy-gate verdict: invalid (invalid input; nothing was judged)",
