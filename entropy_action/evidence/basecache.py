@@ -184,10 +184,13 @@ class EvidenceCache:
         """Remove the least recently used entries until the cache fits its cap."""
         entries = []
         for entry in self.root.iterdir():
-            if entry.name.startswith(".new-") and time.time() - entry.stat().st_mtime < 3600:
-                continue  # another gate is writing it
-            size = sum(f.lstat().st_size for f in entry.iterdir()) if entry.is_dir() else 0
-            entries.append((entry.stat().st_mtime, entry, size))
+            try:
+                if entry.name.startswith(".new-") and time.time() - entry.stat().st_mtime < 3600:
+                    continue  # another gate is writing it
+                size = sum(f.lstat().st_size for f in entry.iterdir()) if entry.is_dir() else 0
+                entries.append((entry.stat().st_mtime, entry, size))
+            except FileNotFoundError:  # another gate replaced or evicted it since the listing
+                continue
         total = sum(size for _, _, size in entries)
         notes = []
         for _, entry, size in sorted(entries, key=lambda item: item[0]):

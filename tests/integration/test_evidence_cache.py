@@ -235,3 +235,14 @@ def test_a_second_gate_on_the_same_base_reuses_the_base_run(repo: Repo, tmp_path
     assert coupled["failed_at_base"] is True  # the base runs explain; they never approve
     no_cache = repo.cli("gate", "--base-ref", base, "--no-cache", "--out", str(tmp_path / "3"))
     assert "reused from the cache" not in no_cache.err
+
+
+def test_an_entry_gone_between_the_listing_and_its_size_is_passed_over(tmp_path, report):
+    """Two gates share a cache (a hook and a manual run; CI's two test workers): one may
+    replace or evict an entry while the other's eviction sizes it. A dangling link stands in
+    for such an entry (`stat` finds nothing): storing still works and says nothing of it."""
+    cache = EvidenceCache(tmp_path / "cache")
+    assert cache.store(key("first"), report) == []
+    (tmp_path / "cache" / basecache.ENTRIES / "gone").symlink_to(tmp_path / "nowhere")
+    assert cache.store(key("second"), report) == []
+    assert cache.restore(key("second"), tmp_path / "back") == (True, [])
