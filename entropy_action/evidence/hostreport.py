@@ -3,7 +3,9 @@
 Everything in a report is untrusted data. Files are opened only at DIR/host.json and
 DIR/junit.xml (never a path named inside a report, never through a symlink), size-capped,
 and parsed without DTDs, entities or external references. A report that cannot be read
-raises GateError with one line naming the file; the contents of the file never reach it.
+raises GateError with one line naming the file; the contents of the file never reach it,
+but for pytest's own error line of a run pytest refused to start (pytest.log, one printable
+line, capped: `usage_error`), which the reason quotes as data.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from entropy_action.core.layout import (
     EVIDENCE_FILES,
     HOST_JSON,
     JUNIT_XML,
+    PYTEST_LOG,
     REPORT_FILES,
 )
 from entropy_action.core.signals import killed_reason
@@ -35,6 +38,8 @@ from entropy_action.evidence.bounded import (
     field_problem,
     one_line,
     open_capped,
+    open_regular,
+    printable,
     read_json_object,
 )
 from entropy_action.evidence.ids import normalizer, placeholders
@@ -46,6 +51,14 @@ MAX_JUNIT_XML = 64 << 20  # 64 MiB
 # What a host job's steps leave beside the report for the judge (evidence.py)
 MAX_EXTRA_SHOWN = 3
 MAX_EXTRA_LISTED = 10_000  # names listed (then sorted, so the message is stable) at most
+PYTEST_USAGE_ERROR = 4  # pytest's exit code for a command line or configuration it refused
+USAGE_ERROR = "pytest usage error (see pytest.log)"
+ADDOPTS_HINT = (
+    "an option in addopts may need a plugin this interpreter lacks: "
+    'set run.pytest_args, e.g. ["-o", "addopts="]'
+)
+MAX_LOG_READ = 64 << 10  # of pytest.log, for its first error line
+MAX_QUOTED = 300  # characters of that line a reason quotes
 
 
 @dataclass(frozen=True)
@@ -85,6 +98,8 @@ def read_host(dir: Path) -> HostReport:
     if info.returncode < 0:
         raise GateError(f"{dir / HOST_JSON}: {killed_reason(info.returncode, info.crash)}")
     junit_path = dir / JUNIT_XML
+    if info.returncode == PYTEST_USAGE_ERROR and not os.path.lexists(junit_path):
+        raise GateError(usage_error(dir))
     with open_capped(junit_path, MAX_JUNIT_XML) as handle:
         chunks = chunks_of(handle, junit_path, MAX_JUNIT_XML)
         normalize = normalizer(placeholders(info))
@@ -93,6 +108,30 @@ def read_host(dir: Path) -> HostReport:
     if heard is not None:
         tests, errors = _cross_check(dir, heard, tests, errors, normalize)
     return HostReport(dir=dir, info=info, tests=tests, errors=errors)
+
+
+def usage_error(dir: Path) -> str:
+    """Why a run pytest refused to start (exit 4, no junit.xml) is unusable, with pytest's own
+    first error line from DIR/pytest.log: argparse's `error:` ("unrecognized arguments"),
+    else a configuration pytest cannot read (`ERROR: …tox.ini:4: duplicate section …`),
+    where the addopts hint would mislead."""
+    detail = first_error(dir / PYTEST_LOG)
+    said = USAGE_ERROR if detail.startswith("ERROR: ") else f"{USAGE_ERROR}; {ADDOPTS_HINT}"
+    return said + (f" — {detail}" if detail else "")
+
+
+def first_error(log: Path) -> str:
+    """The first line of pytest's output (untrusted) that says `error:`, else the first that
+    starts `ERROR: `, as one printable line of at most MAX_QUOTED characters ("": none)."""
+    try:
+        with open_regular(log) as handle:
+            text = handle.read(MAX_LOG_READ).decode("utf-8", "replace")
+    except GateError:
+        return ""
+    lines = [line.strip() for line in text.splitlines()]
+    said = next((line for line in lines if "error:" in line), "")
+    said = said or next((line for line in lines if line.startswith("ERROR: ")), "")
+    return printable(said, MAX_QUOTED)
 
 
 def _read_outcomes(dir: Path, info: HostInfo) -> outcomes.Outcomes | None:

@@ -117,34 +117,16 @@ def host_folder(out: Path, property_id: str, host: str) -> Path:
 
 
 def _take(ran: HostsRan, info: HostInfo, folder: Path) -> None:
-    """A property's host run, as local._run_host takes one: an invalid run is a failure
-    (except code imported from outside the tree, pins that did not take and a run that died
-    of a signal, which compare reads from host.json), a usable one is read once."""
+    """A property's host run, as local._run_host takes one: an unusable run makes the gate
+    stop the rest (the judge says why, from host.json, as compare does), a usable one is
+    read once."""
     host = f"host {info.host.upper()}"
     ran.notes.extend(f"{host}: {note}" for note in info.notes)
-    code, why = hostjson.outcome(info)
+    code, _ = hostjson.outcome(info)
     if code == ExitCode.INVALID:
         ran.invalid = True
-        if not (info.imported_outside or info.pins_mismatch) and info.returncode >= 0:
-            detail = first_error(folder / layout.PYTEST_LOG)
-            said = why.split(": ", 1)[-1] + (f" — {detail}" if detail else "")
-            ran.failures[host] = said.splitlines()[0]
         return
     try:
         ran.read[info.host] = hostreport.read_host(folder)
     except GateError:  # unusable: the judge says why
         ran.read[info.host] = None
-
-
-def first_error(log: Path, limit: int = 65536) -> str:
-    """The first line of pytest's output that says `error:` (argparse's "unrecognized
-    arguments"), else the first that starts `ERROR: ` (a configuration pytest cannot read:
-    tox.ini's duplicate section, say), if any."""
-    try:
-        with open(log, "rb") as handle:
-            text = handle.read(limit).decode("utf-8", "replace")
-    except OSError:
-        return ""
-    lines = [line.strip() for line in text.splitlines()]
-    said = next((line for line in lines if "error:" in line), "")
-    return said or next((line for line in lines if line.startswith("ERROR: ")), "")

@@ -476,22 +476,18 @@ def _run_host(
     invalid: threading.Event,
     read: dict[str, hostreport.HostReport | None],
 ) -> None:
-    """One host; a run whose inputs were unusable (a usage error) raises, except code
-    imported from outside the host's tree, pins that did not take and a death by a signal,
-    which compare reads from host.json (raising too would give the verdict that reason twice;
-    a pin the patch's own tests write is judged there, verdict.pinswritten). Either sets
-    `invalid`. A run
-    that did not raise has its report read into `read` here, while the other host may still
-    be running (the gate reads each report once)."""
+    """One host. A run that cannot be judged (a usage error, code imported from outside the
+    host's tree, pins that did not take, a death by a signal) sets `invalid`, which stops
+    the rest; the judge says why from host.json, as compare does (a pin the patch's own
+    tests write is judged there, verdict.pinswritten). A usable run's report is read into
+    `read` here, while the other host may still be running (the gate reads each report
+    once)."""
     info = launch.run_host(settings)
     notes.extend(f"host {settings.host.upper()}: {note}" for note in info.notes)
-    code, why = hostjson.outcome(info)
+    code, _ = hostjson.outcome(info)
     if code == ExitCode.INVALID:
         invalid.set()
-        if info.imported_outside or info.pins_mismatch or info.returncode < 0:  # host.json says
-            return
-        detail = grouped.first_error(settings.out / layout.PYTEST_LOG)
-        raise GateError(why.split(": ", 1)[-1] + (f" — {detail}" if detail else ""))
+        return
     read[settings.host] = _read_or_none(settings.out)
 
 

@@ -29,12 +29,10 @@ from entropy_action.core.layout import EVIDENCE_FILES, HOST_JSON, JUNIT_XML, PYT
 from entropy_action.core.signals import killed_reason
 from entropy_action.core.variations import Variation
 from entropy_action.evidence import ids
+from entropy_action.evidence.hostreport import ADDOPTS_HINT, PYTEST_USAGE_ERROR, USAGE_ERROR
 from entropy_action.hosts import channel, pinsseen, replayplan, varied
 from entropy_action.hosts.runsettings import Launch, RunSettings
 from entropy_action.testproc.protocol import CHILDREN_FILE, IMPORTS_FILE
-
-PYTEST_USAGE_ERROR = 4
-
 
 CONFTEST_NOTE = "a conftest failed to import: recorded as an error in junit.xml (see pytest.log)"
 
@@ -66,11 +64,7 @@ def outcome(info: HostInfo) -> tuple[ExitCode, str]:
         1: (ExitCode.REJECTED, "a property failed"),
         2: (ExitCode.REJECTED, "collection failed or the run was interrupted (see junit.xml)"),
         3: (ExitCode.REJECTED, "pytest stopped with an internal error (see pytest.log)"),
-        4: (
-            ExitCode.INVALID,
-            "pytest usage error (see pytest.log); an option in addopts may need a plugin this "
-            'interpreter lacks: set run.pytest_args, e.g. ["-o", "addopts="]',
-        ),
+        4: (ExitCode.INVALID, f"{USAGE_ERROR}; {ADDOPTS_HINT}"),
         5: (ExitCode.REJECTED, "no tests were collected from the property module"),
     }
     status, words = known.get(code, (ExitCode.REJECTED, f"pytest exited {code}"))

@@ -25,6 +25,7 @@ from entropy_action.core.errors import GateError
 from entropy_action.core.hostinfo import HostInfo
 from entropy_action.core.layout import CRASH_LOG, HOST_JSON, JUNIT_XML, PYTEST_LOG
 from entropy_action.core.signals import signal_name
+from entropy_action.evidence.hostreport import PYTEST_USAGE_ERROR
 from entropy_action.hosts import (
     channel,
     crashlog,
@@ -37,7 +38,6 @@ from entropy_action.hosts import (
 )
 from entropy_action.hosts.hostjson import (
     CONFTEST_NOTE,
-    PYTEST_USAGE_ERROR,
     host_info,
     last_line,
     prepare_out,

@@ -635,11 +635,13 @@ def test_the_runs_plugins_load_as_plain_modules_without_a_warning(
     assert testfiles.plugin_modules(audit=False, count=False) == ["entropy_gate_plugin"]
 
 
-def test_a_configuration_pytest_cannot_read_is_invalid_and_the_gate_says_where(
+def test_a_configuration_pytest_cannot_read_is_invalid_and_every_path_says_where(
     repo: Repo,
 ) -> None:
     """shortuuid c993da274e1d: a tox.ini with a duplicate section stops pytest (exit 4) before
-    any test; plain pytest fails the same way. The gate's reason names pytest's own error."""
+    any test; plain pytest fails the same way. The gate, and verdict and compare on the host
+    jobs' folders, give one reason per host: pytest's own error, without the addopts hint
+    (not what went wrong here) and without "junit.xml: no such file" (what `verdict` said)."""
     repo.write("entropy.yaml", manifest_yaml(None))
     repo.write(MODULE, "def test_ok():\n    pass\n")
     base = repo.commit()
@@ -647,10 +649,16 @@ def test_a_configuration_pytest_cannot_read_is_invalid_and_the_gate_says_where(
     repo.commit()
     out = repo.path.parent / "verdict.json"
     result = repo.cli("gate", "--base-ref", base, "--json", str(out), "--no-cache")
-    assert result.code == 2
-    reasons = json.loads(out.read_text(encoding="utf-8"))["reasons"]
-    assert any(
-        reason.startswith("invalid input: host A: pytest usage error (see pytest.log)")
-        and reason.endswith("tox.ini:4: duplicate section 'testenv:py38'")
-        for reason in reasons
-    ), reasons
+    judged = {"gate": (result.code, json.loads(out.read_text(encoding="utf-8")))}
+    for host, extra in (("a", ()), ("b", ("--isolate",))):
+        ran = repo.cli("run", "--host", host, "--base-ref", base, "--out", f"out-{host}", *extra)
+        assert ran.code == 2, ran.err
+    judged.update(repo.verdict_and_compare("out-a", "out-b", base))
+    said = "invalid input: host {}: pytest usage error (see pytest.log) — ERROR: {}/tox.ini:4: "
+    for command, (code, verdict) in judged.items():
+        assert (code, verdict["classification"]) == (2, "invalid"), command
+        reasons = verdict["reasons"]
+        assert reasons[0] == said.format("A", repo.path) + "duplicate section 'testenv:py38'"
+        assert reasons[1].startswith(said.format("B", "").split(" /")[0]), reasons
+        assert reasons[1].endswith("/tox.ini:4: duplicate section 'testenv:py38'"), command
+        assert not any("junit.xml" in r or "addopts" in r for r in reasons), (command, reasons)

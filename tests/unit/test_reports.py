@@ -428,3 +428,53 @@ def pairs_for(root: str, temp_root: str | None) -> list[tuple[str, str]]:
 )
 def test_the_checkout_and_temp_roots_are_replaced_by_placeholders(root, temp_root, text, expected):
     assert ids.normalizer(pairs_for(root, temp_root))(text) == expected
+
+
+USAGE = "pytest usage error (see pytest.log)"
+HINT = (
+    "an option in addopts may need a plugin this interpreter lacks: "
+    'set run.pytest_args, e.g. ["-o", "addopts="]'
+)
+
+
+@pytest.mark.parametrize(
+    ("log", "reason"),
+    [
+        (  # argparse refused an option: the addopts hint, and pytest's line
+            "ERROR: usage: python -m pytest [options]\n"
+            "python -m pytest: error: unrecognized arguments: --cov=x\n",
+            f"{USAGE}; {HINT} — python -m pytest: error: unrecognized arguments: --cov=x",
+        ),
+        (  # a configuration pytest cannot read: no hint, which would mislead
+            "ERROR: /r/tox.ini:4: duplicate section 'testenv:py38'\n",
+            f"{USAGE} — ERROR: /r/tox.ini:4: duplicate section 'testenv:py38'",
+        ),
+        (None, f"{USAGE}; {HINT}"),  # no log: what host.json says, no more
+        (  # untrusted text: one printable line, capped
+            "ERROR: \x1b[31m" + "x" * 500 + "\n",
+            f"{USAGE} — ERROR: \\x1b[31m" + "x" * 284 + "…",
+        ),
+    ],
+    ids=["argparse", "configuration", "no-log", "hostile-log"],
+)
+def test_a_run_pytest_refused_is_unusable_with_pytests_own_line(
+    tmp_path: Path, log: str | None, reason: str
+) -> None:
+    """Exit 4 and no junit.xml (shortuuid c993da274e1d's tox.ini): every path that reads the
+    folder says the same reason, from host.json and pytest.log, not that junit.xml is gone."""
+    folder = write_host(tmp_path / "a", host_info("a", tmp_path, returncode=4), None)
+    if log is not None:
+        (folder / "pytest.log").write_text(log, encoding="utf-8")
+    with pytest.raises(GateError) as raised:
+        hostreport.read_host(folder)
+    assert raised.value.message == reason
+
+
+def test_a_symlinked_pytest_log_is_not_quoted(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("ERROR: the runner's secret\n", encoding="utf-8")
+    folder = write_host(tmp_path / "a", host_info("a", tmp_path, returncode=4), None)
+    (folder / "pytest.log").symlink_to(secret)
+    with pytest.raises(GateError) as raised:
+        hostreport.read_host(folder)
+    assert raised.value.message == f"{USAGE}; {HINT}"
