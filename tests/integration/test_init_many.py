@@ -68,6 +68,17 @@ def test_several_modules_draft_a_list_with_the_shared_pins_at_the_top(repo: Repo
     assert "  4 pin(s): clock_unix, a: rng_seed, b: tz, c: temp_root\n" in result.out
 
 
+def test_module_given_twice_drafts_both_as_positionals_do(repo: Repo) -> None:
+    """`--module A --module B` lists both (argparse kept only the last, silently)."""
+    _three(repo)
+    result = repo.cli("init", "--module", "tests/test_a.py", "--module", "tests/test_b.py")
+    assert result.code == 0, result.err
+    loaded = pinfile.parse_file(
+        (repo.path / "entropy.yaml").read_bytes(), "entropy.yaml", repo.path
+    )
+    assert loaded.ids == ("a", "b")
+
+
 def test_one_positional_module_drafts_exactly_what_module_drafts(repo: Repo) -> None:
     for path, text in SAMPLES["reports"].items():
         repo.write(path, text)

@@ -35,7 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--module",
         metavar="PATH",
-        help=f"the property test module (default: the only {PROPERTIES}/test_*.py)",
+        action="append",
+        default=[],
+        help=f"a property test module, as MODULE (repeatable; default: the only "
+        f"{PROPERTIES}/test_*.py)",
     )
     parser.add_argument("--force", action="store_true", help="overwrite an existing manifest")
     parser.add_argument(
@@ -54,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     if path.exists() and not args.force:
         raise GateError(f"{path}: already exists; init never overwrites it without --force")
     root = baseline.repo_root(path)
-    modules = [*args.modules, *([args.module] if args.module else [])]
+    modules = [*args.modules, *args.module]
     if len(modules) > 1:
         return _run_many(path, root, modules, args)
     module = modules[0] if modules else _only_module(root)
