@@ -80,6 +80,12 @@ class Trial(BaseModel):
     )
     repeat: int = Field(0, ge=0, le=1, description="1: the same trial again, confirming it")
     outcomes: dict[str, str] = Field(default_factory=dict, max_length=10_000)
+    base: dict[str, str] | None = Field(
+        None,
+        max_length=10_000,
+        description="An order probe that failed a test the base has: what the base's tests did "
+        "in the same order on host B (None: not run)",
+    )
 
 
 class AttributionReport(Bound):

@@ -9,9 +9,10 @@ Its report folder is `OUT/base-a` or `OUT/base-b` (`folder`); the host jobs move
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -190,29 +191,46 @@ def _run_in_worktree(
     base: BaseRun, check: PinCheck, out: Path, host: Host, cancel: threading.Event | None
 ) -> None:
     """The base ref's module in a temporary git worktree, under the base's manifest."""
-    assert check.base is not None
+    with worktree(check, out, host) as tree:
+        launch.run_host(settings(base, check, tree, folder(out, host), host, cancel))
+
+
+@contextlib.contextmanager
+def worktree(check: PinCheck, out: Path, host: Host) -> Iterator[Path]:
+    """A git worktree of the base commit under `out`, removed after."""
     assert check.base_commit is not None
     tree = out / f"base-tree-{host}"
     if tree.exists():
         shutil.rmtree(tree)
     _worktree(check.root, check.base_commit, tree)
-    label = f"base run on host {host.upper()}"
     try:
-        launch.run_host(
-            runsettings.RunSettings(
-                host=host,
-                out=folder(out, host),
-                root=tree,
-                loaded=check.base,
-                environ=base.environ,
-                isolate=host == "b",
-                python=base.python(host),
-                namespaces=base.namespaces,
-                progress=lambda line: base.progress(f"{label}: {line}"),
-                timeout=base.timeout,
-                checkout=check.root,  # the base's code, not the head's through an editable install
-                cancel=cancel,
-            )
-        )
+        yield tree
     finally:
         git.remove_worktree(check.root, tree)
+
+
+def settings(
+    base: BaseRun,
+    check: PinCheck,
+    tree: Path,
+    out: Path,
+    host: Host,
+    cancel: threading.Event | None = None,
+) -> runsettings.RunSettings:
+    """A run of the base's module in `tree` (a `worktree`), under the base's manifest."""
+    assert check.base is not None
+    label = f"base run on host {host.upper()}"
+    return runsettings.RunSettings(
+        host=host,
+        out=out,
+        root=tree,
+        loaded=check.base,
+        environ=base.environ,
+        isolate=host == "b",
+        python=base.python(host),
+        namespaces=base.namespaces,
+        progress=lambda line: base.progress(f"{label}: {line}"),
+        timeout=base.timeout,
+        checkout=check.root,  # the base's code, not the head's through an editable install
+        cancel=cancel,
+    )

@@ -7,7 +7,9 @@ and the judge (judge.py) only reads what they wrote (evidence.py).
 - host A, with a base: the strength check (the base's module on the head's code, mutation)
   into `strength.json`;
 - host B, when it failed a test: the attribution re-runs of those tests, one perturbation
-  left out each time, into `attribution.json`.
+  left out each time, into `attribution.json`;
+- host B, when the patch changed tests: the order probes into `probes.json`, and where one
+  failed a test the base has, the base's module in that order once host B's base ran.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from entropy_action.core import layout
 from entropy_action.core.errors import GateError
 from entropy_action.core.hostinfo import HostInfo
 from entropy_action.evidence import hostreport, stepfiles
-from entropy_action.gate import attribution, orderdep
+from entropy_action.gate import attribution, baserun, orderdep
 from entropy_action.hosts import runsettings
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.scan import ScanResult, closure
@@ -169,6 +171,49 @@ def probe_step(
             attribution_step(settings, environ, pinned, dims, want=victims, order_b=order)
             break
     return found
+
+
+def base_probe_step(
+    base: baserun.BaseRun, check: PinCheck, folder: Path, base_folder: Path
+) -> bool:
+    """After host B's base run (`base_folder`), where an order probe failed a test the base
+    has: the base's module in that probe's order (its own tests of it) on host B, what they
+    did written into the probe's `base` in probes.json, so the judge can tell a failure the
+    base shares in the same order (jdatetime's locale left set by an older test) from one
+    the patch made. Explanation only: the head's failure stands. Whether it ran."""
+    try:
+        info = hostreport.read_info(folder / layout.HOST_JSON)
+        found = stepfiles.read_probes(folder, info)
+        at_base = _collected(hostreport.read_info(base_folder / layout.HOST_JSON))
+    except GateError:
+        return False
+    if found is None or check.base is None or check.base_commit is None:
+        return False
+    known = set(at_base)
+    index, probe = next(
+        (
+            (i, p)
+            for i, p in enumerate(found.probes)
+            if any(o in FAILED and t in known for t, o in p.outcomes.items())
+        ),
+        (-1, None),
+    )
+    if probe is None:
+        return False
+    order = [test for test in probe.order if test in known]
+    base.progress(f"order probe at the base: {len(order)} tests in the failing probe's order")
+    with (
+        tempfile.TemporaryDirectory(prefix="entropy-gate-base-probe-") as work,
+        baserun.worktree(check, Path(work), "b") as tree,
+    ):
+        settings = baserun.settings(base, check, tree, Path(work) / "out", "b")
+        got = attribution.rerun_host_b(settings, Path(work), order)(
+            attribution.Trial(order=tuple(order))
+        )
+    probes = [*found.probes]
+    probes[index] = probe.model_copy(update={"base": dict(got)})
+    stepfiles.write(folder, layout.PROBES_JSON, found.model_copy(update={"probes": probes}))
+    return True
 
 
 def _collected(info: HostInfo) -> tuple[str, ...]:

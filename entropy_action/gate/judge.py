@@ -95,8 +95,8 @@ def judge(dossier: Dossier) -> Verdict:
     source = (check.base or check.head) if check is not None else loaded
     constraints = source.manifest.constraints if source is not None else None
     report_a, report_b = _read("a", dossier.host_a), _read("b", dossier.host_b)
-    report_b, probed = probes.folded(report_b)  # host B's order probes (gate.probes)
-    dossier = _host_b_base(dossier, report_a, report_b)
+    report_b, probed, found = probes.folded(report_b)  # host B's order probes (gate.probes)
+    dossier = _host_b_base(dossier, report_a, report_b, found)
     strong, more = _strength(dossier, report_a)
     lost, unmeasured_notes = _unmeasured(strong, constraints)
     scanned = dossier.scanned
@@ -152,16 +152,25 @@ def judge(dossier: Dossier) -> Verdict:
 
 
 def _host_b_base(
-    dossier: Dossier, report_a: HostReport | None, report_b: HostReport | None
+    dossier: Dossier,
+    report_a: HostReport | None,
+    report_b: HostReport | None,
+    found: stepfiles.ProbeReport | None,
 ) -> Dossier:
     """The dossier with host B's base run only where the gate would have made it
-    (basepolicy.host_b_base_counts); host A's base run read once, when it was needed here."""
+    (basepolicy.host_b_base_counts), with the base's run of a failing order probe folded in
+    (probes.fold_base); host A's base run read once, when it was needed here."""
     if dossier.base_b is None:
         return dossier
     base_a = _read("a", dossier.base_a) if isinstance(dossier.base_a, Path) else dossier.base_a
-    if basepolicy.host_b_base_counts(base_a, report_a, report_b):
+    if not basepolicy.host_b_base_counts(base_a, report_a, report_b):
+        return dataclasses.replace(dossier, base_a=base_a or dossier.base_a, base_b=None)
+    if found is None or not any(probe.base for probe in found.probes):
         return dossier
-    return dataclasses.replace(dossier, base_a=base_a or dossier.base_a, base_b=None)
+    base_b = _read("b", dossier.base_b) if isinstance(dossier.base_b, Path) else dossier.base_b
+    if base_b is None:
+        return dossier  # unusable: pairing says why
+    return dataclasses.replace(dossier, base_b=probes.fold_base(base_b, found))
 
 
 def _advised(verdict: Verdict, loaded: LoadedManifest | None) -> Verdict:

@@ -186,7 +186,10 @@ def _evidence(
     runs = _run_hosts(settings, check, out, ran, scan_it)
     scanned = made[0]
     _strength(settings, check, scanned, out, runs)
-    runs = _base_b_after_probes(settings, check, out, runs, _probe(settings, check, out, runs))
+    probed = _probe(settings, check, out, runs)
+    runs = _base_b_after_probes(settings, check, out, runs, probed)
+    if probed is not None and runs.base_b is not None:  # a failing probe, in the base's tree
+        hoststeps.base_probe_step(_base(settings), check, out / "host-b", runs.base_b)
     dossier = judge.Dossier(
         runs.host_a or out / "host-a",
         runs.host_b or out / "host-b",

@@ -16,18 +16,20 @@ from entropy_action.evidence.junitcases import TestCase
 FAILED = frozenset({"failed", "error"})
 
 
-def folded(report: HostReport | None) -> tuple[HostReport | None, list[str]]:
-    """Host B's report with the tests an order probe failed marked failed, and the notes
-    that say so (or why probes.json could not be read)."""
+def folded(
+    report: HostReport | None,
+) -> tuple[HostReport | None, list[str], stepfiles.ProbeReport | None]:
+    """Host B's report with the tests an order probe failed marked failed, the notes that
+    say so (or why probes.json could not be read), and the probes read."""
     if report is None:
-        return None, []
+        return None, [], None
     try:
         found = stepfiles.read_probes(report.dir, report.info)
     except GateError as exc:
-        return report, [f"order probes unusable ({exc.message})"]
+        return report, [f"order probes unusable ({exc.message})"], None
     if found is None:
-        return report, []
-    return fold(report, found)
+        return report, [], None
+    return (*fold(report, found), found)
 
 
 def fold(report: HostReport, found: stepfiles.ProbeReport) -> tuple[HostReport, list[str]]:
@@ -38,7 +40,8 @@ def fold(report: HostReport, found: stepfiles.ProbeReport) -> tuple[HostReport, 
         said = describe(probe.order, collected, found.changed)
         for test, outcome in probe.outcomes.items():
             if outcome in FAILED:
-                failed.setdefault(test, said)
+                shared = probe.base is not None and probe.base.get(test) in FAILED
+                failed.setdefault(test, said + (AT_BASE if shared else ""))
     cases, notes = [], []
     for case in report.tests:
         how = failed.get(case.id)
@@ -49,6 +52,30 @@ def fold(report: HostReport, found: stepfiles.ProbeReport) -> tuple[HostReport, 
         cases.append(_failed(case, message))
         notes.append(f"host B: {case.id} passed in its shuffled run and {message}")
     return dataclasses.replace(report, tests=tuple(cases)), notes
+
+
+AT_BASE = "; the base fails it in the same order"
+
+
+def fold_base(base: HostReport, found: stepfiles.ProbeReport | None) -> HostReport:
+    """Host B's base run with the tests the base's run of a failing probe's order failed
+    (Trial.base, hoststeps.base_probe_step) marked failed: the judge then tells that
+    failure pre-existing (`failed_at_base`), as for a failure of host B's own order. It
+    explains; the head's failure stands."""
+    failed = {
+        test
+        for probe in (found.probes if found is not None else ())
+        for test, outcome in (probe.base or {}).items()
+        if outcome in FAILED and probe.outcomes.get(test) in FAILED
+    }
+    if not failed:
+        return base
+    message = "failed when host B ran the base's module in the failing order probe's order"
+    cases = tuple(
+        _failed(case, message) if case.id in failed and case.outcome == "passed" else case
+        for case in base.tests
+    )
+    return dataclasses.replace(base, tests=cases)
 
 
 def describe(order: list[str], collected: list[str], changed: list[str]) -> str:

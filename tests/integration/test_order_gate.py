@@ -241,3 +241,76 @@ def test_a_pair_only_a_probe_fails_is_judged_alike_by_gate_and_the_workflow(
     assert sorted(workflow["reasons"]) == sorted(gated["reasons"])
     assert {t["base_b"] for t in gated["tests"]} == {"passed", "missing"}
     assert (tmp_path / "reports" / "host-b" / "base" / "host.json").is_file()
+
+
+# --- a probe's failure the base shares ----------------------------------------------------------
+
+
+def _lucky_at_both(new: str) -> tuple[str, str]:
+    """(setter, victim): names host B's shuffle runs setter first both at the base (the
+    pair alone) and at the head (the pair and `new`), so only a probe fails the victim."""
+    pool = ["test_fill_total", "test_read_total", "test_keep_total", "test_check_total"]
+    seed = isolate.derived_seed("test_order", 9173)
+    for setter in pool:
+        for victim in (name for name in pool if name != setter):
+            runs = [
+                order.shuffled([f"{MODULE}::{n}" for n in (*BASE_TESTS, *names)], seed)
+                for names in ((setter, victim), (setter, victim, new))
+            ]
+            if all(r.index(f"{MODULE}::{setter}") < r.index(f"{MODULE}::{victim}") for r in runs):
+                return setter, victim
+    raise AssertionError("no pair of names the shuffle keeps in order")
+
+
+NEW_TEST = """
+
+def test_total_is_an_int() -> None:
+    assert isinstance(total_for(invoice_lines(), as_of=frozen_now()), int)
+"""
+
+
+def test_a_probe_failure_the_base_shares_in_the_same_order_is_told_pre_existing(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """jdatetime's seven: an old test leaves state a later one trips on in reverse order; a
+    patch that only adds a test makes the probes run, and the reverse probe fails the old
+    victim. The verdict stands (host B failed), and now says the base fails it in that order
+    too: host B's base run in the probe's order (the base's tests of it), on both paths."""
+    clock = int(time.time()) // 86400 * 86400
+    demo.build_base(repo.path, clock_unix=clock, temp_root=tmp_path / "tmp")
+    setter, victim = _lucky_at_both("test_total_is_an_int")
+    module = repo.path / MODULE
+    module.write_text(
+        module.read_text(encoding="utf-8") + LUCKY.format(setter=setter, victim=victim),
+        encoding="utf-8",
+    )
+    base = repo.commit("two tests that share a module-level total")
+    module.write_text(module.read_text(encoding="utf-8") + NEW_TEST, encoding="utf-8")
+    repo.commit("a new test")
+    for host, extra in (("a", ()), ("b", ("--isolate",))):
+        ran = repo.cli("run", "--host", host, "--out", f"../wf-{host}", "--base-ref", base, *extra)
+        assert ran.code == 0, ran.err  # host B's own run passed: only a probe failed
+    wf_code, workflow = _judged(
+        repo, tmp_path, "verdict", "--host-a", "../wf-a", "--host-b", "../wf-b", "--base-ref", base
+    )
+    gate_code, gated = _judged(
+        repo, tmp_path, "gate", "--base-ref", base, "--out", str(tmp_path / "reports")
+    )
+    assert (gate_code, gated["classification"]) == (1, "env_coupled"), gated["reasons"]
+    assert (wf_code, _same(workflow)) == (gate_code, _same(gated))
+    assert sorted(workflow["reasons"]) == sorted(gated["reasons"])
+    [failed] = [t for t in gated["tests"] if t["host_b"] == "failed"]
+    assert (failed["id"], failed["base_b"], failed["failed_at_base"]) == (
+        f"{MODULE}::{victim}",
+        "failed",
+        True,
+    )
+    assert (
+        f"host B: {MODULE}::{victim} passed in its shuffled run and failed when host B ran the "
+        "module with its tests in reverse of host A's order; the base fails it in the same "
+        "order (order probe)"
+    ) in gated["reasons"]
+    for folder in (tmp_path / "wf-b", tmp_path / "reports" / "host-b"):
+        probes = json.loads((folder / "probes.json").read_text(encoding="utf-8"))
+        assert probes["probes"][0]["base"][f"{MODULE}::{victim}"] == "failed"
+        assert f"{MODULE}::test_total_is_an_int" not in probes["probes"][0]["base"]

@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING, Literal
 
 from entropy_action.cli import options
 from entropy_action.core.errors import ExitCode, GateError
-from entropy_action.core.layout import BASE_FOLDER
+from entropy_action.core.layout import BASE_FOLDER, PROBES_JSON
 
 if TYPE_CHECKING:
     from entropy_action.core.hostinfo import HostInfo
+    from entropy_action.gate import baserun
     from entropy_action.hosts import runsettings
     from entropy_action.manifest import baseline, pinfile
 
@@ -384,6 +385,10 @@ def _bases(
             )
         if args.host == "a" and info.crash is None:  # a crashed head: nothing to weigh
             _strength(args, check, info, out)
+        if args.host == "b" and error is None and (out / PROBES_JSON).is_file():
+            from entropy_action.gate import hoststeps  # noqa: PLC0415 (--help imports no model)
+
+            hoststeps.base_probe_step(_base_run(args), check, out, out / BASE_FOLDER)
 
 
 def _as_read(out: Path, host: str, code: ExitCode, message: str) -> tuple[ExitCode, str]:
@@ -463,7 +468,20 @@ def _run_bases(
     note. The error of each that could not run (None: it ran)."""
     from entropy_action.gate import baserun  # noqa: PLC0415 (--help imports no model)
 
-    base = baserun.BaseRun(
+    base = _base_run(args)
+    for out in outs:
+        shutil.rmtree(out / BASE_FOLDER, ignore_errors=True)
+    try:
+        return baserun.run_many(base, checks, outs, args.host)
+    except GateError as exc:  # the worktree could not be made: every base run failed
+        return [exc.message] * len(checks)
+
+
+def _base_run(args: argparse.Namespace) -> baserun.BaseRun:
+    """How this host makes the base's runs: its interpreter, namespaces and cache."""
+    from entropy_action.gate import baserun  # noqa: PLC0415 (--help imports no model)
+
+    return baserun.BaseRun(
         environ=args.environ,
         python_a=args.python,
         python_b=args.python,
@@ -471,12 +489,6 @@ def _run_bases(
         progress=lambda message: print(message, file=sys.stderr, flush=True),
         cache_dir=args.cache_dir,
     )
-    for out in outs:
-        shutil.rmtree(out / BASE_FOLDER, ignore_errors=True)
-    try:
-        return baserun.run_many(base, checks, outs, args.host)
-    except GateError as exc:  # the worktree could not be made: every base run failed
-        return [exc.message] * len(checks)
 
 
 def _place(
