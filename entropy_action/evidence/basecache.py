@@ -79,13 +79,13 @@ def base_run_key(
 
 
 def base_on_head_key(
-    *, tree: str, closure: str, manifest_sha256: str, python: str | None = None
+    *, tree: str, closure: str, manifest_sha256: str, python: str | None = None, host: str = "a"
 ) -> CacheKey:
     """The key of a run of the base's test side on the head's code (strength.base_on_head):
     `tree` digests the copy it runs in (the head's files, the base's test side written in),
-    `closure` the base's test side itself; on host A with `python`."""
+    `closure` the base's test side itself; on `host` with `python`."""
     fields = {"kind": "base-on-head", "tree_sha256": tree, "closure_sha256": closure}
-    return _key(fields, manifest_sha256, "a", python)
+    return _key(fields, manifest_sha256, host, python)
 
 
 def _key(run: dict[str, str], manifest_sha256: str, host: str, python: str | None) -> CacheKey:

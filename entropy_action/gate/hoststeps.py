@@ -14,6 +14,7 @@ and the judge (judge.py) only reads what they wrote (evidence.py).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tempfile
 from collections.abc import Collection, Mapping, Sequence
@@ -28,7 +29,8 @@ from entropy_action.gate import attribution, baserun, orderdep
 from entropy_action.hosts import runsettings
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.scan import ScanResult, closure
-from entropy_action.strength import assess, base_on_head
+from entropy_action.scan.runtime import bare_id
+from entropy_action.strength import assess, base_on_head, evidence
 
 
 def strength_step(
@@ -68,6 +70,77 @@ def strength_step(
     )
     stepfiles.write(folder, layout.STRENGTH_JSON, report)
     return report
+
+
+def strength_b_step(
+    check: PinCheck,
+    host: base_on_head.HostSettings,
+    folder: Path,
+    base_folder: Path | None,
+    scanned: ScanResult | None = None,
+    work: Path | None = None,
+) -> stepfiles.StrengthReport | None:
+    """Host B, after its head passed into `folder`: the base's test side on the head's code
+    under host B's variations (no mutation: host A's step measures that) into host B's
+    strength.json. A defect only host B shows (production reading the live clock) is hidden
+    from host A's strength step; a patch that changes the test so host B cannot see it either
+    (a due date a century out, the test deleted or renamed) is `test_changed_to_pass` here,
+    and a base test that fails here is not "moved". A failure the base's own run on host B
+    (`base_folder`) had too is pre-existing: a note, not a finding (the patch may be fixing a
+    test that read the live clock itself). None when host B's run is unusable or failed."""
+    assert check.base_commit is not None
+    try:
+        report = hostreport.read_host(folder)
+    except GateError:
+        return None
+    if report.outcome != "pass":
+        return None  # host B failed: the verdict rejects, whatever this would add
+    plan = base_on_head.plan(check, closure.data_files(report.info.test_data))
+    found, moved = assess.Strength(), frozenset[str]()
+    if plan is not None:
+        scanned = scanned or scan.scan(check)
+        with tempfile.TemporaryDirectory(prefix="entropy-gate-strength-b-") as scratch:
+            found, passed = assess.run_base_on_head(
+                check, plan, scanned, host, (folder, work or Path(scratch))
+            )
+        moved = evidence.moved(scanned.removed, passed, frozenset())
+        found = _pre_existing(found, base_folder)
+    written = stepfiles.StrengthReport(
+        property_id=report.info.property_id,
+        manifest_sha256=report.info.manifest_sha256,
+        commit=report.info.commit,
+        base_commit=check.base_commit,
+        measured=plan is not None,
+        findings=list(found.findings),
+        notes=list(found.notes),
+        unmeasured=list(found.unmeasured),
+        moved=sorted(moved),
+    )
+    stepfiles.write(folder, layout.STRENGTH_JSON, written)
+    return written
+
+
+def _pre_existing(found: assess.Strength, base_folder: Path | None) -> assess.Strength:
+    """`found` less the findings about tests the base's run on host B failed too (notes)."""
+    if not found.findings:
+        return found
+    try:
+        base = hostreport.read_host(base_folder) if base_folder is not None else None
+    except GateError:
+        base = None
+    failed = {
+        bare_id(case.id).partition("::")[2]
+        for case in (base.tests if base is not None else ())
+        if case.outcome in FAILED
+    }
+    kept = tuple(f for f in found.findings if f.test not in failed)
+    notes = tuple(
+        f"the base's {f.test} fails on host B at the base too: pre-existing there, not counted "
+        f"({f.message})"
+        for f in found.findings
+        if f.test in failed
+    )
+    return dataclasses.replace(found, findings=kept, notes=(*found.notes, *notes))
 
 
 def attribution_step(

@@ -98,6 +98,8 @@ def judge(dossier: Dossier) -> Verdict:
     report_b, probed, found = probes.folded(report_b)  # host B's order probes (gate.probes)
     dossier = _host_b_base(dossier, report_a, report_b, found)
     strong, more = _strength(dossier, report_a)
+    strong, more_b = _strength_b(dossier, strong, report_b)
+    more += more_b
     lost, unmeasured_notes = _unmeasured(strong, constraints)
     scanned = dossier.scanned
     notes = [*dossier.notes, *(f"silencing scan incomplete: {e}" for e in _errors(scanned))]
@@ -376,6 +378,52 @@ def strength_needed(check: PinCheck | None, info: HostInfo | None = None) -> boo
     return (
         base_on_head.plan(check, closure.data_files(info.test_data if info else None)) is not None
     )
+
+
+def _strength_b(
+    dossier: Dossier, strong: Strength | None, report_b: HostReport | None
+) -> tuple[Strength | None, list[str]]:
+    """Host A's strength with host B's step (strength.json in host B's folder: the base's
+    test side on the head's code under host B's variations) added: its findings, its notes,
+    and `moved` only for tests the head's code passes on both hosts. Required where host B
+    passed and the patch changed the test side; problems say why it cannot be used."""
+    check = dossier.check
+    if strong is None or check is None or check.base_commit is None or report_b is None:
+        return strong, []
+    if dossier.strength_off is not None or report_b.info.pins_mismatch:
+        return strong, []
+    needed = strength_needed(check, report_b.info)
+    where = report_b.dir / layout.STRENGTH_JSON
+    try:
+        found = stepfiles.read_strength(report_b.dir, report_b.info)
+    except GateError as exc:
+        return strong, [f"host B: {exc.message}"] if needed else []
+    if found is None:
+        if not needed or report_b.outcome != "pass":
+            return strong, []
+        return strong, [
+            f"host B: {where} is missing: host B passed and the patch changed the property's "
+            "test side, so the base's test side must run on the head's code in host B's job "
+            "too (`entropy-gate run --host b --base-ref BASE`)"
+        ]
+    if found.base_commit != check.base_commit or found.measured != needed or found.mutation:
+        return strong, [
+            f"host B: {where}: not host B's strength report of this patch (its base, what it "
+            "says of the test side, or a mutation score host B's step never measures)"
+        ]
+    if not found.measured:
+        return strong, []
+    known = {(f.kind, f.test) for f in strong.findings}
+    return dataclasses.replace(
+        strong,
+        findings=(*strong.findings, *(f for f in found.findings if (f.kind, f.test) not in known)),
+        notes=(
+            *strong.notes,
+            *(f"host B: {note}" for note in found.notes),
+            *(f"host B: not measured: {why}" for why in found.unmeasured),
+        ),
+        moved=tuple(name for name in strong.moved if name in set(found.moved)),
+    ), []
 
 
 def _strength(dossier: Dossier, report_a: HostReport | None) -> tuple[Strength | None, list[str]]:

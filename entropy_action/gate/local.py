@@ -190,6 +190,7 @@ def _evidence(
     runs = _base_b_after_probes(settings, check, out, runs, probed)
     if probed is not None and runs.base_b is not None:  # a failing probe, in the base's tree
         hoststeps.base_probe_step(_base(settings), check, out / "host-b", runs.base_b)
+    runs = _strength_b(settings, check, scanned, out, runs)
     dossier = judge.Dossier(
         runs.host_a or out / "host-a",
         runs.host_b or out / "host-b",
@@ -276,6 +277,49 @@ def _base_b_after_probes(
     )
     base_b = None if more else baserun.folder(out, "b")
     return dataclasses.replace(runs, base_b=base_b, notes=(*runs.notes, *notes))
+
+
+def _strength_b(
+    settings: GateSettings,
+    check: baseline.PinCheck,
+    scanned: scan.ScanResult,
+    out: Path,
+    runs: Runs,
+) -> Runs:
+    """Host B's strength step (as `run --host b --base-ref` runs it in the workflow) where
+    host B passed and the patch changed the property's test side, after host B's base run,
+    which the workflow's host B job made beside its head: it tells a failure there
+    pre-existing. Off with `--no-base-run`."""
+    if not settings.base_run or check.base is None or check.base_commit is None or runs.errors:
+        return runs
+    report = runs.host_b or _read_or_none(out / "host-b")
+    if report is None or report.outcome != "pass" or report.info.pins_mismatch:
+        return runs
+    if not judge.strength_needed(check, report.info):
+        return runs
+    if runs.base_b is None and runs.base_a is not None:
+        more = _execute(
+            {"base run on host B": lambda: baserun.run(_base(settings), check, out, "b")},
+            settings.progress,
+        )
+        notes = tuple(f"{name} failed ({why})" for name, why in more.items())
+        runs = dataclasses.replace(
+            runs,
+            base_b=None if more else baserun.folder(out, "b"),
+            notes=(*runs.notes, *notes),
+        )
+    host = base_on_head.HostSettings(
+        settings.environ,
+        settings.namespaces,
+        _labelled(settings.progress, "strength on host B"),
+        settings.python,
+        settings.cache_dir,
+        host="b",
+    )
+    hoststeps.strength_b_step(
+        check, host, report.dir, runs.base_b, scanned, work=out / "strength-b"
+    )
+    return runs
 
 
 def _strength(

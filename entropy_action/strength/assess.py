@@ -76,7 +76,9 @@ def measure_strength(
     head_dir, work = where
     exclude = (work, head_dir)
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="strength") as pool:
-        crossing = pool.submit(_cross_run, check, plan, scanned, host, where) if cross_run else None
+        crossing = (
+            pool.submit(run_base_on_head, check, plan, scanned, host, where) if cross_run else None
+        )
         alone = (lambda: crossing.result()[1]) if crossing is not None else None
         mutated, lost_by = _mutation(check, plan, scanned, host, exclude, alone)
         cross, passed = crossing.result() if crossing is not None else (Strength(), frozenset())
@@ -110,20 +112,21 @@ def _side(plan: base_on_head.Plan) -> tuple[str, ...]:
     )
 
 
-def _cross_run(
+def run_base_on_head(
     check: PinCheck,
     plan: base_on_head.Plan,
     scanned: ScanResult,
     host: base_on_head.HostSettings,
     where: tuple[Path, Path],
 ) -> tuple[Strength, frozenset[str]]:
-    """The base's module on the head's code, judged; and the base's tests every case of
-    which passed there (names as the scan spells them: `Class::test`)."""
+    """The base's module on the head's code, judged against the head's run in `where[0]`
+    (on host.host); and the base's tests every case of which passed there (names as the
+    scan spells them: `Class::test`)."""
     head_dir, work = where
     try:
         head = hostreport.read_host(head_dir)
     except GateError:
-        why = "host A left no readable report"
+        why = f"host {host.host.upper()} left no readable report"
         return Strength(
             notes=(f"the base's module was not run on the head's code: {why}",)
         ), frozenset()

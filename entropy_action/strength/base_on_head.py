@@ -23,6 +23,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from entropy_action.core import git
 from entropy_action.core.errors import GateError
@@ -69,13 +70,16 @@ class Plan:
 
 @dataclass(frozen=True)
 class HostSettings:
-    """How host A runs for this check (the caller's environment, namespaces, progress)."""
+    """How the host runs for this check (the caller's environment, namespaces, progress):
+    host A (the strength step), or host B (`host="b"`: the same run under host B's
+    variations, where a defect only host B shows can be hidden by a changed test)."""
 
     environ: Mapping[str, str]
     namespaces: bool = True
     progress: Callable[[str], None] | None = None
-    python: str | None = None  # host A's interpreter (default: this one)
+    python: str | None = None  # the host's interpreter (default: this one)
     cache_dir: Path | None = None  # the evidence cache (None: neither reuse nor keep runs)
+    host: Literal["a", "b"] = "a"
 
 
 def plan(check: PinCheck, data: Sequence[str] = ()) -> Plan | None:
@@ -151,7 +155,7 @@ def write_files(
 def run(
     the_plan: Plan, check: PinCheck, host: HostSettings, out: Path, exclude: tuple[Path, ...] = ()
 ) -> Path:
-    """Run the base's test side against a copy of the head's tree on host A; the report
+    """Run the base's test side against a copy of the head's tree on the host; the report
     dir. The copy leaves out `out` and the `exclude`d folders (the gate's own output). A
     run of the same copy (the head's files with the base's test side written in, digested
     as it runs) under the same manifest and interpreter comes from the evidence cache."""
@@ -186,6 +190,7 @@ def _cache_key(
             closure=the_plan.digest,
             manifest_sha256=check.head.sha256,
             python=host.python,
+            host=host.host,
         )
     except GateError as exc:
         _say(host, f"the base's test side is not cached: {exc.message}")
@@ -207,11 +212,12 @@ def _run(
         write_side(tree, the_plan)
         launch.run_host(
             runsettings.RunSettings(
-                host="a",
+                host=host.host,
                 out=out / OUT,
                 root=tree,
                 loaded=check.head,
                 environ=host.environ,
+                isolate=host.host == "b",
                 namespaces=host.namespaces,
                 progress=host.progress,
                 python=host.python,

@@ -383,8 +383,8 @@ def _bases(
                 f"note: the base run failed ({error}); skips are attributed statically",
                 file=sys.stderr,
             )
-        if args.host == "a" and info.crash is None:  # a crashed head: nothing to weigh
-            _strength(args, check, info, out)
+        if info.crash is None:  # a crashed head: nothing to weigh
+            _strength(args, check, info, out, None if error is not None else out / BASE_FOLDER)
         if args.host == "b" and error is None and (out / PROBES_JSON).is_file():
             from entropy_action.gate import hoststeps  # noqa: PLC0415 (--help imports no model)
 
@@ -424,11 +424,16 @@ def _attribution(settings: runsettings.RunSettings, loaded: pinfile.LoadedManife
 
 
 def _strength(
-    args: argparse.Namespace, check: baseline.PinCheck, info: HostInfo, out: Path
+    args: argparse.Namespace,
+    check: baseline.PinCheck,
+    info: HostInfo,
+    out: Path,
+    base: Path | None,
 ) -> None:
-    """Host A's strength step (the base's test side on the head's code, mutation) into
-    DIR/strength.json, which `verdict` requires where the patch changed the property's test
-    side (scan.closure)."""
+    """The host's strength step into DIR/strength.json, which `verdict` requires where the
+    patch changed the property's test side (scan.closure): host A's (the base's test side
+    on the head's code, mutation), or host B's (that run under host B's variations, after a
+    head that passed; `base`: host B's base run, which tells a failure pre-existing)."""
     from entropy_action.gate import hoststeps  # noqa: PLC0415 (--help imports no model)
     from entropy_action.strength import base_on_head  # noqa: PLC0415 (--help imports no model)
 
@@ -437,8 +442,14 @@ def _strength(
         options.namespaces_allowed(args.environ),
         lambda message: print(f"strength: {message}", file=sys.stderr, flush=True),
         args.python,
+        host=args.host,
     )
-    report = hoststeps.strength_step(check, host, out, info)
+    if args.host == "a":
+        report = hoststeps.strength_step(check, host, out, info)
+    elif (found := hoststeps.strength_b_step(check, host, out, base)) is not None:
+        report = found
+    else:
+        return
     if report.measured:
         kinds = ", ".join(sorted({f.kind for f in report.findings})) or "no finding"
         print(f"strength: {kinds}; {len(report.notes)} note(s)", file=sys.stderr)
