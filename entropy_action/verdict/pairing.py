@@ -23,6 +23,7 @@ from entropy_action.evidence.hostreport import HostReport
 from entropy_action.manifest.pindiff import PinDiff
 from entropy_action.manifest.pinfile import LoadedManifest
 from entropy_action.verdict import (
+    clockswap,
     detection,
     live_entropy,
     pinswritten,
@@ -104,6 +105,7 @@ def evaluate(
     runtime = list(runtime_findings(tests, broken)) if runtime_findings and reported else []
     live = _live(loaded, (report_a, report_b), (old_a, old_b), forbid_live_entropy, problems)
     live += _cheap_exits((report_a, report_b), (old_a, old_b), tests, seams, findings)
+    live += clockswap.findings((report_a, report_b), old_a)
     live += provenance.findings(
         (r.info.provenance for r in (report_a, report_b) if r is not None),
         old_a.info.provenance if old_a is not None else None,
