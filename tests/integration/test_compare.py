@@ -367,6 +367,7 @@ def test_with_a_base_ref_a_skip_the_patch_adds_is_entropy_silenced(shapes_repo, 
     shapes_repo.write(MODULE, text.replace("def test_reads_the_callers_shell", skipped))
     args = base_ref_args(shapes_repo, runs)
     clean_strength_step(Path(args[1]), shapes_repo)
+    clean_strength_step(Path(args[3]), shapes_repo)  # host B's, since host B passed
     code, out, verdict, _ = compare_cli(shapes_repo, *args)
     assert (code, verdict["classification"]) == (1, "entropy_silenced")
     assert [(f["path"], f["line"], f["introduced"]) for f in verdict["findings"]] == [
@@ -392,8 +393,27 @@ def test_a_changed_property_module_without_host_as_strength_report_is_invalid(sh
     assert [f["kind"] for f in verdict["findings"]] == ["skip_marker"]  # still named
 
 
+def test_a_changed_property_module_without_host_bs_strength_report_is_invalid(shapes_repo, runs):
+    """Host B passed and the patch changed the test side, so host B's job had to run the
+    base's test side on the head's code too (hoststeps.strength_b_step)."""
+    text = textwrap.dedent(PROPERTY)
+    skipped = "@pytest.mark.skip(reason='flaky on CI')\ndef test_reads_the_callers_shell"
+    shapes_repo.write(MODULE, text.replace("def test_reads_the_callers_shell", skipped))
+    args = base_ref_args(shapes_repo, runs)
+    clean_strength_step(Path(args[1]), shapes_repo)
+    code, _, verdict, _ = compare_cli(shapes_repo, *args)
+    assert (code, verdict["classification"]) == (2, "invalid")
+    assert any(
+        reason.startswith("invalid input: host B: ")
+        and "strength.json is missing: host B passed and the patch changed the property's test side"
+        in reason
+        for reason in verdict["reasons"]
+    ), verdict["reasons"]
+
+
 def clean_strength_step(folder: Path, repo: Repo) -> None:
-    """What host A's strength step writes when it found nothing (hoststeps.strength_step)."""
+    """What a host's strength step writes when it found nothing (hoststeps.strength_step,
+    strength_b_step)."""
     info = hostreport.read_info(folder / HOST_JSON)
     report = stepfiles.StrengthReport(
         property_id=info.property_id,

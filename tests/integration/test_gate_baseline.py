@@ -116,12 +116,32 @@ def test_a_property_that_fails_at_the_base_is_a_real_defect_under_a_docs_patch(
 
 
 def test_a_green_host_b_needs_no_base_run_on_host_b(years: tuple[Repo, str]) -> None:
-    repo, base = years
+    """A production-only patch: host B passed, nothing of the test side changed, so host B's
+    base run is never made."""
+    repo, _ = years
     repo.write("tests/test_years.py", COUPLED_AT_BASE.replace("< 2030", "> 2000"))
+    base = repo.commit("the test no longer depends on the year")
+    repo.write("years.py", "AGE = 2\n")
     code, verdict, _ = _gate(repo, base)
     assert (code, verdict["classification"]) == (0, "merge_candidate")
     assert not (repo.path.parent / "reports" / "host-b" / "base").exists()
     assert {t["base_b"] for t in verdict["tests"]} == {None}
+
+
+def test_a_test_fixed_for_host_b_is_measured_there_against_the_base(
+    years: tuple[Repo, str],
+) -> None:
+    """The test side changed and host B passed: host B runs the base's test on the head's
+    code (it fails there: the year) and the base's own run on host B (it failed there too),
+    so the failure is pre-existing — a note, not a test changed to pass. The base run is not
+    read beside a green host B."""
+    repo, base = years
+    repo.write("tests/test_years.py", COUPLED_AT_BASE.replace("< 2030", "> 2000"))
+    code, verdict, _ = _gate(repo, base)
+    assert (code, verdict["classification"]) == (0, "merge_candidate")
+    assert (repo.path.parent / "reports" / "host-b" / "base" / "host.json").is_file()
+    assert {t["base_b"] for t in verdict["tests"]} == {None}
+    assert any("fails on host B at the base too" in r for r in verdict["reasons"]), verdict
 
 
 def test_a_new_coupled_test_is_still_env_coupled(years: tuple[Repo, str]) -> None:
