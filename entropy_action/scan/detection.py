@@ -164,6 +164,33 @@ def _at(node: ast.AST, aliases: dict[str, str], markers: Markers) -> Iterator[Ke
     if isinstance(node, (ast.Compare, ast.Call)) and _argv_names_pytest(node, aliases):
         yield ("argv", "")
     yield from _marker_read(node, aliases, markers)
+    yield from _scanned(node, aliases)
+
+
+def _scanned(node: ast.AST, aliases: dict[str, str]) -> Iterator[Key]:
+    """A condition that walks the environment or the loaded modules for a framework's names
+    (`any(k.startswith("PYTEST_") for k in os.environ)`, `any(n.endswith("pytest") for n in
+    sys.modules)`): the test run told by a prefix rather than a name. Only as a condition
+    (`any`/`all`, an `if` or ternary test): a comprehension that drops PYTEST_* variables
+    from a copy for a subprocess is no such place."""
+    tests: list[ast.AST] = []
+    if isinstance(node, (ast.If, ast.IfExp, ast.While)):
+        tests = [node.test]
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        tests = [node] if node.func.id in ("any", "all") else []
+    for test in tests:
+        if not any(isinstance(c, ast.comprehension) for c in ast.walk(test)):
+            continue  # no walk: a name asked for is `_env_read`'s and `_modules_read`'s
+        owners = {dotted(c, aliases) for c in ast.walk(test) if isinstance(c, ast.expr)}
+        texts = [t for child in ast.walk(test) if (t := _string(child)) is not None]
+        if owners & _ENV_OWNERS and any(t.startswith("PYTEST_") for t in texts):
+            yield ("env_scan", "")
+        if owners & _MODULE_OWNERS and any(_framework_text(t) for t in texts):
+            yield ("modules_scan", "")
+
+
+def _framework_text(text: str) -> bool:
+    return any(name in text for name in ("pytest", "unittest", "nose"))
 
 
 def _is_env_name(name: str | None, markers: Markers) -> bool:
@@ -192,8 +219,8 @@ def _modules_read(node: ast.AST, aliases: dict[str, str]) -> Iterator[Key]:
             name = _string(node.slice)
     elif isinstance(node, ast.Compare) and _membership(node, aliases, _MODULE_OWNERS):
         name = _string(node.left)
-    if name in FRAMEWORKS:
-        yield ("modules", str(name))
+    if name is not None and name.split(".")[0] in FRAMEWORKS:  # `_pytest.runner` too
+        yield ("modules", name)
 
 
 def _membership(node: ast.Compare, aliases: dict[str, str], owners: frozenset[str]) -> bool:
@@ -261,7 +288,12 @@ def _stack(nodes: list[ast.AST], aliases: dict[str, str], found: Places) -> None
 
 def _names_a_test(text: str | None) -> bool:
     return text is not None and (
-        text.startswith("test_") or text == "test" or "pytest" in text or "conftest" in text
+        text.startswith("test_")
+        or text in ("test", "tests")
+        or "pytest" in text
+        or "conftest" in text
+        or "tests/" in text
+        or "/tests" in text
     )
 
 

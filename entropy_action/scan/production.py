@@ -72,7 +72,7 @@ Family = str  # "clock" or "rng"
 _CONSTRUCTORS = frozenset({"datetime.date", "datetime.datetime"})
 _FROM = frozenset({"fromtimestamp", "utcfromtimestamp", "fromisoformat", "strptime", "fromordinal"})
 _UNIX_TIME = 100_000_000  # a literal this large in place of a clock read: a Unix time
-_PIN_NAME = re.compile(GATE_PREFIX + r"[A-Z0-9_]+")
+_PIN_NAME = re.compile(GATE_PREFIX + r"[A-Z0-9_]*")  # the bare prefix too: a loop over them
 MESSAGE_CHARS = 12  # a string this long is a message, not a key ("info", "utf-8")
 
 

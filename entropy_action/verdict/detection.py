@@ -28,6 +28,8 @@ MARKER_API = "sys"  # a read of an attribute the test side set on sys (its name:
 _SAID = {
     "env": "reads `{}`",
     "modules": "asks whether `{}` is in `sys.modules`",
+    "env_scan": "walks the environment for `PYTEST_*` variables",
+    "modules_scan": "walks `sys.modules` for a test framework's modules",
     "argv": "looks for pytest in `sys.argv`",
     "stack": "looks for a test among its callers' frames",
     "marker": "reads `sys.{}`, which a conftest sets",

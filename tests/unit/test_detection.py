@@ -55,10 +55,19 @@ def branch(condition: str, imports: str = "import os\nimport sys") -> str:
         'hasattr(sys, "_called_from_test")',
         "sys._called_from_test",
         'os.environ.get("APP_TESTING") == "1"',  # a variable a conftest sets
+        # the red team's (2026-12-06): by a prefix, a framework's submodule, a test folder
+        'any(k.startswith("PYTEST_") for k in os.environ)',
+        'any(n.endswith("pytest") for n in sys.modules)',
+        '"_pytest.runner" in sys.modules',
     ],
 )
 def test_each_shape_of_detecting_the_test_run_is_one_finding_at_its_line(condition: str) -> None:
     assert found(branch(condition)) == ["test_detection lib.py:6"]
+
+
+def test_a_caller_in_a_tests_folder_is_a_test() -> None:
+    head = branch('any("/tests/" in f.filename for f in inspect.stack())', "import inspect")
+    assert found(head) == ["test_detection lib.py:5"]
 
 
 def test_from_imports_are_followed() -> None:
@@ -96,6 +105,9 @@ def test_a_caller_named_test_in_the_stack_is_found_at_the_inspection() -> None:
         # a logging helper that names its caller: a stack walk that names no test
         "import inspect\n\ndef caller():\n    return inspect.stack()[1].function\n",
         '"""Runs under pytest? The docstring says so, nothing reads it."""\n',
+        # a copy of the environment for a subprocess that drops pytest's own variables
+        'import os\n\ndef env():\n    return {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}\n',  # noqa: E501
+        branch('any(n.startswith("numpy") for n in sys.modules)'),
     ],
 )
 def test_honest_neighbours_are_not_detection(head: str) -> None:

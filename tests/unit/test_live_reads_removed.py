@@ -289,7 +289,8 @@ def test_a_read_moved_to_another_changed_file_is_no_finding() -> None:
         ("X = 1\n", 'import os\nV = os.environ.get("ENTROPY_CLOCK_UNIX")\n', [("gate_pin_read", "invoice_lib.py:2")]),  # noqa: E501
         ('V = "ENTROPY_CLOCK_UNIX"\n', 'V = "ENTROPY_CLOCK_UNIX"\n', []),  # stood at the base
         ("X = 1\n", '"""Reads ENTROPY_CLOCK_UNIX? no: a docstring."""\n', []),
-        ("X = 1\n", 'V = "ENTROPY_"\n', []),  # a prefix alone names no variable
+        # the prefix alone names them all: `any(k.startswith("ENTROPY_") ...)` (the red team's E)
+        ("X = 1\n", 'V = "ENTROPY_"\n', [("gate_pin_read", "invoice_lib.py:1")]),
     ],
 )  # fmt: skip
 def test_the_gate_variables_named_in_production(
@@ -421,3 +422,17 @@ def test_a_parameter_made_required_in_the_reads_place_is_a_seam(head: str, seam:
     found = production.compare({"due.py": module(OPTIONAL)}, {"due.py": module(head)})
     assert found.findings == ()
     assert bool(found.seams) is seam
+
+
+def test_a_loop_over_the_gates_variables_by_their_bare_prefix_is_a_pin_read() -> None:
+    """The red team's E (2026-12-06): `any(k.startswith("ENTROPY_") for k in os.environ)`
+    picks the pinned path under the gate; the bare prefix names the gate's variables too."""
+    head = LIVE.replace(
+        "from datetime import datetime, timezone",
+        "import os\n    from datetime import datetime, timezone",
+    ).replace(
+        "datetime.now(timezone.utc) > due",
+        '(as_of if any(k.startswith("ENTROPY_") for k in os.environ) else datetime.now()) > due',
+    )
+    found = scan(head).findings
+    assert [(f.kind, f.line) for f in found if f.kind == "gate_pin_read"] == [("gate_pin_read", 7)]
