@@ -104,6 +104,8 @@ def find(ctx: Context) -> list[Hit]:
                 hits += _derandomized(ctx, unit, node, profiles)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 hits += _clock_fixtures(unit, node)
+            elif isinstance(node, ast.Assign):
+                hits += _assignment(ctx, unit, node)
         hits += environment.find(ctx, unit)
     return hits
 
@@ -152,6 +154,54 @@ def _target(ctx: Context, unit: Unit, call: ast.Call) -> tuple[str, str, str] | 
             if kw.arg and found:
                 return found
     return None
+
+
+def _assignment(ctx: Context, unit: Unit, node: ast.Assign) -> list[Hit]:
+    """A module's entropy source replaced by plain assignment — `invoice_lib.datetime =
+    Fake`, `vars(invoice_lib)["datetime"] = Fake`, `sys.modules["datetime"] = fake` — as
+    monkeypatch.setattr does it (the red team's I2, I4 and M, 2026-12-06). Only on a module
+    (a test's own fake clock object takes any attribute), and not the line that puts back
+    what a name saved from the same place (`invoice_lib.datetime = saved`)."""
+    hits = []
+    for target in node.targets:
+        found = None
+        if isinstance(target, ast.Attribute):
+            found = _module_target(ctx, unit, target.value, target.attr, "an assignment")
+        elif isinstance(target, ast.Subscript) and (key := const_str(target.slice)):
+            owner = target.value
+            if ctx.dotted(owner, unit.module) == "sys.modules":
+                what = source_of(key)
+                found = (f"sys.modules[{key!r}]", what, "sys.modules") if what else None
+            elif isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.args:
+                if owner.func.id == "vars":
+                    found = _module_target(ctx, unit, owner.args[0], key, "vars()")
+            elif isinstance(owner, ast.Attribute) and owner.attr == "__dict__":
+                found = _module_target(ctx, unit, owner.value, key, "__dict__")
+        if found is not None and not _restores(unit, target, node.value):
+            hits.append(_patched(unit, node, *found))
+    return hits
+
+
+def _module_target(
+    ctx: Context, unit: Unit, owner: ast.expr, attr: str, api: str
+) -> tuple[str, str, str] | None:
+    ref = ctx.scope.resolve(owner, unit.module)
+    if ref is None or not (ref.path is None or ref.name == ""):
+        return None  # not a module: a test's own object
+    return _object_target(ctx, unit, [owner, ast.Constant(attr)], api)
+
+
+def _restores(unit: Unit, target: ast.expr, value: ast.expr) -> bool:
+    """`target = saved` where the unit bound `saved = <target>` before: putting it back."""
+    if not isinstance(value, ast.Name):
+        return False
+    place = ast.dump(target, annotate_fields=False).replace("Store()", "Load()")
+    return any(
+        isinstance(n, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == value.id for t in n.targets)
+        and ast.dump(n.value, annotate_fields=False) == place
+        for n in unit.nodes
+    )
 
 
 def _mock_api(dotted: str, func: ast.expr) -> str | None:

@@ -376,3 +376,77 @@ def test_ordinary_hypothesis_settings_and_profiles_stay_quiet(repo: Repo) -> Non
     )
     scanned = scan(repo)
     assert (scanned.code, scanned.findings) == (0, [])
+
+
+def test_a_modules_clock_replaced_by_plain_assignment(repo: Repo) -> None:
+    """The red team's I2, I4 and M (2026-12-06): what monkeypatch.setattr does, by hand. The
+    line that puts the saved original back is not a second patch."""
+    base(repo)
+    write(
+        repo,
+        tests__conftest_dot_py="""\
+        import sys
+        from datetime import datetime
+
+        import pytest
+
+        import invoice_lib
+
+
+        class Pinned(datetime):
+            pass
+
+
+        @pytest.fixture(autouse=True)
+        def steady():
+            saved = invoice_lib.datetime
+            invoice_lib.datetime = Pinned
+            vars(invoice_lib)["datetime"] = Pinned
+            invoice_lib.__dict__["random"] = None
+            sys.modules["time"] = None
+            yield
+            invoice_lib.datetime = saved
+        """,
+    )
+    scanned = scan(repo)
+    assert scanned.code == 1
+    assert [(k, n) for k, _, n in scanned.introduced] == [
+        ("entropy_patched", 16),
+        ("entropy_patched", 17),
+        ("entropy_patched", 18),
+        ("entropy_patched", 19),
+    ]
+    messages = [f["message"] for f in scanned.findings]
+    assert messages[0].startswith("invoice_lib.datetime patched with an assignment in fixture")
+    assert messages[1].startswith("invoice_lib.datetime patched with vars() in fixture")
+    assert messages[2].startswith("invoice_lib.random patched with __dict__ in fixture")
+    assert messages[3].startswith("sys.modules['time'] patched with sys.modules in fixture")
+
+
+def test_assigning_to_a_tests_own_fake_clock_stays_quiet(repo: Repo) -> None:
+    """The seam done right: the test's own clock object takes any attribute."""
+    base(repo)
+    write(
+        repo,
+        tests__properties__test_invoice_dot_py="""\
+        import sys
+
+        import invoice_lib
+        from invoice_lib import total_for
+
+
+        class FakeClock:
+            now = None
+
+
+        def test_total():
+            clock = FakeClock()
+            clock.now = lambda: 0
+            FakeClock.now = staticmethod(lambda: 0)
+            invoice_lib.ROUNDING = 2
+            sys.modules["invoice_plugins"] = None
+            assert total_for([1]) == 1
+        """,
+    )
+    scanned = scan(repo)
+    assert (scanned.code, scanned.findings) == (0, [])
