@@ -270,6 +270,33 @@ class _Seeding:
     drawn = 0  # default_rng() calls without a seed in the current test
     numpy_patched = False
     urandom: random.Random | None = None  # the mutation runs' os.urandom, per test
+    # what pytest-randomly seeds besides `random` and numpy, where it is installed: the RNG
+    # states of factory_boy, Faker and model_bakery, and its `random_seeder` entry points
+    states: tuple[Any, ...] = ()
+    seeders: tuple[Any, ...] = ()
+
+
+def _randomly_seeding() -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """The gate runs with `-p no:randomly` and seeds each test itself; where the project has
+    pytest-randomly, its tests may rely on what that plugin also seeds (mimesis registers a
+    `pytest_randomly.random_seeder` entry point for its global seed: without it, a test of
+    reseeding fails on every host and at the base, a false `real_defect`). As pytest-randomly
+    does: each library's `setstate` where it imports, each entry point loaded once."""
+    if importlib.util.find_spec("pytest_randomly") is None:
+        return (), ()
+    states: list[Any] = []
+    for module, name in (
+        ("factory.random", "set_random_state"),
+        ("faker.generator", "random"),
+        ("model_bakery.random_gen", "baker_random"),
+    ):
+        with contextlib.suppress(ImportError, AttributeError):  # absent: passed over, as
+            found = getattr(importlib.import_module(module), name)  # pytest-randomly does
+            states.append(found if name == "set_random_state" else found.setstate)
+    from importlib.metadata import entry_points  # noqa: PLC0415 (only with pytest-randomly)
+
+    seeders = tuple(e.load() for e in entry_points(group="pytest_randomly.random_seeder"))
+    return tuple(states), seeders
 
 
 def _seed_urandom(seed: int) -> None:
@@ -485,6 +512,7 @@ def pytest_configure(config: Any) -> None:
         return
     _Seeding.rng_seed = chosen & 0xFFFFFFFF
     _Seeding.root = str(config.rootpath)
+    _Seeding.states, _Seeding.seeders = _randomly_seeding()
     if _config is None:  # a replay by hand; the gate's runs set the directory at import
         _private_hypothesis_dir(None)
 
@@ -500,6 +528,12 @@ def pytest_runtest_setup(item: Any) -> None:
     seed = test_seed(_Seeding.rng_seed, _seed_id(item.nodeid))
     _Seeding.current, _Seeding.drawn = seed, 0
     random.seed(seed)
+    if _Seeding.states:
+        state = random.getstate()
+        for set_state in _Seeding.states:
+            set_state(state)
+    for reseed in _Seeding.seeders:
+        reseed(seed)
     if (_config or {}).get("urandom_from_seed") is True:
         _seed_urandom(seed)
     _seed_numpy(seed)

@@ -224,3 +224,47 @@ def test_host_runs_keep_the_real_os_urandom(
 ) -> None:
     real = _urandom_run(pytester, monkeypatch, flag=False)
     assert real["test_head.test_draw"]["bytes"] != real["test_head_entropy_base.test_draw"]["bytes"]
+
+
+SEEDER = """
+SEEDS = []
+
+
+def reseed(seed):
+    SEEDS.append(seed)
+"""
+SEEDED_TEST = """
+import seedpkg
+
+
+def test_reseeded(record_property):
+    record_property("seeds", repr(seedpkg.SEEDS))
+"""
+
+
+@pytest.mark.parametrize("randomly", [True, False], ids=["with-pytest-randomly", "without"])
+def test_pytest_randomlys_seeders_run_per_test_where_it_is_installed(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, randomly: bool
+) -> None:
+    """mimesis registers a `pytest_randomly.random_seeder` entry point for its global seed; the
+    gate runs with `-p no:randomly`, so its own per-test seeding calls each such seeder (with
+    the test's seed) where pytest-randomly is installed, as pytest-randomly would — and none
+    where it is not (the project's own runs call none). A dist-info on the path registers the
+    entry point; a `pytest_randomly` package there stands for the installed plugin."""
+    site = pytester.mkdir("site")
+    (site / "seedpkg.py").write_text(SEEDER, encoding="utf-8")
+    info = site / "seedpkg-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: seedpkg\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        "[pytest_randomly.random_seeder]\nseedpkg = seedpkg:reseed\n"
+    )
+    if randomly:
+        (site / "pytest_randomly").mkdir()
+        (site / "pytest_randomly" / "__init__.py").write_text("")
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    pytester.makepyfile(test_seeded=SEEDED_TEST)
+    ran = run_seeded(pytester, 9173)
+    ran["result"].assert_outcomes(passed=1)
+    seed = plugin.test_seed(9173, "test_seeded.py::test_reseeded")
+    assert ran["props"]["test_reseeded"]["seeds"] == (repr([seed]) if randomly else "[]")
