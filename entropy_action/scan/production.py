@@ -73,6 +73,7 @@ _CONSTRUCTORS = frozenset({"datetime.date", "datetime.datetime"})
 _FROM = frozenset({"fromtimestamp", "utcfromtimestamp", "fromisoformat", "strptime", "fromordinal"})
 _UNIX_TIME = 100_000_000  # a literal this large in place of a clock read: a Unix time
 _PIN_NAME = re.compile(GATE_PREFIX + r"[A-Z0-9_]*")  # the bare prefix too: a loop over them
+_MANIFEST = re.compile(r"(?:^|/)entropy\.ya?ml")  # the pins' own file, read for a value
 MESSAGE_CHARS = 12  # a string this long is a message, not a key ("info", "utf-8")
 
 
@@ -307,7 +308,7 @@ def build(module: ast.Module) -> Module:
     lines: dict[str, int] = {}
     for constant in every:
         value = constant.value if isinstance(constant, ast.Constant) else None
-        if isinstance(value, str) and _PIN_NAME.fullmatch(value):
+        if isinstance(value, str) and (_PIN_NAME.fullmatch(value) or _MANIFEST.search(value)):
             pins[value] += 1
             lines.setdefault(value, getattr(constant, "lineno", 1))
     docs = {

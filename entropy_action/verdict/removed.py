@@ -184,8 +184,11 @@ def pin_reads(head: Iterable[Audit | None], base: Iterable[Audit | None]) -> lis
 
 def pin_message(name: str) -> str:
     """What reading the gate's variable `name` in production means, in one line."""
+    what = (
+        "the gate's manifest of pins" if name.endswith((".yaml", ".yml")) else "the gate's own pin"
+    )
     return (
-        f"production code reads `{name}`, the gate's own pin: under the gate it sees the pin, "
+        f"production code reads `{name}`, {what}: under the gate it sees the pin, "
         "anywhere else its fallback runs, so the property tests the gate's value, not what "
         "production does (take a Clock or a parameter; the properties pass the pinned one)"
     )

@@ -291,6 +291,9 @@ def test_a_read_moved_to_another_changed_file_is_no_finding() -> None:
         ("X = 1\n", '"""Reads ENTROPY_CLOCK_UNIX? no: a docstring."""\n', []),
         # the prefix alone names them all: `any(k.startswith("ENTROPY_") ...)` (the red team's E)
         ("X = 1\n", 'V = "ENTROPY_"\n', [("gate_pin_read", "invoice_lib.py:1")]),
+        # the pins read from their own file (the red team's C): with a fallback to the clock
+        ("X = 1\n", 'from pathlib import Path\nCFG = Path(__file__).with_name("entropy.yaml")\n', [("gate_pin_read", "invoice_lib.py:2")]),  # noqa: E501
+        ("X = 1\n", 'DOC = "see entropy-gate\'s README"\n', []),
     ],
 )  # fmt: skip
 def test_the_gate_variables_named_in_production(
