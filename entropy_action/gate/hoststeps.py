@@ -23,7 +23,7 @@ from pathlib import Path
 from entropy_action import scan
 from entropy_action.core import layout
 from entropy_action.core.errors import GateError
-from entropy_action.core.hostinfo import HostInfo
+from entropy_action.core.hostinfo import AuditRecord, HostInfo
 from entropy_action.evidence import hostreport, stepfiles
 from entropy_action.gate import attribution, baserun, orderdep
 from entropy_action.hosts import runsettings
@@ -100,11 +100,10 @@ def strength_b_step(
     if plan is not None:
         scanned = scanned or scan.scan(check)
         with tempfile.TemporaryDirectory(prefix="entropy-gate-strength-b-") as scratch:
-            found, passed = assess.run_base_on_head(
-                check, plan, scanned, host, (folder, work or Path(scratch))
-            )
+            where = work or Path(scratch)
+            found, passed = assess.run_base_on_head(check, plan, scanned, host, (folder, where))
+            found = _pre_existing(found, base_folder, where / base_on_head.OUT)
         moved = evidence.moved(scanned.removed, passed, frozenset())
-        found = _pre_existing(found, base_folder)
     written = stepfiles.StrengthReport(
         property_id=report.info.property_id,
         manifest_sha256=report.info.manifest_sha256,
@@ -120,25 +119,42 @@ def strength_b_step(
     return written
 
 
-def _pre_existing(found: assess.Strength, base_folder: Path | None) -> assess.Strength:
-    """`found` less the findings about tests the base's run on host B failed too (notes)."""
+LIVE_APIS = ("time.", "datetime.", "date.", "random.", "os.urandom", "secrets.", "uuid.")
+
+
+def _pre_existing(
+    found: assess.Strength, base_folder: Path | None, crossed: Path
+) -> assess.Strength:
+    """`found` less the findings about tests that failed in the base's own run on host B
+    too *and* read the live clock or RNG in their own code there, never through the code
+    under test (the audit of the run in `crossed`): a test that read the live clock itself,
+    which the patch fixes (notes). A base test that failed at the base because production
+    reads the live clock is still a test changed to pass: main was red on host B and the
+    patch hid it instead of fixing the code."""
     if not found.findings:
         return found
     try:
         base = hostreport.read_host(base_folder) if base_folder is not None else None
+        audit = hostreport.read_info(crossed / layout.HOST_JSON).audit
     except GateError:
-        base = None
+        return found
     failed = {
         bare_id(case.id).partition("::")[2]
         for case in (base.tests if base is not None else ())
         if case.outcome in FAILED
     }
-    kept = tuple(f for f in found.findings if f.test not in failed)
+
+    def readers(records: Sequence[AuditRecord]) -> set[str]:
+        return {bare_id(r.test).partition("::")[2] for r in records if r.api.startswith(LIVE_APIS)}
+
+    own = readers(audit.test_records) - readers(audit.records) if audit is not None else set()
+    excused = failed & own
+    kept = tuple(f for f in found.findings if f.test not in excused)
     notes = tuple(
-        f"the base's {f.test} fails on host B at the base too: pre-existing there, not counted "
-        f"({f.message})"
+        f"the base's {f.test} fails on host B at the base too, and reads the live clock or RNG "
+        f"in its own code: pre-existing there, not counted ({f.message})"
         for f in found.findings
-        if f.test in failed
+        if f.test in excused
     )
     return dataclasses.replace(found, findings=kept, notes=(*found.notes, *notes))
 

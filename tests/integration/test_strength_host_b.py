@@ -74,6 +74,27 @@ def test_a_test_changed_so_host_b_cannot_see_a_live_clock_is_silencing(
         assert _errors(verdict) == [(kind, "test_no_late_fee_before_due")], command
 
 
+def test_a_test_changed_to_hide_a_defect_main_already_had_on_host_b_is_silencing(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """Main is red on host B (production reads the live clock: let in before the gate, or by
+    an override); the patch only moves the test's due date. The base's test failed on host B
+    at the base too, but through the code under test, not a live read of its own: the patch
+    hid the defect, it did not fix a test."""
+    clock = int(time.time()) // 86400 * 86400
+    demo.build_base(repo.path, clock_unix=clock, temp_root=tmp_path / "tmp")
+    (repo.path / "invoice_lib.py").write_text(LIVE.read_text(encoding="utf-8"), encoding="utf-8")
+    base = repo.commit("the late fee by the live clock")
+    module = repo.path / MODULE
+    module.write_text(_far_due(module.read_text(encoding="utf-8")), encoding="utf-8")
+    repo.commit("make the test pass")
+    out = tmp_path / "gate.json"
+    done = repo.cli("gate", "--base-ref", base, "--json", str(out), "--no-cache")
+    verdict = json.loads(out.read_text(encoding="utf-8"))
+    assert (done.code, verdict["classification"]) == (1, "entropy_silenced"), verdict["reasons"]
+    assert _errors(verdict) == [("test_changed_to_pass", "test_no_late_fee_before_due")]
+
+
 def test_a_test_that_read_the_live_clock_itself_fixed_is_a_merge_candidate(
     repo: Repo, tmp_path: Path
 ) -> None:
@@ -81,7 +102,7 @@ def test_a_test_that_read_the_live_clock_itself_fixed_is_a_merge_candidate(
     `as_of`, so it fails on host B at the base already (host B's clock is past the due
     date); the patch makes it read the pin. Host B's step sees
     the base's test fail on the head's code there too, and the base's own run on host B says
-    it failed before: pre-existing, a note, not a finding."""
+    it failed before, reading the live clock in the test's own code: pre-existing, a note."""
     clock = int(time.time()) // 86400 * 86400
     demo.build_base(repo.path, clock_unix=clock, temp_root=tmp_path / "tmp")
     module = repo.path / MODULE
