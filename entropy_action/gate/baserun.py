@@ -93,7 +93,6 @@ def run_many(
     one pytest session per group of their base views (hosts.sessions), each kept in the cache
     under its own key. The GateError message of each that could not run (None: it ran)."""
     errors: list[str | None] = [None] * len(checks)
-    label = f"base run on host {host.upper()}"
     todo = [
         index
         for index, (check, out) in enumerate(zip(checks, outs, strict=True))
@@ -113,22 +112,9 @@ def run_many(
             for members in sessions.sessions(group):
                 chosen = [by_id[view.property_id] for view in members]
                 folders = [folder(outs[i], host) for i in chosen]
-                settings = runsettings.RunSettings(
-                    host=host,
-                    out=folders[0],
-                    root=tree,
-                    loaded=members[0],
-                    environ=base.environ,
-                    isolate=host == "b",
-                    python=base.python(host),
-                    namespaces=base.namespaces,
-                    progress=lambda line: base.progress(f"{label}: {line}"),
-                    timeout=base.timeout,
-                    checkout=first.root,  # the base's code, not the head's (editable install)
-                    cancel=cancel,
-                )
+                made = settings(base, members[0], first.root, tree, folders[0], host, cancel)
                 try:
-                    sessions.run_session(settings, members, folders)
+                    sessions.run_session(made, members, folders)
                 except GateError as exc:
                     for index in chosen:
                         errors[index] = exc.message.splitlines()[0]
@@ -191,8 +177,11 @@ def _run_in_worktree(
     base: BaseRun, check: PinCheck, out: Path, host: Host, cancel: threading.Event | None
 ) -> None:
     """The base ref's module in a temporary git worktree, under the base's manifest."""
+    assert check.base is not None
     with worktree(check, out, host) as tree:
-        launch.run_host(settings(base, check, tree, folder(out, host), host, cancel))
+        launch.run_host(
+            settings(base, check.base, check.root, tree, folder(out, host), host, cancel)
+        )
 
 
 @contextlib.contextmanager
@@ -211,26 +200,27 @@ def worktree(check: PinCheck, out: Path, host: Host) -> Iterator[Path]:
 
 def settings(
     base: BaseRun,
-    check: PinCheck,
+    loaded: LoadedManifest,
+    checkout: Path,
     tree: Path,
     out: Path,
     host: Host,
     cancel: threading.Event | None = None,
 ) -> runsettings.RunSettings:
-    """A run of the base's module in `tree` (a `worktree`), under the base's manifest."""
-    assert check.base is not None
+    """A run of the base's module in `tree` (a `worktree` of `checkout`), under the base's
+    manifest (`loaded`)."""
     label = f"base run on host {host.upper()}"
     return runsettings.RunSettings(
         host=host,
         out=out,
         root=tree,
-        loaded=check.base,
+        loaded=loaded,
         environ=base.environ,
         isolate=host == "b",
         python=base.python(host),
         namespaces=base.namespaces,
         progress=lambda line: base.progress(f"{label}: {line}"),
         timeout=base.timeout,
-        checkout=check.root,  # the base's code, not the head's through an editable install
+        checkout=checkout,  # the base's code, not the head's through an editable install
         cancel=cancel,
     )

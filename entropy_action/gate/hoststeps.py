@@ -295,7 +295,7 @@ def base_probe_step(
         tempfile.TemporaryDirectory(prefix="entropy-gate-base-probe-") as work,
         baserun.worktree(check, Path(work), "b") as tree,
     ):
-        settings = baserun.settings(base, check, tree, Path(work) / "out", "b")
+        settings = baserun.settings(base, check.base, check.root, tree, Path(work) / "out", "b")
         got = attribution.rerun_host_b(settings, Path(work), order)(
             attribution.Trial(order=tuple(order))
         )

@@ -267,14 +267,19 @@ def _base_b_after_probes(
     if not any(o in probes.FAILED for probe in found.probes for o in probe.outcomes.values()):
         return runs
     settings.progress("base run on host B needed: an order probe failed a test")
+    return _with_base_b(settings, check, out, runs, "; host B's failures are not told pre-existing")
+
+
+def _with_base_b(
+    settings: GateSettings, check: baseline.PinCheck, out: Path, runs: Runs, failed: str = ""
+) -> Runs:
+    """`runs` with host B's base run made now (the workflow's host B job makes it beside its
+    head); a note saying why when it could not run (`failed` added to it)."""
     more = _execute(
         {"base run on host B": lambda: baserun.run(_base(settings), check, out, "b")},
         settings.progress,
     )
-    notes = tuple(
-        f"{name} failed ({why}); host B's failures are not told pre-existing"
-        for name, why in more.items()
-    )
+    notes = tuple(f"{name} failed ({why}){failed}" for name, why in more.items())
     base_b = None if more else baserun.folder(out, "b")
     return dataclasses.replace(runs, base_b=base_b, notes=(*runs.notes, *notes))
 
@@ -298,16 +303,7 @@ def _strength_b(
     if not judge.strength_needed(check, report.info):
         return runs
     if runs.base_b is None and runs.base_a is not None:
-        more = _execute(
-            {"base run on host B": lambda: baserun.run(_base(settings), check, out, "b")},
-            settings.progress,
-        )
-        notes = tuple(f"{name} failed ({why})" for name, why in more.items())
-        runs = dataclasses.replace(
-            runs,
-            base_b=None if more else baserun.folder(out, "b"),
-            notes=(*runs.notes, *notes),
-        )
+        runs = _with_base_b(settings, check, out, runs)
     host = base_on_head.HostSettings(
         settings.environ,
         settings.namespaces,
