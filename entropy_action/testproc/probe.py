@@ -242,7 +242,10 @@ def _forked(
     mutant: dict[str, Any], items: dict[str, Any], timeout: float, more: float = 0.0
 ) -> dict[str, Any]:
     """The child's result; it may run `more` seconds past `timeout` once it says (a byte on
-    its second pipe) that it runs the confirming tests."""
+    its second pipe) that it runs the confirming tests. The result is read while the child
+    runs: one larger than the pipe holds (64 KiB: ~1,000 tests' outcomes) left the child
+    blocked in its write until the timeout killed it, and a large module's mutants were all
+    "stopped at their time budget" (mimesis's 1,861-test `tests/test_schema.py`)."""
     read, write = os.pipe()
     said, say = os.pipe()
     with warnings.catch_warnings():
@@ -261,8 +264,11 @@ def _forked(
     os.close(write)
     os.close(say)
     os.set_blocking(said, False)
+    os.set_blocking(read, False)
+    raw: list[bytes] = []
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        _drain(read, raw)
         done, _ = os.waitpid(pid, os.WNOHANG)
         if done:
             break
@@ -276,12 +282,24 @@ def _forked(
         os.close(said)
         return {"applied": True, "timed_out": True, "outcomes": {}}
     os.close(said)
-    with os.fdopen(read, "rb") as pipe:
-        raw = pipe.read()
+    _drain(read, raw)  # the child has exited: the rest is in the pipe
+    os.close(read)
     try:
-        return dict(json.loads(raw))
+        return dict(json.loads(b"".join(raw)))
     except ValueError:
         return {"applied": False, "why": "no result from the child"}
+
+
+def _drain(fd: int, into: list[bytes]) -> None:
+    """What the pipe holds now, without waiting (`fd` is non-blocking)."""
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return
+        if not chunk:
+            return
+        into.append(chunk)
 
 
 def _said(fd: int) -> bool:

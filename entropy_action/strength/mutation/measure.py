@@ -154,8 +154,10 @@ def measure(
     unnamed, focused = (UNNAMED,) if focused and not kept else (), kept
     fold = focused and baseline.whole
     unmutated = time.monotonic() - t0
-    if baseline.timed_out:
-        return Measured(notes=("mutation: the unmutated run did not finish in the time budget",))
+    if baseline.timed_out:  # no score, which would read as "no weakening"
+        why = "mutation: the unmutated run did not finish in the time budget"
+        why = f"{why} ({_budget(inputs.budget)})"
+        return Measured(seconds=_since(started), unmeasured=(why,))
     if baseline.outside is not None:
         return Measured(notes=(cannot_measure(baseline.outside),), seconds=_since(started))
     if (gone := _uncollected(baseline, first, diff, diff.tests if focused else None)) is not None:
@@ -181,6 +183,8 @@ def measure(
     if fold:
         unchanged = _unchanged(baseline, first.head_module, diff.tests)
         plans = [_with_confirm(p, baseline, unchanged, first.base_module) for p in plans]
+    if inputs.side:  # two copies, one module each (paired.py): each stops at its first kill
+        plans = [replace(p, until_killed=True) for p in plans]
     workers = max(1, os.cpu_count() or 1)
     progress(f"mutation: {len(plans)} mutant(s) on {workers} worker(s)…")
     spaces = [first, *(make_workspace(Path(str(i))) for i in range(1, min(workers, len(plans))))]
@@ -333,11 +337,22 @@ class _Run:
         return found
 
 
+def _budget(budget: Budget) -> str:
+    return (
+        f"constraints.time_budget_seconds={budget.seconds:g}, set by the base's manifest: "
+        "raise it there in a change of its own"
+    )
+
+
 def _measured(
     plans: Sequence[Plan], results: dict[int, Result], budget: Budget, started: float
 ) -> Measured:
     notes: list[str] = []
     skipped = len(plans) - len(results)
+    if plans and not results:  # no score at all, which would read as "no weakening"
+        why = f"mutation: the time budget ran out before any of {len(plans)} mutants ran"
+        why = f"{why} ({_budget(budget)})"
+        return Measured(skipped=skipped, seconds=_since(started), unmeasured=(why,))
     if skipped:
         notes.append(
             f"mutation: budget reached: {len(results)} of {len(plans)} mutants run "
@@ -681,17 +696,31 @@ def _result(plan: Plan, outcome: Outcome, passing: Passing) -> Result:
         return Result(plan.mutant, (), (), timed_out=True)
     # the confirming tests that ran (only a test seen failing confirms, as in `_confirm`)
     also = _seen_failing(plan.confirm, outcome) if outcome.confirmed else ()
+    killed = _killed(plan, outcome)
     killers = {
         which: tuple(
-            dict.fromkeys(
-                test_name(n)
-                for n in passing[which]
-                if n in plan.selection and outcome.outcomes.get(n, "failed") != "passed"
-            )
+            dict.fromkeys(test_name(n) for n in passing[which] if n in plan.selection and killed(n))
         )
         for which in ("base", "head")
     }
     return Result(plan.mutant, killers["base"] + also, killers["head"] + also)
+
+
+def _killed(plan: Plan, outcome: Outcome) -> Callable[[str], bool]:
+    """Whether the mutant killed test `n`. A test with no outcome did not survive it (the run
+    died first), except where each module's run stopped at its first kill (`until_killed`
+    with the test side changed: a copy per module): the rest of that module never ran, and
+    only where none of its tests reported did the run die."""
+    seen = outcome.outcomes
+    reported = {_module(n) for n in plan.selection if n in seen}
+
+    def killed(n: str) -> bool:
+        got = seen.get(n)
+        if got is None:
+            return not plan.until_killed or _module(n) not in reported
+        return got != "passed"
+
+    return killed
 
 
 def _seen_failing(tests: Sequence[str], outcome: Outcome) -> tuple[str, ...]:
