@@ -157,13 +157,23 @@ def test_total_of_ones_slowly(count):
 """
 
 
-def test_each_copy_stops_at_its_first_kill(repo: Repo, tmp_path: Path) -> None:
-    """Every mutant fails the first test, then four tests of 3 s each reach it too: each
-    copy stops at its first kill, so three mutants on two workers fit in a budget that
-    running every test against each of them (24 s on one worker) would overrun."""
-    repo_with(repo, tmp_path, 30, FIRST_KILLS, mutants=3)
+@pytest.mark.parametrize("changed", ["conftest", "module"])
+def test_each_module_s_run_stops_at_its_first_kill(
+    repo: Repo, tmp_path: Path, changed: str
+) -> None:
+    """Every mutant fails the first test, then four tests of 3 s each reach it too. Each
+    module's run stops at its first kill — in its own copy where the conftest changed, in
+    one session holding both modules where only the module did — so three mutants on two
+    workers fit in a budget that running every test against each of them would overrun
+    (24 s on one worker with two copies, after ~12 s unmutated; 48 s in one session, after
+    ~24 s)."""
+    repo_with(repo, tmp_path, {"conftest": 30, "module": 45}[changed], FIRST_KILLS, mutants=3)
+    if changed == "module":
+        repo.git("checkout", "--", "tests/conftest.py")
+        repo.write(MODULE, FIRST_KILLS.replace("== 0\n", "== 0\n    assert total([0]) == 0\n"))
     code, found, err = strength(repo)
     assert code == 0, err
+    assert ("the patch changed the property's test side" in err) is (changed == "conftest")
     assert not [n for n in found["notes"] if "budget" in n], found["notes"]
     assert found["mutation"]["mutants"] == 3, found
     assert found["mutation"]["base_killed"] == found["mutation"]["head_killed"] == 3, found

@@ -160,7 +160,12 @@ class Workspace:
     def run_mutants(self, batch: Sequence[Spec], budget: float) -> dict[str, Outcome | None]:
         """Each mutant in a forked child of one session that stops at `budget` seconds; per
         id its outcome, None when it could not be applied (run it alone), absent when the
-        budget ran out first."""
+        budget ran out first. A mutant that stops at its first kill runs as one child per
+        module: a kill in the head's module says nothing about the base's."""
+        parts = {spec.id: per_module(spec) for spec in batch}
+        return joined(parts, self._children([p for specs in parts.values() for p in specs], budget))
+
+    def _children(self, batch: Sequence[Spec], budget: float) -> dict[str, Outcome | None]:
         results = self.scratch / "mutants"
         shutil.rmtree(results, ignore_errors=True)
         results.mkdir()
@@ -208,6 +213,53 @@ class Workspace:
             for i, result in found.items()
             if result is not False
         }
+
+
+def per_module(spec: Spec) -> list[Spec]:
+    """`spec` as one spec per module its selection holds where it stops at its first kill
+    (ids `ID.0`, `ID.1`); else as it is."""
+    modules = list(dict.fromkeys(n.split("::", 1)[0] for n in spec.select))
+    if not spec.until_killed or spec.confirm or len(modules) < 2:
+        return [spec]
+    return [
+        replace(
+            spec, id=f"{spec.id}.{i}", select=[n for n in spec.select if n.startswith(f"{m}::")]
+        )
+        for i, m in enumerate(modules)
+    ]
+
+
+def joined(
+    parts: Mapping[str, Sequence[Spec]], found: Mapping[str, Outcome | None]
+) -> dict[str, Outcome | None]:
+    """Each mutant's outcome from its parts' (`parts`: id -> the specs it ran as): absent where
+    a part did not run (the budget ran out first), None where a part could not be applied."""
+    out: dict[str, Outcome | None] = {}
+    for mutant, specs in parts.items():
+        got = [found.get(spec.id, False) if spec.select else Outcome({}, {}) for spec in specs]
+        if any(part is False for part in got):
+            continue
+        outcomes = [part for part in got if isinstance(part, Outcome)]
+        out[mutant] = merge(outcomes) if len(outcomes) == len(got) else None
+    return out
+
+
+def merge(found: Sequence[Outcome]) -> Outcome:
+    """Runs' reports as one run's (their node ids differ by module path)."""
+    if not found:
+        return Outcome({}, {})
+    if len(found) == 1:
+        return found[0]
+    return Outcome(
+        outcomes={k: v for o in found for k, v in o.outcomes.items()},
+        reached={k: v for o in found for k, v in o.reached.items()},
+        timed_out=any(o.timed_out for o in found),
+        outside=next((o.outside for o in found if o.outside is not None), None),
+        durations={k: v for o in found for k, v in o.durations.items()},
+        confirmed=all(o.confirmed for o in found),
+        whole=found[0].whole,
+        messages={k: v for o in found for k, v in o.messages.items()},
+    )
 
 
 def _mutant_result(path: Path) -> Outcome | Literal[False] | None:

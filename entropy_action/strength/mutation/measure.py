@@ -183,8 +183,9 @@ def measure(
     if fold:
         unchanged = _unchanged(baseline, first.head_module, diff.tests)
         plans = [_with_confirm(p, baseline, unchanged, first.base_module) for p in plans]
-    if inputs.side:  # two copies, one module each (paired.py): each stops at its first kill
-        plans = [replace(p, until_killed=True) for p in plans]
+    # each module's run stops at its first kill: one is all a module needs to count it killed
+    # (not where the child compares the two modules' changed tests itself: `confirm`)
+    plans = [p if p.confirm else replace(p, until_killed=True) for p in plans]
     workers = max(1, os.cpu_count() or 1)
     progress(f"mutation: {len(plans)} mutant(s) on {workers} worker(s)…")
     spaces = [first, *(make_workspace(Path(str(i))) for i in range(1, min(workers, len(plans))))]
@@ -708,9 +709,9 @@ def _result(plan: Plan, outcome: Outcome, passing: Passing) -> Result:
 
 def _killed(plan: Plan, outcome: Outcome) -> Callable[[str], bool]:
     """Whether the mutant killed test `n`. A test with no outcome did not survive it (the run
-    died first), except where each module's run stopped at its first kill (`until_killed`
-    with the test side changed: a copy per module): the rest of that module never ran, and
-    only where none of its tests reported did the run die."""
+    died first), except where each module's run stopped at its first kill (`until_killed`):
+    the rest of that module never ran, and only where none of its tests reported did the
+    run die."""
     seen = outcome.outcomes
     reported = {_module(n) for n in plan.selection if n in seen}
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
-from entropy_action.strength.mutation.harness import Outcome, Spec, Workspace
+from entropy_action.strength.mutation.harness import Outcome, Spec, Workspace, joined, merge
 
 T = TypeVar("T")
 
@@ -65,24 +65,20 @@ class Paired(Workspace):
         return merge([outcome for outcome in found if outcome is not None])
 
     def run_mutants(self, batch: Sequence[Spec], budget: float) -> dict[str, Outcome | None]:
-        heads = [replace(s, select=[n for n in s.select if self._mine(n)]) for s in batch]
-        bases = [replace(s, select=[n for n in s.select if not self._mine(n)]) for s in batch]
-        ran_heads, ran_bases = [s for s in heads if s.select], [s for s in bases if s.select]
+        parts = {
+            s.id: [
+                replace(s, id=f"{s.id}.head", select=[n for n in s.select if self._mine(n)]),
+                replace(s, id=f"{s.id}.base", select=[n for n in s.select if not self._mine(n)]),
+            ]
+            for s in batch
+        }
+        heads = [specs[0] for specs in parts.values() if specs[0].select]
+        bases = [specs[1] for specs in parts.values() if specs[1].select]
         first, second = _both(
-            (lambda: Workspace.run_mutants(self, ran_heads, budget)) if ran_heads else None,
-            (lambda: self.other.run_mutants(ran_bases, budget)) if ran_bases else None,
+            (lambda: Workspace.run_mutants(self, heads, budget)) if heads else None,
+            (lambda: self.other.run_mutants(bases, budget)) if bases else None,
         )
-        first, second = first or {}, second or {}
-        out: dict[str, Outcome | None] = {}
-        for head, base in zip(heads, bases, strict=True):
-            parts = [_part(head, first), _part(base, second)]
-            if any(part is False for part in parts):
-                continue  # not run in one copy: the budget ran out first
-            if any(part is None for part in parts):
-                out[head.id] = None  # not applied in one copy: it runs alone
-                continue
-            out[head.id] = merge([p for p in parts if isinstance(p, Outcome)])
-        return out
+        return joined(parts, {**(first or {}), **(second or {})})
 
 
 def _both(one: Callable[[], T] | None, other: Callable[[], T] | None) -> tuple[T | None, T | None]:
@@ -91,29 +87,6 @@ def _both(one: Callable[[], T] | None, other: Callable[[], T] | None) -> tuple[T
         futures = [pool.submit(call) if call is not None else None for call in (one, other)]
         first, second = (future.result() if future is not None else None for future in futures)
     return first, second
-
-
-def _part(spec: Spec, found: dict[str, Outcome | None]) -> Outcome | bool | None:
-    """One copy's result for `spec`: an Outcome, None (not applied), or False (not run)."""
-    if not spec.select:
-        return Outcome({}, {})
-    return found.get(spec.id, False)
-
-
-def merge(found: Sequence[Outcome]) -> Outcome:
-    """The two sessions' reports as one session's."""
-    if not found:
-        return Outcome({}, {})
-    return Outcome(
-        outcomes={k: v for o in found for k, v in o.outcomes.items()},
-        reached={k: v for o in found for k, v in o.reached.items()},
-        timed_out=any(o.timed_out for o in found),
-        outside=next((o.outside for o in found if o.outside is not None), None),
-        durations={k: v for o in found for k, v in o.durations.items()},
-        confirmed=all(o.confirmed for o in found),
-        whole=found[0].whole,
-        messages={k: v for o in found for k, v in o.messages.items()},
-    )
 
 
 def pair(head: Workspace, base: Workspace) -> Paired:
