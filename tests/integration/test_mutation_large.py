@@ -179,12 +179,14 @@ def test_each_module_s_run_stops_at_its_first_kill(
     assert found["mutation"]["base_killed"] == found["mutation"]["head_killed"] == 3, found
 
 
-@pytest.mark.parametrize("path", ["strength", "gate"])
+@pytest.mark.parametrize("path", ["strength", "gate", "workflow"])
 def test_a_step_that_ran_out_of_budget_unmeasured_has_no_score_and_is_not_clean(
     repo: Repo, tmp_path: Path, path: str
 ) -> None:
     """One second: the unmutated run cannot finish. The strength command exits 2, and the
-    gate's verdict (one judge on every path) is invalid, naming the constraint."""
+    verdict is invalid, naming the constraint, on every path: the local gate, and the
+    workflow's (host A's job measures strength beside its run; `verdict` and `compare` judge
+    its folders with the one judge)."""
     repo_with(repo, tmp_path, 1)
     why = (
         "mutation: the unmutated run did not finish in the time budget "
@@ -196,11 +198,26 @@ def test_a_step_that_ran_out_of_budget_unmeasured_has_no_score_and_is_not_clean(
         assert (code, found["mutation"], found["unmeasured"]) == (2, None, [why]), err
         assert f"entropy-gate: strength: cannot measure: {why}" in err
         return
-    out = repo.path.parent / "verdict.json"
-    done = repo.cli("gate", "--base-ref", "main", "--json", str(out))
-    verdict = json.loads(out.read_text(encoding="utf-8"))
-    assert (done.code, verdict["classification"]) == (2, "invalid"), done.out
-    assert (
+    said = (
         f"invalid input: strength: cannot measure: {why} (constraints.mutation is 'all': the "
         "patch's strength must be measurable)"
-    ) in verdict["reasons"]
+    )
+    if path == "gate":
+        judged = {"gate": _judged(repo, "gate", "--base-ref", "main")}
+    else:
+        hosts = {h: str(repo.path.parent / f"host-{h}") for h in "ab"}
+        for host, extra in (("a", ()), ("b", ("--isolate",))):
+            args = ("--out", hosts[host], "--base-ref", "main", *extra)
+            ran = repo.cli("run", "--host", host, *args)
+            assert ran.code == 0, ran.err
+        folders = ("--host-a", hosts["a"], "--host-b", hosts["b"], "--base-ref", "main")
+        judged = {c: _judged(repo, c, *folders) for c in ("verdict", "compare")}
+    for command, (code, verdict) in judged.items():
+        assert (code, verdict["classification"]) == (2, "invalid"), (command, verdict["reasons"])
+        assert said in verdict["reasons"], (command, verdict["reasons"])
+
+
+def _judged(repo: Repo, command: str, *args: str) -> tuple[int, dict[str, Any]]:
+    out = repo.path.parent / f"{command}.json"
+    done = repo.cli(command, *args, "--json", str(out))
+    return done.code, json.loads(out.read_text(encoding="utf-8"))
