@@ -179,8 +179,19 @@ class TestMoney:
 
 def test_a_plain_tautology_is_not_counted_twice(repo: Repo) -> None:
     setup(repo)
-    patch(repo, "assert len(dates) == 1", "assert dates == dates")
+    patch(repo, "assert len(dates) == 1", "assert dates is dates")
     assert kinds(repo) == [("tautology", 8, "test_due_dates")]
+
+
+def test_a_value_compared_with_itself_for_equality_is_one_assertion_fewer(repo: Repo) -> None:
+    """`dates == dates` calls list's `__eq__`: no tautology and no self comparison, but no
+    assertion of the value either (weakening's `_reflexive`)."""
+    setup(repo)
+    patch(repo, "assert len(dates) == 1", "assert dates == dates")
+    assert kinds(repo) == []
+    assert [(f["kind"], f["line"]) for f in scan(repo).findings if f["introduced"]] == [
+        ("assertions_dropped", 6)
+    ]
 
 
 # --- the unit under test patched --------------------------------------------------------

@@ -87,14 +87,80 @@ def test_every_kind_of_tautology(repo: Repo) -> None:
             total = 3
             assert 1
             assert "x"
-            assert total == total
             assert total is total
             assert not False
             assert (total, "message")
+            assert 3 == 3
         """,
     )
     scanned = scan(repo)
     assert [(k, n) for k, _, n in scanned.introduced] == [("tautology", n) for n in range(3, 9)]
+
+
+REFLEXIVE = """import unittest
+
+from invoice_lib import Invoice, total_for
+
+
+def test_invoice_equality():
+    invoice = Invoice([1, 2])
+    assert invoice == invoice
+    assert invoice == Invoice([1, 2])
+
+
+class TestInvoice(unittest.TestCase):
+    def test_eq(self):
+        self.invoice = Invoice([3])
+        self.assertEqual(self.invoice, self.invoice)
+        self.assertNotEqual(self.invoice, Invoice([4]))
+"""
+INVOICE = """
+
+class Invoice:
+    def __init__(self, amounts):
+        self.amounts = list(amounts)
+
+    def __eq__(self, other):
+        return isinstance(other, Invoice) and self.amounts == other.amounts
+"""
+
+
+def test_a_value_compared_with_itself_tests_its_eq_and_is_no_tautology(repo: Repo) -> None:
+    """`assert invoice == invoice` calls `Invoice.__eq__`, which can be wrong (`nan == nan`
+    is false): arrow's, boltons', holidays' and python-ulid's equality tests are written so.
+    A patch adding such tests introduces nothing."""
+    base(repo)
+    lib = (repo.path / "invoice_lib.py").read_text(encoding="utf-8")
+    repo.write("invoice_lib.py", lib + INVOICE)
+    repo.write(PROPERTY, (repo.path / PROPERTY).read_text(encoding="utf-8") + "\n\n" + REFLEXIVE)
+    scanned = scan(repo)
+    assert (scanned.code, scanned.introduced) == (0, []), scanned.findings
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "    assert total_for([1, 2]) == 3\n",
+            "    got = total_for([1, 2])\n    assert got == got\n",
+        ),
+        ("    assert total_for([]) == 0\n", "    got = total_for([])\n    assert got == got\n"),
+    ],
+    ids=["first", "second"],
+)
+def test_a_value_assertion_made_a_comparison_with_itself_is_a_dropped_assertion(
+    repo: Repo, old: str, new: str
+) -> None:
+    """In place of a value assertion, `assert got == got` checks only `__eq__`: it is not
+    counted, so the test checks one assertion fewer than at the base."""
+    base(repo, THREE_TESTS)
+    write(repo, tests__properties__test_invoice_dot_py=THREE_TESTS.replace(old, new))
+    scanned = scan(repo)
+    assert scanned.code == 1
+    assert scanned.located == [("assertions_dropped", PROPERTY, 4, True)]
+    assert scanned.findings[0]["message"].startswith(
+        "property test_total checks 1 assertion(s), 2 at the base"
+    )
 
 
 def test_a_swallowed_assertion_and_a_shadowed_property(repo: Repo) -> None:
