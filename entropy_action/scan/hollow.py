@@ -1,10 +1,17 @@
 """Rule 5, continued: properties made hollow — they still run and pass, but check nothing.
 
-- `self_comparison`: an assertion whose two sides are the same expression once local
-  aliases are substituted, calls included (`assert len(dates) == len(dates)`,
-  `expected = total; assert total == expected`), over a value the test holds. Without
-  calls and aliases it is a `tautology` (weakening.py), not counted twice; two objects
-  built alike (`assert C(1) == C(1)`, an equality test) are not a finding.
+- `self_comparison`: an identity or order assertion whose two sides are the same
+  expression once local aliases are substituted, calls included (`assert f(got) is
+  f(got)`, `expected = got; self.assertGreaterEqual(got, expected)`), over a value the
+  test holds. Without calls and aliases it is a `tautology` (weakening.py), not counted
+  twice. The same for equality (`equal_to_itself`: `assert got == got`, `assert
+  hash(got) == hash(got)`, `expected = got; assert got == expected`) is no finding: `==`
+  calls the type's `__eq__`, and the same call twice is a determinism check — how
+  libraries test `__eq__`, `__hash__` and seeded output (arrow, boltons, holidays,
+  icalendar, mimesis, python-ulid, toolz: 11 of the 12 such lines in the 35 replayed
+  libraries' suites). It checks none of the value, so weakening does not count it among
+  the test's assertions: in place of a value assertion, one is dropped. Two objects built
+  alike (`assert C(1) == C(1)`, an equality test) are neither.
 - `unit_patched`: a test replaces the unit it tests — a production function or class its
   property module calls — with `monkeypatch.setattr`, `mock.patch`, or an assignment
   (`invoice_lib.total_for = ...`, `global total_for`), so it checks its own copy. Patching
@@ -22,13 +29,14 @@ from __future__ import annotations
 
 import ast
 import copy
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 from entropy_action.scan.model import Context, Hit, Unit, hit, units
 from entropy_action.scan.names import ModuleIndex, Ref, const_str, short
 from entropy_action.testproc import vocabulary
 
 SAME_OPS = (ast.Eq, ast.Is, ast.GtE, ast.LtE)
+EQUALITY = vocabulary.UNITTEST_EQUALITY
 MAX_ALIAS = 5
 ENV = ("os.environ", "os.getenv", "os.getenvb", "os.environb")
 PLATFORM = ("sys.platform", "os.name", "platform", "sys.version_info", "sys.implementation")
@@ -42,7 +50,7 @@ def find(ctx: Context) -> list[Hit]:
     called = _units_under_test(ctx)
     tests = {id(t.func.node): t.name for t in ctx.tests}
     for unit in units(ctx, production=False, whole_module=True):
-        aliases = _aliases(unit)
+        aliases = _aliases_of(unit)
         for node in unit.nodes:
             shown = _self_comparison(node, aliases)
             if shown is not None:
@@ -71,11 +79,16 @@ def _self_hit(unit: Unit, node: ast.AST, message: str) -> Hit:
     return Hit(found.finding, unit.subject, "self_comparison")
 
 
-def _aliases(unit: Unit) -> dict[str, ast.expr]:
-    """Names bound once in the stretch to another name or attribute chain (`expected = got`)."""
+def _aliases_of(unit: Unit) -> dict[str, ast.expr]:
+    return aliases(unit.nodes)
+
+
+def aliases(nodes: Iterable[ast.AST]) -> dict[str, ast.expr]:
+    """Names bound once among `nodes` (a stretch of test code) to another name or attribute
+    chain (`expected = got`)."""
     stores: dict[str, int] = {}
     values: dict[str, ast.expr] = {}
-    for node in unit.nodes:
+    for node in nodes:
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             stores[node.id] = stores.get(node.id, 0) + 1
         elif isinstance(node, ast.arg):
@@ -96,7 +109,7 @@ def _chain(expr: ast.expr) -> bool:
     return isinstance(expr, ast.Name)
 
 
-def _normal(expr: ast.expr, aliases: dict[str, ast.expr]) -> str:
+def _normal(expr: ast.expr, aliases: Mapping[str, ast.expr]) -> str:
     """The expression with aliases replaced by what they name, dumped without positions."""
 
     class Substitute(ast.NodeTransformer):
@@ -151,19 +164,35 @@ def _sides(node: ast.AST) -> tuple[ast.expr, ast.expr] | None:
     return None
 
 
-def _self_comparison(node: ast.AST, aliases: dict[str, ast.expr]) -> str | None:
-    """How the assertion reads, when its two sides are the same value; else None.
-
-    The value must be one the test holds (a variable read outside call position, directly
-    or through an alias): `C(1) == C(1)` and `hash(C(1)) == hash(C(1))` build two objects
-    and check their equality, which is what a library's equality tests do."""
+def _self_comparison(node: ast.AST, aliases: Mapping[str, ast.expr]) -> str | None:
+    """How an identity or order assertion reads, when its two sides are the same value;
+    else None (equality: `equal_to_itself`)."""
     sides = _sides(node)
-    if sides is None or _plain_same(*sides):
+    if sides is None or _plain_same(*sides) or _equality(node):
         return None
-    left, right = sides
+    return short(node) if _same_value(*sides, aliases) else None
+
+
+def equal_to_itself(node: ast.AST, aliases: Mapping[str, ast.expr]) -> bool:
+    """Whether `node` asserts a value the test holds equal to itself (`==` or one of
+    unittest's equality methods), once `aliases` are substituted, calls included."""
+    sides = _sides(node)
+    return sides is not None and _equality(node) and _same_value(*sides, aliases)
+
+
+def _equality(node: ast.AST) -> bool:
+    if isinstance(node, ast.Assert):
+        return isinstance(node.test, ast.Compare) and isinstance(node.test.ops[0], ast.Eq)
+    return isinstance(node, ast.Call) and getattr(node.func, "attr", None) in EQUALITY
+
+
+def _same_value(left: ast.expr, right: ast.expr, aliases: Mapping[str, ast.expr]) -> bool:
+    """The two sides are one expression over a value the test holds (a variable read outside
+    call position, directly or through an alias): `C(1) == C(1)` and `hash(C(1)) ==
+    hash(C(1))` build two objects and compare them, which is an equality test."""
     if _normal(left, aliases) != _normal(right, aliases):
-        return None
-    return short(node) if _reads_a_value(left) or _reads_a_value(right) else None
+        return False
+    return _reads_a_value(left) or _reads_a_value(right)
 
 
 def _reads_a_value(expr: ast.expr) -> bool:

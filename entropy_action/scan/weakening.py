@@ -5,24 +5,17 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from entropy_action.core.findings import Finding
-from entropy_action.scan import broad
+from entropy_action.scan import broad, hollow
 from entropy_action.scan.collect import Func, PropertyTest
 from entropy_action.scan.model import Context, Hit, Unit, hit, units
 from entropy_action.scan.names import ModuleIndex, short
 from entropy_action.testproc import vocabulary
 
 SAME_SIDES = (ast.Eq, ast.Is)
-# unittest's methods that compare their two arguments with `==` (`_reflexive`)
-EQUALITY = vocabulary.UNITTEST_SAME_SIDES - {
-    "assertIs",
-    "assertGreaterEqual",
-    "assertLessEqual",
-    "assertDictContainsSubset",
-}
 
 
 @dataclass(frozen=True)
@@ -107,8 +100,10 @@ def deduplicated(base: Counted, head: Counted) -> dict[str, int]:
 def _checks(ctx: Context, test: PropertyTest) -> tuple[tuple[str, frozenset[str]], ...]:
     module = test.func.module
     out = []
-    for node in ctx.nodes(test.func):
-        if _is_assertion(ctx, module, node):
+    nodes = ctx.nodes(test.func)
+    aliases = hollow.aliases(nodes)
+    for node in nodes:
+        if _is_assertion(ctx, module, node, aliases):
             strings = frozenset(
                 n.value
                 for n in ast.walk(node)
@@ -185,14 +180,18 @@ def _assertions(ctx: Context, test: PropertyTest) -> int:
 
 
 def _in(ctx: Context, func: Func) -> int:
-    return sum(_is_assertion(ctx, func.module, node) for node in ctx.nodes(func))
+    nodes = ctx.nodes(func)
+    aliases = hollow.aliases(nodes)
+    return sum(_is_assertion(ctx, func.module, node, aliases) for node in nodes)
 
 
-def _is_assertion(ctx: Context, module: ModuleIndex, node: ast.AST) -> bool:
+def _is_assertion(
+    ctx: Context, module: ModuleIndex, node: ast.AST, aliases: Mapping[str, ast.expr] | None = None
+) -> bool:
     """An `assert` statement or a call the vocabulary calls an assertion (a broad raises,
-    which any exception satisfies, is none: broad.py; a value compared with itself checks
-    none of it: `_reflexive`)."""
-    if _reflexive(node):
+    which any exception satisfies, is none: broad.py; nor is a value compared with itself for
+    equality, which checks none of the value: hollow.equal_to_itself)."""
+    if hollow.equal_to_itself(node, aliases or {}):
         return False
     if isinstance(node, ast.Assert):
         return True
@@ -358,7 +357,7 @@ def find(ctx: Context, shadowed: Sequence[PropertyTest]) -> list[Hit]:
     hits: list[Hit] = []
     for unit in units(ctx, production=False, whole_module=True):
         for node in unit.nodes:
-            if _reflexive(node):
+            if hollow.equal_to_itself(node, {}):  # no tautology: `==` calls __eq__
                 continue
             if (isinstance(node, ast.Assert) and _always_true(node.test)) or (
                 isinstance(node, ast.Call) and _unittest_tautology(node)
@@ -399,32 +398,6 @@ def _call_free(node: ast.expr) -> bool:
 
 def _same(left: ast.expr, right: ast.expr) -> bool:
     return _call_free(left) and ast.dump(left) == ast.dump(right)
-
-
-def _reflexive(node: ast.AST) -> bool:
-    """`assert got == got`, `self.assertEqual(got, got)`: a value the test holds compared
-    with itself for equality. That can fail — `==` calls the type's `__eq__`, and `nan ==
-    nan` is false — and it is how libraries test their `__eq__` (arrow's, boltons', holidays'
-    and python-ulid's suites each do), so it is no tautology. It checks nothing of the value,
-    though, so it does not count among the test's assertions: put in place of a value
-    assertion, the test checks one fewer (`assertions_dropped`)."""
-    if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare):
-        test = node.test
-        if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
-            return False
-        left, right = test.left, test.comparators[0]
-    elif (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and isinstance(node.func.value, ast.Name)
-        and node.func.value.id == "self"
-        and node.func.attr in EQUALITY
-        and len(node.args) >= 2
-    ):
-        left, right = node.args[0], node.args[1]
-    else:
-        return False
-    return _same(left, right) and any(isinstance(n, ast.Name) for n in ast.walk(left))
 
 
 def _always_true(expr: ast.expr) -> bool:

@@ -50,6 +50,15 @@ UNITTEST_SAME_SIDES = frozenset(
     }
 )
 
+# the same-sides methods that compare their two arguments with `==` (what the scan calls a
+# value compared with itself for equality: scan/hollow.py)
+UNITTEST_EQUALITY = UNITTEST_SAME_SIDES - {
+    "assertIs",
+    "assertGreaterEqual",
+    "assertLessEqual",
+    "assertDictContainsSubset",
+}
+
 UNITTEST_TRUE = frozenset({"assertTrue", "assert_", "failUnless"})  # pass on a true argument
 UNITTEST_FALSE = frozenset({"assertFalse", "failIf"})  # pass on a false argument
 

@@ -89,7 +89,11 @@ def changed_to_pass(verdict: dict[str, Any]) -> list[tuple[str | None, int]]:
 
 @pytest.mark.parametrize(
     ("patch", "static"),
-    [(TAUTOLOGY, "self_comparison"), (OWN_COPY, "unit_patched"), (EARLY_EXIT, "conditional_exit")],
+    [
+        (TAUTOLOGY, "assertions_dropped"),
+        (OWN_COPY, "unit_patched"),
+        (EARLY_EXIT, "conditional_exit"),
+    ],
     ids=["tautology", "own-copy", "early-exit"],
 )
 def test_a_failing_property_rewritten_to_pass_is_rejected_by_the_cross_run(
