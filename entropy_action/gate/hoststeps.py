@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import tempfile
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from entropy_action.core.errors import GateError
 from entropy_action.core.hostinfo import AuditRecord, HostInfo
 from entropy_action.evidence import hostreport, stepfiles
 from entropy_action.gate import attribution, baserun, orderdep
-from entropy_action.hosts import runsettings
+from entropy_action.hosts import runsettings, temproot
 from entropy_action.manifest.baseline import PinCheck
 from entropy_action.scan import ScanResult, closure
 from entropy_action.scan.runtime import bare_id
@@ -52,9 +51,9 @@ def strength_step(
             check, plan, scanned or scan.scan(check), host, (folder, work)
         )
     elif plan is not None:
-        with tempfile.TemporaryDirectory(prefix="entropy-gate-strength-") as scratch:
+        with temproot.scratch("entropy-gate-strength-") as scratch:
             found = assess.measure_strength(
-                check, plan, scanned or scan.scan(check), host, (folder, Path(scratch))
+                check, plan, scanned or scan.scan(check), host, (folder, scratch)
             )
     report = stepfiles.StrengthReport(
         property_id=info.property_id,
@@ -99,8 +98,8 @@ def strength_b_step(
     found, moved = assess.Strength(), frozenset[str]()
     if plan is not None:
         scanned = scanned or scan.scan(check)
-        with tempfile.TemporaryDirectory(prefix="entropy-gate-strength-b-") as scratch:
-            where = work or Path(scratch)
+        with temproot.scratch("entropy-gate-strength-b-") as scratch:
+            where = work or scratch
             found, passed = assess.run_base_on_head(check, plan, scanned, host, (folder, where))
             found = _pre_existing(found, base_folder, where / base_on_head.OUT)
         moved = evidence.moved(scanned.removed, passed, frozenset())
@@ -190,8 +189,8 @@ def attribution_step(
         dims = [d for d in dims if d != "test_order"]
     if settings.progress is not None:
         settings.progress(f"attributing: re-running {len(failing)} test(s)…")
-    with tempfile.TemporaryDirectory(prefix="entropy-gate-attribution-") as work:
-        rerun = attribution.rerun_host_b(settings, Path(work), failing)
+    with temproot.scratch("entropy-gate-attribution-") as work:
+        rerun = attribution.rerun_host_b(settings, work, failing)
         trials = attribution.record(rerun, want, scrubbed, dims, orders)
     found = stepfiles.AttributionReport(
         property_id=report.info.property_id,
@@ -243,8 +242,8 @@ def probe_step(
         return None
     if settings.progress is not None:
         settings.progress(f"order probes: {len(orders)} run(s) of the module in designed orders…")
-    with tempfile.TemporaryDirectory(prefix="entropy-gate-probes-") as work:
-        rerun = attribution.rerun_host_b(settings, Path(work), list(collected))
+    with temproot.scratch("entropy-gate-probes-") as work:
+        rerun = attribution.rerun_host_b(settings, work, list(collected))
         probes = [(order, rerun(attribution.Trial(order=order))) for order in orders]
     found = stepfiles.ProbeReport(
         property_id=report.info.property_id,
@@ -292,13 +291,11 @@ def base_probe_step(
     order = [test for test in probe.order if test in known]
     base.progress(f"order probe at the base: {len(order)} tests in the failing probe's order")
     with (
-        tempfile.TemporaryDirectory(prefix="entropy-gate-base-probe-") as work,
-        baserun.worktree(check, Path(work), "b") as tree,
+        temproot.scratch("entropy-gate-base-probe-") as work,
+        baserun.worktree(check, work, "b") as tree,
     ):
-        settings = baserun.settings(base, check.base, check.root, tree, Path(work) / "out", "b")
-        got = attribution.rerun_host_b(settings, Path(work), order)(
-            attribution.Trial(order=tuple(order))
-        )
+        settings = baserun.settings(base, check.base, check.root, tree, work / "out", "b")
+        got = attribution.rerun_host_b(settings, work, order)(attribution.Trial(order=tuple(order)))
     probes = [*found.probes]
     probes[index] = probe.model_copy(update={"base": dict(got)})
     stepfiles.write(folder, layout.PROBES_JSON, found.model_copy(update={"probes": probes}))

@@ -16,7 +16,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -113,12 +112,10 @@ def run_host(settings: RunSettings) -> HostInfo:
     prepare_out(out)
     _require_modules(settings)
     python = resolve_python(settings.python)
-    with tempfile.TemporaryDirectory(
-        prefix=f"entropy-gate-{settings.host}-",
-        dir=temproot.scratch_parent(settings.loaded.manifest.pins.temp_root),
-        ignore_cleanup_errors=True,
-    ) as tmp:
-        scratch = Path(tmp)
+    with temproot.scratch(
+        f"entropy-gate-{settings.host}-",
+        temproot.scratch_parent(settings.loaded.manifest.pins.temp_root),
+    ) as scratch:
         pipe = list(os.pipe())  # the channel; an end handed on becomes -1
         try:
             launch = _launch(settings, python, scratch, out, pipe)

@@ -7,6 +7,7 @@ import json
 import os
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -145,3 +146,39 @@ def test_the_gates_scratch_is_never_inside_the_temp_root(tmp_path: Path) -> None
     assert temproot.scratch_parent(str(default)) == str(default.parent)
     assert temproot.scratch_parent(str(default.parent)) == str(default.parent.parent)
     assert temproot.scratch_parent(str(tmp_path / "x")) == str(default)
+
+
+# --- the gate's own scratch: discarded in the background ----------------------------------
+
+
+def _gone(path: Path, seconds: float = 20.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while path.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not path.exists()
+
+
+def test_a_scratch_folder_is_removed_after_the_run_even_where_a_test_made_it_read_only(
+    tmp_path: Path,
+) -> None:
+    """A copied tree is thousands of unlinks (holidays: ~0.9 s on host B), left to a detached
+    `rm`; a folder a test made read-only goes too, as TemporaryDirectory's clean-up did."""
+    with temproot.scratch("entropy-gate-test-", str(tmp_path)) as scratch:
+        for n in range(200):
+            (scratch / "tree" / str(n % 7)).mkdir(parents=True, exist_ok=True)
+            (scratch / "tree" / str(n % 7) / f"{n}.py").write_text("x = 1\n", encoding="utf-8")
+        locked = scratch / "tree" / "locked"
+        locked.mkdir()
+        (locked / "file").write_text("kept?\n", encoding="utf-8")
+        locked.chmod(0o500)
+    assert _gone(scratch)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_without_a_shell_the_scratch_folder_is_removed_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no sh: the removal is here and now
+    with temproot.scratch("entropy-gate-test-", str(tmp_path)) as scratch:
+        (scratch / "file").write_text("x\n", encoding="utf-8")
+    assert not scratch.exists()
