@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 
 from tests.integration.test_scan_helpers import PROPERTY, base, scan, write
@@ -407,3 +410,58 @@ def test_when_no_old_test_survives_the_first_new_one_is_pointed_at(repo: Repo) -
     write(repo, tests__properties__test_invoice_dot_py="\n\n\ndef test_new():\n    assert 7 > 6\n")
     scanned = scan(repo)
     assert scanned.located == [("test_removed", PROPERTY, 4, True)] * 3
+
+
+HONEST_EQ = (
+    THREE_TESTS
+    + """
+
+def test_amounts_equal_themselves():
+    amounts = [1, 2]
+    assert amounts == amounts
+    assert total_for(amounts) == total_for(amounts)
+    assert total_for(amounts) == 3
+"""
+)
+TRICK_EQ = THREE_TESTS.replace(
+    "    assert total_for([]) == 0\n", "    got = total_for([])\n    assert got == got\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (HONEST_EQ, ("merge_candidate", [])),
+        (TRICK_EQ, ("entropy_silenced", ["assertions_dropped"])),
+    ],
+    ids=["honest", "trick"],
+)
+def test_a_value_equal_to_itself_is_judged_alike_on_every_path(
+    repo: Repo, text: str, expected: tuple[str, list[str]]
+) -> None:
+    """The local gate, and the workflow's commands (each host's job with the base ref, then
+    `verdict` and `compare` on their folders): one judgement of an equality test, and of
+    a value assertion rewritten into one."""
+    base(repo, THREE_TESTS)
+    repo.git("checkout", "-qb", "patch")
+    write(repo, tests__properties__test_invoice_dot_py=text)
+    repo.commit("the patch")
+    out = repo.path.parent
+    judged = {"gate": _judged(repo, "gate", "--base-ref", "main")}
+    for host, extra in (("a", ()), ("b", ("--isolate",))):
+        ran = repo.cli(
+            "run", "--host", host, "--out", str(out / host), "--base-ref", "main", *extra
+        )
+        assert ran.code == 0, ran.err
+    folders = ("--host-a", str(out / "a"), "--host-b", str(out / "b"), "--base-ref", "main")
+    judged |= {c: _judged(repo, c, *folders) for c in ("verdict", "compare")}
+    for command, verdict in judged.items():
+        kinds = sorted({f["kind"] for f in verdict["findings"] if f["introduced"]})
+        assert (verdict["classification"], kinds) == expected, (command, verdict["reasons"])
+
+
+def _judged(repo: Repo, command: str, *args: str) -> dict[str, Any]:
+    target = repo.path.parent / f"{command}.json"
+    repo.cli(command, *args, "--json", str(target))
+    verdict: dict[str, Any] = json.loads(target.read_text(encoding="utf-8"))
+    return verdict
