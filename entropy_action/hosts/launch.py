@@ -230,7 +230,7 @@ def _launch(
     cassette = str(cwd / pins.cassette) if pins.cassette else None
     target = None if claim is None else str(claim.target)
     expected = pinsseen.pinned_environ(pins, target, cassette, hostb.hash_seed if hostb else None)
-    env.update({name: value for _, name, value in expected})
+    pinsseen.set_pinned(env, expected)
     env.update(_unpinned_b(hostb))
     old_path = env.get(PATH_ENV) if hostb is None else None
     paths = [str(plugin_dir), *([old_path] if old_path else [])]

@@ -56,6 +56,16 @@ def pinned_environ(
     return out
 
 
+def set_pinned(env: dict[str, str], expected: list[tuple[str, str, str]]) -> None:
+    """Set `pinned_environ`'s variables in `env`. Where they set the locale, gettext's
+    LANGUAGE goes unless a pin sets it: Python's gettext reads it before LC_ALL, so a
+    caller's `LANGUAGE=de` would translate what a property pinned to C.UTF-8 reads."""
+    names = {name for _, name, _ in expected}
+    if names & set(protocol.LANG_ENV) and protocol.LANGUAGE_ENV not in names:
+        env.pop(protocol.LANGUAGE_ENV, None)
+    env.update({name: value for _, name, value in expected})
+
+
 def read_report(path: Path) -> dict[str, Any] | None:
     """The plugin's report: data from the test process, parsed with a size cap."""
     try:

@@ -18,6 +18,9 @@ CASSETTE_SHA256_ENV = "ENTROPY_CASSETTE_SHA256"
 CASSETTE_ENV = "ENTROPY_CASSETTE"  # the cassette's path in the tree the tests run in
 TEMP_ENV = ("TMPDIR", "TEMP", "TMP")
 LANG_ENV = ("LANG", "LC_ALL")
+# gettext's own list of languages, read before LC_ALL (by Python's gettext always, by GNU
+# gettext outside the C locale): where the gate sets the locale it is unset, unless pinned.
+LANGUAGE_ENV = "LANGUAGE"
 TZ_ENV = "TZ"
 # The prefix of the gate's own variables (its pins, its controls): production code that reads
 # one follows the pin under the gate only (the audit records such reads by name).

@@ -11,6 +11,7 @@ import importlib.util
 import json
 import os
 import py_compile
+import struct
 import subprocess
 import sys
 import textwrap
@@ -265,6 +266,124 @@ def test_run_exits_0_when_the_properties_pass_and_1_when_one_fails(repo: Repo) -
     assert "1 failed" in failed.out
     assert failed.err.splitlines()[-1] == "host a: a property failed"
     assert host_json(repo.path / "out")["returncode"] == 1
+
+
+def mo_catalog(messages: Mapping[str, str]) -> bytes:
+    """A GNU gettext catalog (.mo, little-endian) holding `messages`, as msgfmt writes it."""
+    keys = sorted(messages)
+    ids = strs = b""
+    spans = []
+    for key in keys:
+        msgid, msgstr = key.encode(), messages[key].encode()
+        spans.append((len(ids), len(msgid), len(strs), len(msgstr)))
+        ids, strs = ids + msgid + b"\0", strs + msgstr + b"\0"
+    first_id = 28 + 16 * len(keys)
+    table = [(length, first_id + at) for at, length, _, _ in spans]
+    table += [(length, first_id + len(ids) + at) for _, _, at, length in spans]
+    header = struct.pack("<7I", 0x950412DE, 0, len(keys), 28, 28 + 8 * len(keys), 0, 0)
+    return header + b"".join(struct.pack("<2I", *pair) for pair in table) + ids + strs
+
+
+GETTEXT_PROPERTY = """\
+import gettext
+import os
+import pathlib
+
+
+def test_the_greeting_follows_the_pinned_locale():
+    found = gettext.translation("app", pathlib.Path(__file__).parent / "locale", fallback=True)
+    assert found.gettext("Hello") == os.environ["EXPECTED_GREETING"]
+"""
+
+
+@pytest.mark.parametrize(
+    ("lang", "env", "greeting"),
+    [
+        ("  lang: C.UTF-8", None, "Hello"),  # the pin wins over the caller's LANGUAGE
+        ("  lang: C.UTF-8", {"LANGUAGE": "de"}, "Hallo"),  # unless LANGUAGE is pinned too
+        ("", None, "Hallo"),  # unpinned, host A's locale is the caller's
+    ],
+    ids=["lang-pinned", "language-pinned-too", "lang-unpinned"],
+)
+def test_a_callers_language_does_not_translate_a_property_pinned_to_a_locale(
+    tmp_path: Path, lang: str, env: dict[str, str] | None, greeting: str
+) -> None:
+    """Python's gettext reads LANGUAGE before LC_ALL: a laptop's `LANGUAGE=de` made host A
+    translate what the lang pin (LANG, LC_ALL) says is C.UTF-8, while host B, whose
+    environment is scrubbed, did not."""
+    manifest = manifest_yaml(None, env=env).replace("  lang: C.UTF-8\n", lang and lang + "\n")
+    root = make_repo(tmp_path / "repo", {"entropy.yaml": manifest, MODULE: GETTEXT_PROPERTY})
+    catalog = root / "tests/properties/locale/de/LC_MESSAGES/app.mo"
+    catalog.parent.mkdir(parents=True)
+    catalog.write_bytes(mo_catalog({"Hello": "Hallo"}))
+    caller = {**os.environ, "LANGUAGE": "de:en", "EXPECTED_GREETING": greeting}
+    out = tmp_path / "out"
+    info = launch.run_host(settings(root, out, caller))
+    assert outcomes(out / JUNIT_XML) == {"test_the_greeting_follows_the_pinned_locale": "passed"}
+    assert hostjson.outcome(info) == (0, "host a: properties passed")
+    assert host_json(out)["pins_mismatch"] == []
+
+
+GREETING_LIB = """\
+import gettext
+import pathlib
+
+
+def greeting() -> str:
+    found = gettext.translation("app", pathlib.Path(__file__).parent / "locale", fallback=True)
+    return found.gettext("Hello")
+"""
+GREETING_PROPERTY = """\
+from greet import greeting
+
+
+def test_the_greeting_is_the_source_text():
+    assert greeting() == "Hello"
+"""
+GREETING_ADDED = """
+
+def test_the_greeting_is_one_word():
+    assert greeting().isalpha()
+"""
+
+
+def test_a_callers_language_is_judged_alike_on_every_path(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A gate run from a shell with `LANGUAGE=de:en` (a German desktop's default): the local
+    gate (host A, the strength step's runs) and the workflow's commands (each host's job,
+    then `verdict` and `compare`) judge the property as the lang pin says, and alike."""
+    repo.write("entropy.yaml", manifest_yaml(None))
+    repo.write("greet.py", GREETING_LIB)
+    repo.write(MODULE, GREETING_PROPERTY)
+    catalog = repo.path / "locale/de/LC_MESSAGES/app.mo"
+    catalog.parent.mkdir(parents=True)
+    catalog.write_bytes(mo_catalog({"Hello": "Hallo"}))
+    repo.commit("base")
+    repo.git("checkout", "-qb", "patch")
+    repo.write(MODULE, GREETING_PROPERTY + GREETING_ADDED)  # the strength step runs too
+    repo.commit("another property")
+    monkeypatch.setenv("LANGUAGE", "de:en")
+    out = repo.path.parent
+    judged = {"gate": repo.cli("gate", "--base-ref", "main", "--json", str(out / "gate.json"))}
+    for host, extra in (("a", ()), ("b", ("--isolate",))):
+        ran = repo.cli(
+            "run", "--host", host, "--out", str(out / host), "--base-ref", "main", *extra
+        )
+        assert ran.code == 0, ran.err
+    folders = ("--host-a", str(out / "a"), "--host-b", str(out / "b"), "--base-ref", "main")
+    for command in ("verdict", "compare"):
+        judged[command] = repo.cli(command, *folders, "--json", str(out / f"{command}.json"))
+    for command, done in judged.items():
+        verdict = json.loads((out / f"{command}.json").read_text(encoding="utf-8"))
+        assert (done.code, verdict["classification"]) == (0, "merge_candidate"), (
+            command,
+            verdict["reasons"],
+        )
+    # the strength step's runs are under the pin too: the base's test kills every mutant, as
+    # the head's do (under the caller's LANGUAGE it failed unmutated, and killed none)
+    mutation = json.loads((out / "gate.json").read_text(encoding="utf-8"))["mutation"]
+    assert mutation["base_killed"] == mutation["head_killed"] == mutation["mutants"] > 0
 
 
 def test_a_conftest_that_rewrites_a_pin_makes_the_run_invalid(repo: Repo) -> None:

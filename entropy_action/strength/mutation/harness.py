@@ -316,7 +316,7 @@ def workspace(
     cassette = str(tree / pins.cassette) if pins.cassette else None
     temp = str(scratch / "tmp") if pins.temp_root else None
     env = {k: v for k, v in environ.items() if k not in DROPPED}
-    env.update({name: value for _, name, value in pinsseen.pinned_environ(pins, temp, cassette)})
+    pinsseen.set_pinned(env, pinsseen.pinned_environ(pins, temp, cassette))
     old = env.get(protocol.PATH_ENV)
     env[protocol.PATH_ENV] = os.pathsep.join([str(probe_dir), *([old] if old else [])])
     env[protocol.GATE_HOST_ENV] = "a"  # the user's seams plugin is active, as on host A
