@@ -76,15 +76,14 @@ def main() -> None:
     parser.add_argument("--smoke", action="store_true", help="a tiny generated tree, one run")
     args = parser.parse_args()
     if args.smoke:
-        args.root = _smoke_tree(Path(tempfile.mkdtemp(prefix="bench-probe-smoke-")))
         args.module, args.runs = "tests/test_fee.py", 1
     elif args.root is None or args.module is None:
         parser.error("ROOT and MODULE are required (or --smoke)")
-    root = args.root.resolve()
-    watch = _production(root)
-    base = [args.python, "-m", "pytest", args.module, "-q", "-p", "no:cacheprovider"]
     with tempfile.TemporaryDirectory(prefix="bench-probe-") as scratch:
         folder = Path(scratch)
+        root = (_smoke_tree(folder) if args.smoke else args.root).resolve()  # removed with it
+        watch = _production(root)
+        base = [args.python, "-m", "pytest", args.module, "-q", "-p", "no:cacheprovider"]
         probe_dir = folder / "probe"
         probe_dir.mkdir()
         shutil.copyfile(testfiles.TESTPROC / "probe.py", probe_dir / f"{harness.PROBE_MODULE}.py")

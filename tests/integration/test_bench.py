@@ -6,6 +6,7 @@ script runs to the end and prints its ratio line, so CI notices a script that br
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -94,32 +95,35 @@ def test_the_workflow_bench_runs_one_pair_under_act(script, tmp_path):
     assert "-- on GitHub (modelled): 2 jobs in series against 1" in done.stdout, done.stdout
 
 
-@pytest.mark.parametrize("script", MEASURES)
-def test_a_bench_script_runs_in_smoke_mode_and_prints_its_ratio(script, tmp_path):
+def _smoke(script: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """`script --smoke` with its own TMPDIR: what it made there under its own name (`bench-`)
+    must be gone when it exits (the gate's scratch folders go in the background)."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
     done = subprocess.run(
         [sys.executable, str(BENCH / script), "--smoke"],
         cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(temp)},
         capture_output=True,
         text=True,
         check=False,
         timeout=600,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(p.name for p in temp.iterdir() if p.name.startswith("bench")) == []
+    return done
+
+
+@pytest.mark.parametrize("script", MEASURES)
+def test_a_bench_script_runs_in_smoke_mode_and_prints_its_ratio(script, tmp_path):
+    done = _smoke(script, tmp_path)
     assert "ratio over 1 alternating pairs: min" in done.stdout, done.stdout
     assert "load average" in done.stdout
 
 
 @pytest.mark.parametrize("script", FEATURES)
 def test_a_feature_bench_runs_in_smoke_mode_and_prints_a_ratio(script, tmp_path):
-    done = subprocess.run(
-        [sys.executable, str(BENCH / script), "--smoke"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = _smoke(script, tmp_path)
     # "ratio 1.47x" (strength, probe) or "x1.127" (audit): a ratio against the run without it
     assert re.search(r"(ratio \d+\.\d+x|x\d+\.\d+)", done.stdout), done.stdout
 
