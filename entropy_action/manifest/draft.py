@@ -9,6 +9,8 @@ Never drafted, each said in `notes` and as a comment: a pin of a variable the te
 themselves at import (it would not take: the run is invalid), and an environment variable's
 value (init knows none, and an empty one breaks code that reads it, such as pytz's
 PYTZ_TZDATADIR): the variables read are listed, commented out, for the reviewer to fill in.
+The locale's variables (LANG, LANGUAGE, LC_*) are the exception: the `lang` pin covers them,
+drafted as C.UTF-8, the locale CI runners have.
 """
 
 from __future__ import annotations
@@ -27,6 +29,13 @@ NO_COVERAGE = (
     "(pytest-cov's --cov-fail-under), and a run that exits 1 is no pass"
 )
 _LOCAL_TIME = ("time.localtime()", "datetime.now()", "datetime.today()", "date.today()")
+# The locale's variables: the lang pin sets LANG and LC_ALL (which overrides every LC_*) and
+# unsets LANGUAGE, so one pin covers a read of any of them. C.UTF-8 is what CI runners have.
+_LOCALE_ENV = frozenset(
+    {"LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_COLLATE", "LC_TIME", "LC_NUMERIC",
+     "LC_MONETARY", "LC_MESSAGES"}
+)  # fmt: skip
+LANG = "C.UTF-8"
 
 
 @dataclass(frozen=True)
@@ -111,6 +120,12 @@ def _pins(audited: Audited, clock_unix: int) -> _Drafted:
         notes.append(f"tz: not pinned: {set_by_tests['TZ']}; a pin would not take")
     elif local:
         pins.append(("tz", "UTC", _why(local[0], "it may read local time, which follows TZ")))
+    locale = _locale_reads(reads)
+    taken = sorted(_LOCALE_ENV.intersection(set_by_tests) - {"LANGUAGE"})  # what the pin sets
+    if locale and taken:
+        notes.append(f"lang: not pinned: {set_by_tests[taken[0]]}; a pin would not take")
+    elif locale:
+        pins.append(("lang", LANG, _why(locale[0], "the locale (gettext, locale, strftime)")))
     rng = [r for r in reads if r.api.startswith("random.")]
     if rng:
         seed = zlib.crc32(module.encode("utf-8")) % 10_000
@@ -118,12 +133,28 @@ def _pins(audited: Audited, clock_unix: int) -> _Drafted:
     temp = [r for r in reads if r.api.startswith("tempfile.")]
     if temp:
         pins.append(("temp_root", audited.temp_root, _why(temp[0], "a temp dir")))
-    env = sorted({r.name for r in reads if r.api == "os.environ" and r.name})
+    covered = _LOCALE_ENV if any(key == "lang" for key, _, _ in pins) else frozenset()
+    env = sorted({r.name for r in reads if r.api == "os.environ" and r.name} - covered)
     for name in env:
         notes.append(f"env.{name}: not pinned: " + _env_why(name, set_by_tests))
     if not pins:
         pins.append(_fallback(set_by_tests, module))
     return _Drafted(audited, pins, notes, env, reads)
+
+
+def _locale_reads(reads: Sequence[AuditRecord]) -> list[AuditRecord]:
+    """Reads of the locale's variables at a line that reads no other variable: gettext's and
+    locale's lookups. A line that walks the whole environment (python-dotenv's, environs')
+    reads LANG too and is no locale read: its variables stay listed, as any others."""
+    sites: dict[tuple[str, int], set[str | None]] = {}
+    for record in reads:
+        if record.api == "os.environ":
+            sites.setdefault((record.path, record.line), set()).add(record.name)
+    return [
+        r
+        for r in reads
+        if r.api == "os.environ" and r.name in _LOCALE_ENV and sites[r.path, r.line] <= _LOCALE_ENV
+    ]
 
 
 def _env_why(name: str, set_by_tests: Mapping[str, str]) -> str:

@@ -53,6 +53,26 @@ def test_invoice_ids_are_hex():
     int(invoice_id(), 16)
 """,
     },
+    "greetings": {
+        "greetings.py": """\
+import gettext
+import os
+from pathlib import Path
+
+
+def greeting():
+    found = gettext.translation("app", Path(__file__).parent / "locale", fallback=True)
+    style = os.environ.get("GREETING_STYLE", "plain")
+    return found.gettext("Hello") + ("!" if style == "loud" else "")
+""",
+        "tests/properties/test_greetings.py": """\
+from greetings import greeting
+
+
+def test_the_greeting_is_the_source_text():
+    assert greeting() == "Hello"
+""",
+    },
     "reports": {
         "reports.py": """\
 import socket
@@ -92,7 +112,12 @@ def _golden(name: str, suffix: str, actual: str) -> None:
 
 
 @pytest.mark.parametrize("name", list(SAMPLES))
-def test_init_drafts_the_pins_the_module_reads_and_lists_the_seams(repo: Repo, name: str) -> None:
+def test_init_drafts_the_pins_the_module_reads_and_lists_the_seams(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    for variable in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):  # gettext reads up to the first set
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
     _sample(repo, name)
     result = repo.cli("init", "--clock-unix", "1768003200")
     assert result.code == 0, result.err

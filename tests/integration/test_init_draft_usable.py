@@ -12,6 +12,7 @@ import textwrap
 import pytest
 
 from entropy_action.manifest import pinfile, selfset
+from tests.integration.test_run_host_a import mo_catalog
 from tests.support.helpers import Repo
 
 LIBRARY = """\
@@ -154,6 +155,68 @@ def test_the_tz_pin_init_no_longer_drafts_makes_that_gate_run_invalid(repo):
     said = "did not see these pins as pinned: tz: TZ pinned 'UTC', the test process saw 'CET-1CEST"
     assert said in result.out, result.out
     assert "invalid (invalid input; nothing was judged)" in result.out
+
+
+GREETINGS = """\
+import gettext
+from pathlib import Path
+
+
+def greeting():
+    return gettext.translation("app", Path(__file__).parent / "locale", fallback=True).gettext("Hi")
+"""
+GREETING_TEST = """\
+from greetings import greeting
+
+
+def test_the_greeting_is_the_source_text():
+    assert greeting() == "Hi"
+"""
+
+
+def test_a_locale_read_drafts_the_lang_pin_and_the_draft_passes_a_gate(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """gettext reads LANGUAGE, LC_ALL, LC_MESSAGES and LANG: one `lang` pin covers them all
+    (C.UTF-8, a CI runner's locale), where before init listed four variables to pin by hand.
+    From a shell with `LANGUAGE=de`, as on a German desktop, init's run (the caller's locale,
+    so that every variable read shows) fails, and says so; the gate, under the pin, passes."""
+    repo.write("greetings.py", GREETINGS)
+    repo.write("tests/properties/test_greetings.py", GREETING_TEST)
+    catalog = repo.path / "locale/de/LC_MESSAGES/app.mo"
+    catalog.parent.mkdir(parents=True)
+    catalog.write_bytes(mo_catalog({"Hi": "Hallo"}))
+    repo.commit("library")
+    monkeypatch.setenv("LANGUAGE", "de")
+    result = repo.cli("init", "--clock-unix", "1768003200")
+    assert result.code == 0, result.err
+    assert result.out.splitlines()[1:3] == [
+        "note: host a: a property failed; the draft lists what the tests read all the same",
+        "wrote entropy.yaml: 1 pin(s) (lang)",
+    ]
+    assert "not pinned" not in result.out
+    assert drafted(repo).manifest.pins.lang == "C.UTF-8"
+    repo.commit("the drafted manifest")
+    repo.write("README.md", "# greetings\n")
+    repo.commit("docs")
+    gated = repo.cli("gate", "--base-ref", "HEAD~1")
+    assert gated.code == 0, gated.out + gated.err
+    assert "entropy-gate verdict: merge_candidate (merge candidate)" in gated.out
+
+
+def test_tests_that_set_the_locale_at_import_get_no_lang_pin_and_a_note(repo: Repo) -> None:
+    repo.write("greetings.py", GREETINGS)
+    setting = "import os\n\nos.environ['LC_ALL'] = 'C'\n\n" + GREETING_TEST
+    repo.write("tests/properties/test_greetings.py", setting)
+    repo.commit("library")
+    result = repo.cli("init", "--clock-unix", "1768003200")
+    assert result.code == 0, result.err
+    note = (
+        "  lang: not pinned: tests/properties/test_greetings.py:3 sets LC_ALL at import "
+        "(`os.environ['LC_ALL'] = …`); a pin would not take"
+    )
+    assert note in result.out.splitlines(), result.out
+    assert drafted(repo).manifest.pins.lang is None
 
 
 # --- the static reading, form by form -------------------------------------------------------

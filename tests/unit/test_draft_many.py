@@ -116,3 +116,25 @@ def test_one_module_still_drafts_the_one_property_form():
     result = draft.draft("tests/test_a.py", [read("time.time()")], CLOCK, "/tmp/entropy-a")
     assert "properties:" not in result.text
     assert not parsed(result).many
+
+
+def env(name: str, line: int) -> AuditRecord:
+    return read("os.environ", line, name)
+
+
+def test_a_line_that_reads_only_the_locale_drafts_lang_and_covers_its_variables():
+    gettext = [env(name, 7) for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")]
+    result = draft.draft("tests/test_a.py", [*gettext, env("APP_HOME", 9)], CLOCK, "/tmp/e")
+    assert result.pins == ["lang"]
+    assert parsed(result).views[0].manifest.pins.lang == "C.UTF-8"
+    assert [note.split(":")[0] for note in result.notes] == ["env.APP_HOME"]
+
+
+def test_a_line_that_walks_the_whole_environment_is_no_locale_read():
+    """python-dotenv's and environs' tests copy os.environ: LANG is read with every other."""
+    walk = [env(name, 302) for name in ("HOME", "LANG", "PATH", "SHELL")]
+    result = draft.draft("tests/test_a.py", walk, CLOCK, "/tmp/e")
+    assert "lang" not in result.pins
+    assert [note.split(":")[0] for note in result.notes] == [
+        "env.HOME", "env.LANG", "env.PATH", "env.SHELL"
+    ]  # fmt: skip
