@@ -218,10 +218,15 @@ def _clock_effect(
         why = report.get("clock_error") or "the test process saw the real time"
         notes.append(f"live clock not shifted: {why}")
         return
+    files = report.get("file_times")
+    patched = isinstance(files, dict) and bool(files.get("patched"))
     isolation.append(
         f"live wall clock shifted forward {isolate.describe_shift(isolate.SHIFT_SECONDS)} by "
-        f"{plan.clock.method} (ticking; monotonic clocks untouched)"
+        f"{plan.clock.method} (ticking{', file timestamps too' if patched else ''}; "
+        "monotonic clocks untouched)"
     )
+    if isinstance(files, dict) and files.get("error"):
+        notes.append(f"file timestamps not shifted: {str(files['error'])[:200]}")
     if report.get("dateutil_preimported"):
         notes.append(
             "dateutil.parser was imported before the clock shift: its default parser keeps "

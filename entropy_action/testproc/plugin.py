@@ -59,6 +59,7 @@ from typing import Any
 if __package__:  # imported as entropy_action.testproc.plugin (the public names, the gate)
     from entropy_action.testproc import (
         datafiles,
+        filetimes,
         hookinventory,
         listing,
         netblock,
@@ -68,6 +69,7 @@ if __package__:  # imported as entropy_action.testproc.plugin (the public names,
     )
 else:  # copied into the test process as entropy_gate_plugin (hosts.testfiles)
     import entropy_gate_datafiles as datafiles  # type: ignore[import-not-found, no-redef]
+    import entropy_gate_filetimes as filetimes  # type: ignore[import-not-found, no-redef]
     import entropy_gate_hookinventory as hookinventory  # type: ignore[import-not-found, no-redef]
     import entropy_gate_listing as listing  # type: ignore[import-not-found, no-redef]
     import entropy_gate_netblock as netblock  # type: ignore[import-not-found, no-redef]
@@ -135,6 +137,10 @@ def _shift_clock(seconds: float) -> None:
     time_machine.travel(before + seconds, tick=True).start()
     _state["clock_shift_seconds"] = time.time() - before
     _state["clock_method"] = "time-machine"
+    try:  # the files the tests write carry the shifted time too (filetimes.py)
+        _state["file_times"] = {"patched": filetimes.shift(seconds), "error": None}
+    except Exception as exc:  # reported: the gate notes it
+        _state["file_times"] = {"patched": [], "error": f"{type(exc).__name__}: {exc}"}
 
 
 def _quiet_time_machine() -> None:

@@ -87,6 +87,7 @@ PROTOCOL_MODULE = "entropy_gate_protocol"
 NETBLOCK_MODULE = "entropy_gate_netblock"  # netblock.py: the plugin imports it
 VOCABULARY_MODULE = "entropy_gate_vocabulary"  # vocabulary.py: assertcount imports it
 LISTING_MODULE = "entropy_gate_listing"  # listing.py: host B's listing order and CPU count
+FILETIMES_MODULE = "entropy_gate_filetimes"  # filetimes.py: host B's clock on file times
 PROVENANCE_MODULE = "entropy_gate_provenance"  # provenance.py: the plugin registers it
 HOOKINVENTORY_MODULE = "entropy_gate_hookinventory"  # hookinventory.py: the plugin imports it
 ORDER_MODULE = "entropy_gate_order"  # order.py: host B's test order, the plugin registers it
@@ -109,6 +110,7 @@ COPIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("hookinventory.py", HOOKINVENTORY_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's
     ("nsinit.py", NSINIT_MODULE, (PLUGIN_FOLDER,)),
     ("listing.py", LISTING_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's (host B)
+    ("filetimes.py", FILETIMES_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's (host B)
     ("provenance.py", PROVENANCE_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's
     ("order.py", ORDER_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's test order
     ("datafiles.py", DATAFILES_MODULE, (PLUGIN_FOLDER, PROBE_FOLDER)),  # the plugin's
