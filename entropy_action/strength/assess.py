@@ -202,8 +202,12 @@ def _mutation(
             return copy(scratch / index)
         return paired.pair(copy(scratch / index), copy(scratch / f"{index}-base", plan.side))
 
+    def apart(index: Path) -> harness.Workspace:  # the same side, each module in its own copy
+        return paired.pair(workspace(index), workspace(Path(f"{index}-base")))
+
     try:
-        measured = measure.measure(inputs, workspace, host.progress or (lambda line: None))
+        progress = host.progress or (lambda line: None)
+        measured = measure.measure(inputs, workspace, progress, apart)
     except GateError as exc:
         line = exc.message.splitlines()[0]
         return Strength(unmeasured=(f"mutation: could not run ({line})",)), None

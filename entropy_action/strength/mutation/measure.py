@@ -132,28 +132,25 @@ class Measured:
 
 
 Passing = dict[str, list[str]]  # "head", "base": node ids that passed unmutated
+APART = "<apart>"  # the cache's side where the modules ran apart (`_crowded`)
 
 
 def measure(
     inputs: Inputs,
     make_workspace: Callable[[Path], Workspace],
     progress: Callable[[str], None] = lambda line: None,
+    apart: Callable[[Path], Workspace] | None = None,
 ) -> Measured:
-    """Run the mutation step; `make_workspace(scratch)` copies the tree for one worker."""
+    """Run the mutation step; `make_workspace(scratch)` copies the tree for one worker;
+    `apart(scratch)` a worker's two copies, each module in its own session (paired.py), where
+    the head's tests fail beside the base's module and pass apart (`_crowded`)."""
     started = time.monotonic()
     deadline = started + inputs.budget.seconds
-    diff = changes.between(inputs.base_module, inputs.head_module)
-    if inputs.side:  # a conftest, helper or data file changed: any test may run otherwise
-        diff = replace(diff, only_tests=False)
-    focused = inputs.budget.mode == "changed" and diff.only_tests
-    if focused and not diff.tests:
-        return Measured(notes=(NO_TEST_CHANGED,))
-    first = make_workspace(Path("0"))
-    t0 = time.monotonic()
-    baseline, kept = _baseline(first, diff.tests, inputs.budget.seconds, focused)
-    unnamed, focused = (UNNAMED,) if focused and not kept else (), kept
+    begun = _begin(inputs, make_workspace, apart, progress)
+    if isinstance(begun, Measured):
+        return begun
+    inputs, diff, first, baseline, focused, unnamed, make_workspace, unmutated = begun
     fold = focused and baseline.whole
-    unmutated = time.monotonic() - t0
     if baseline.timed_out:  # no score, which would read as "no weakening"
         why = "mutation: the unmutated run did not finish in the time budget"
         why = f"{why} ({_budget(inputs.budget)})"
@@ -209,6 +206,83 @@ def measure(
     if notes:
         measured = replace(measured, notes=(*notes, *measured.notes))
     return _with_lost(measured, lost)
+
+
+_Begun = tuple[
+    Inputs,
+    changes.Changes,
+    Workspace,
+    Outcome,
+    bool,
+    tuple[str, ...],
+    Callable[[Path], Workspace],
+    float,
+]
+
+
+def _begin(
+    inputs: Inputs,
+    make_workspace: Callable[[Path], Workspace],
+    apart: Callable[[Path], Workspace] | None,
+    progress: Callable[[str], None],
+) -> _Begun | Measured:
+    """The unmutated run, in one session or, where the modules disturb each other there,
+    apart: the inputs, the changes, the first worker's copy, the run, whether it stayed
+    focused, the notes so far, how to copy the tree for another worker, and the run's seconds."""
+    diff = changes.between(inputs.base_module, inputs.head_module)
+    if inputs.side:  # a conftest, helper or data file changed: any test may run otherwise
+        diff = replace(diff, only_tests=False)
+    focused = inputs.budget.mode == "changed" and diff.only_tests
+    if focused and not diff.tests:
+        return Measured(notes=(NO_TEST_CHANGED,))
+    first = make_workspace(Path("0"))
+    t0 = time.monotonic()
+    baseline, kept = _baseline(first, diff.tests, inputs.budget.seconds, focused)
+    took = time.monotonic() - t0
+    unnamed: tuple[str, ...] = (UNNAMED,) if focused and not kept else ()
+    crowded = _crowded(baseline, first) if apart is not None and not inputs.side else []
+    if not crowded or apart is None:
+        return inputs, diff, first, baseline, kept, unnamed, make_workspace, took
+    alone = apart(Path("0-apart"))
+    t0 = time.monotonic()
+    separate, _ = _baseline(alone, diff.tests, inputs.budget.seconds, False)
+    if separate.timed_out or _fails(separate, alone) >= _fails(baseline, first):
+        return inputs, diff, first, baseline, kept, unnamed, make_workspace, took
+    progress("mutation: the modules disturb each other in one session: measured apart…")
+    moved, took = replace(inputs, side=APART), time.monotonic() - t0
+    unnamed = (*unnamed, _apart_note(crowded))
+    return moved, replace(diff, only_tests=False), alone, separate, False, unnamed, apart, took
+
+
+def _crowded(baseline: Outcome, space: Workspace) -> list[str]:
+    """The head's tests that fail in the session that holds both modules. The head's module
+    passed alone on host A, so a failure here may be the base's module's doing: both define
+    the same names at import (a registry keyed by name: circuitbreaker's monitor held the
+    base's breakers, and every head test that asked it failed), and a head test that fails
+    here kills nothing, so each mutant only the base's copy of it killed read as a weaker
+    property (circuitbreaker 1287500d6658)."""
+    return [
+        n
+        for n, outcome in baseline.outcomes.items()
+        if outcome in ("failed", "error") and _module(n) == space.head_module
+    ]
+
+
+def _fails(baseline: Outcome, space: Workspace) -> int:
+    modules = (space.head_module, space.base_module)
+    return sum(
+        o in ("failed", "error") and _module(n) in modules for n, o in baseline.outcomes.items()
+    )
+
+
+def _apart_note(crowded: Sequence[str]) -> str:
+    shown = ", ".join(test_name(n) for n in crowded[:3])
+    more = f" and {len(crowded) - 3} more" if len(crowded) > 3 else ""
+    return (
+        f"mutation: the head's {shown}{more} fail(s) beside the base's module in one session "
+        "and pass with each module in a session of its own: measured apart, every test of "
+        "both modules against every mutant"
+    )
 
 
 def _baseline(
