@@ -206,10 +206,11 @@ def _renamed(
     scanned: ScanResult | None,
     head: tuple[HostReport | None, HostReport | None],
 ) -> tuple[tuple[Finding, ...], list[str]]:
-    """The scan's findings less the `test_removed` of a property moved to another class word
-    for word, what runs around it unchanged (its decorators, fixtures, setUp: the scan's
-    `renamed`), whose new name passed on both hosts — the same test, still run: a note.
-    structlog bac52127fdbd merged seven property classes into one, renaming the tests."""
+    """The scan's findings less the `test_removed` of a property renamed word for word, in
+    place or into another class, what runs around it unchanged (its decorators, fixtures,
+    setUp: the scan's `renamed`), whose new name passed on both hosts — the same test, still
+    run: a note. structlog bac52127fdbd merged seven property classes into one, renaming the
+    tests; loguru 940b7cfea0be fixed a typo in one's name."""
     if scanned is None or not scanned.renamed or head[0] is None or head[1] is None:
         return static, []
     from entropy_action import scan  # noqa: PLC0415 (see TYPE_CHECKING; it ran: scanned)
@@ -224,12 +225,17 @@ def _renamed(
     }
     kept = tuple(f for f in static if not (f.kind == "test_removed" and f.test in ran))
     notes = [
-        f"scan: the base's {old} is {new} at the head, moved word for word with the same "
-        "decorators, fixtures and setup, and it passed on both hosts: moved, not removed"
+        f"scan: the base's {old} is {new} at the head, {_how(old, new)} word for word with the "
+        f"same decorators, fixtures and setup, and it passed on both hosts: {_how(old, new)}, "
+        "not removed"
         for old, new in sorted(ran.items())
         if any(f.kind == "test_removed" and f.test == old for f in static)
     ]
     return kept, notes
+
+
+def _how(old: str, new: str) -> str:
+    return "renamed" if old.rpartition("::")[0] == new.rpartition("::")[0] else "moved"
 
 
 def _quiet_guards(

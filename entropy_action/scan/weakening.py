@@ -307,18 +307,15 @@ def retired(base: Counted, head: Counted, messages: frozenset[str]) -> dict[str,
 
 
 def same_place(base: Counted, head: Counted) -> dict[str, str]:
-    """The renames (`renames`) of a test moved to another class (into one, out of one, or
-    from one to another: test classes regrouped, names changed on the way) that keep what
-    runs around the test too — the same decorators, class decorators and bases, fixtures,
-    setUp and helpers: the same test in a new place, for the judge to let go where it ran.
-    A rename in place is not among them: it stays the finding a rename is (docs/manifest.md:
-    rename a property in a reviewed change of its own)."""
+    """The renames (`renames`) that keep what runs around the test too — the same
+    decorators, class decorators and bases, fixtures, setUp and helpers — in place (a typo
+    fixed: loguru's `test_unkown_retention`, a lint rule's naming) or into another class
+    (test classes regrouped, names changed on the way): the same test under a new name, for
+    the judge to let go where it ran."""
     return {
         old: new
         for old, new in _renames(base, head).items()
-        if old.rpartition("::")[0] != new.rpartition("::")[0]
-        and old in base.around
-        and base.around.get(old) == head.around.get(new)
+        if old in base.around and base.around.get(old) == head.around.get(new)
     }
 
 

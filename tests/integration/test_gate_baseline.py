@@ -235,8 +235,12 @@ def test_a_pytest_ini_below_the_root_keeps_ids_relative_to_the_repository(
 
 
 def test_a_renamed_property_is_one_finding_at_its_new_def(years: tuple[Repo, str]) -> None:
+    """Renamed word for word, its decorator rewritten (the same cases in another order): not
+    what ran around it at the base, so not let go as the same test (a rename that keeps its
+    decorators and fixtures is a note: test_honest_restructured)."""
     repo, base = years
-    repo.write("tests/test_years.py", COUPLED_AT_BASE.replace("def test_squares", "def test_sq"))
+    renamed = COUPLED_AT_BASE.replace("def test_squares", "def test_sq")
+    repo.write("tests/test_years.py", renamed.replace("[1, 2, 3, 4]", "[4, 3, 2, 1]"))
     code, verdict, _ = _gate(repo, base)
     assert (code, verdict["classification"]) == (1, "entropy_silenced")
     introduced = [(f["kind"], f["line"]) for f in verdict["findings"] if f["introduced"]]

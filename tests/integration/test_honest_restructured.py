@@ -177,8 +177,9 @@ def test_a_renamed_test_moved_under_a_new_fixture_is_still_a_finding(
     assert verdict["classification"] != "merge_candidate"
 
 
-def test_a_rename_in_place_is_still_a_finding(repo: Repo, tmp_path: Path) -> None:
-    """The documented rule stands for a rename that moves nothing: one finding."""
+def test_a_rename_in_place_word_for_word_is_a_note(repo: Repo, tmp_path: Path) -> None:
+    """A typo fixed in a test's name (loguru 940b7cfea0be: `test_unkown_retention`), the
+    body and what runs around it the same, passing on both hosts: the same test, renamed."""
     base = _renderer_repo(repo, tmp_path)
     repo.write(
         "tests/test_renderer.py",
@@ -188,7 +189,29 @@ def test_a_rename_in_place_is_still_a_finding(repo: Repo, tmp_path: Path) -> Non
     )
     repo.commit("rename a test")
     verdict = gate(repo, base)
-    assert kinds(verdict) == ["test_removed"], verdict["reasons"]
+    assert kinds(verdict) == [], verdict["reasons"]
+    assert verdict["classification"] == "merge_candidate", verdict["reasons"]
+    renamed = [r for r in verdict["reasons"] if r.endswith("renamed, not removed")]
+    assert renamed == [
+        "scan: the base's TestStylesProperty::test_roundtrip is "
+        "TestStylesProperty::test_styles_roundtrip at the head, renamed word for word with the "
+        "same decorators, fixtures and setup, and it passed on both hosts: renamed, not removed"
+    ], verdict["reasons"]
+
+
+def test_a_rename_in_place_that_changes_the_body_is_still_a_finding(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """Renamed and rewritten: no longer the same test, so the base's is gone."""
+    base = _renderer_repo(repo, tmp_path)
+    text = (repo.path / "tests/test_renderer.py").read_text(encoding="utf-8")
+    head = text.replace("def test_roundtrip", "def test_styles_roundtrip")
+    assert head.count("assert ") > 1
+    repo.write("tests/test_renderer.py", head.replace("assert ", "assert True or ", 1))
+    repo.commit("rename a test and weaken it")
+    verdict = gate(repo, base)
+    assert verdict["classification"] == "entropy_silenced", verdict["reasons"]
+    assert not [r for r in verdict["reasons"] if "renamed word for word" in r]
 
 
 def test_a_renamed_test_that_gains_a_skip_is_still_a_finding(repo: Repo, tmp_path: Path) -> None:
