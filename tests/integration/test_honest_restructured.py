@@ -5,6 +5,7 @@ test of each shape is its trick, which still rejects.
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -188,15 +189,25 @@ def test_a_rename_in_place_word_for_word_is_a_note(repo: Repo, tmp_path: Path) -
         .replace("def test_roundtrip", "def test_styles_roundtrip"),
     )
     repo.commit("rename a test")
-    verdict = gate(repo, base)
-    assert kinds(verdict) == [], verdict["reasons"]
-    assert verdict["classification"] == "merge_candidate", verdict["reasons"]
-    renamed = [r for r in verdict["reasons"] if r.endswith("renamed, not removed")]
-    assert renamed == [
-        "scan: the base's TestStylesProperty::test_roundtrip is "
-        "TestStylesProperty::test_styles_roundtrip at the head, renamed word for word with the "
-        "same decorators, fixtures and setup, and it passed on both hosts: renamed, not removed"
-    ], verdict["reasons"]
+    judged = {"gate": gate(repo, base)}
+    out = repo.path.parent
+    for host, extra in (("a", ()), ("b", ("--isolate",))):
+        ran = repo.cli("run", "--host", host, "--out", str(out / host), "--base-ref", base, *extra)
+        assert ran.code == 0, ran.err
+    folders = ("--host-a", str(out / "a"), "--host-b", str(out / "b"), "--base-ref", base)
+    for command in ("verdict", "compare"):  # the workflow's path judges it alike
+        repo.cli(command, *folders, "--json", str(out / f"{command}.json"))
+        judged[command] = json.loads((out / f"{command}.json").read_text(encoding="utf-8"))
+    for command, verdict in judged.items():
+        assert kinds(verdict) == [], (command, verdict["reasons"])
+        assert verdict["classification"] == "merge_candidate", (command, verdict["reasons"])
+        renamed = [r for r in verdict["reasons"] if r.endswith("renamed, not removed")]
+        assert renamed == [
+            "scan: the base's TestStylesProperty::test_roundtrip is "
+            "TestStylesProperty::test_styles_roundtrip at the head, renamed word for word with "
+            "the same decorators, fixtures and setup, and it passed on both hosts: renamed, not "
+            "removed"
+        ], (command, verdict["reasons"])
 
 
 def test_a_rename_in_place_that_changes_the_body_is_still_a_finding(
