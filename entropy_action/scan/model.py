@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import copy
 from dataclasses import dataclass, field
 
 from entropy_action.core.findings import Finding, FindingKind
@@ -95,10 +96,36 @@ def hit(
     finding = Finding(kind=kind, path=path, line=max(1, line), message=message, test=test)
     if key is None:
         try:
-            key = "|".join(ast.dump(n) for n in (node, *context) if n is not None)
+            key = "|".join(_dump(n) for n in (node, *context) if n is not None)
         except RecursionError:
             key = f"{type(node).__name__}:{line}"
     return Hit(finding, subject if subject is not None else test or "", key)
+
+
+_RUNS = (ast.Call, ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)
+
+
+def _dump(node: ast.AST) -> str:
+    """The node's source as an identity, without its type annotations: a patch that only
+    types a hook's parameters (progressbar2 4a98f814c594, `config` → `config: pytest.Config`)
+    leaves the hook it was. An annotation that calls anything stays: evaluated at def time,
+    it is code."""
+    if not any(isinstance(n, ast.arg | ast.FunctionDef | ast.AsyncFunctionDef | ast.AnnAssign)
+               for n in ast.walk(node)):  # fmt: skip
+        return ast.dump(node)
+    clone = copy.deepcopy(node)
+    for found in ast.walk(clone):
+        if isinstance(found, ast.arg) and _inert(found.annotation):
+            found.annotation = None
+        elif isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef) and _inert(found.returns):
+            found.returns = None
+        elif isinstance(found, ast.AnnAssign) and _inert(found.annotation):
+            found.annotation = ast.Constant(None)
+    return ast.dump(clone)
+
+
+def _inert(annotation: ast.AST | None) -> bool:
+    return annotation is not None and not any(isinstance(n, _RUNS) for n in ast.walk(annotation))
 
 
 @dataclass

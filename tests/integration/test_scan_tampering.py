@@ -58,6 +58,31 @@ def test_an_unchanged_hook_is_a_notice_and_a_changed_one_counts(repo: Repo) -> N
     assert changed.located == [("collection_tampering", "tests/conftest.py", 6, True)]
 
 
+@pytest.mark.parametrize(
+    ("head", "introduced"),
+    [
+        # progressbar2 4a98f814c594: a typing pass over the conftest
+        (
+            MODIFYITEMS.replace(
+                "(config, items):", "(config: pytest.Config, items: list[pytest.Item]) -> None:"
+            ),
+            False,
+        ),
+        (MODIFYITEMS.replace("(config, items):", "(config, items: list = []):"), True),
+        (MODIFYITEMS.replace("(config, items):", "(config: setup(), items):"), True),
+    ],
+    ids=["annotations", "a-default-added", "an-annotation-that-calls"],
+)
+def test_a_hook_that_only_gains_type_annotations_is_the_hook_it_was(
+    repo: Repo, head: str, introduced: bool
+) -> None:
+    base(repo, tests__conftest_dot_py=MODIFYITEMS)
+    write(repo, tests__conftest_dot_py=head)
+    scanned = scan(repo)
+    assert scanned.located == [("collection_tampering", "tests/conftest.py", 4, introduced)]
+    assert scanned.code == int(introduced)
+
+
 def test_collect_ignore_and_a_repository_plugin(repo: Repo) -> None:
     base(repo)
     write(
