@@ -6,15 +6,20 @@ registers `hooks()` when plugin.json names `test_order_seed` or `order`.
 
 The shuffle works in pytest-randomly's buckets: the modules, then the classes (and the
 module's own functions, as one bucket) inside each module, then the tests inside each of
-those. Each bucket is shuffled by a generator seeded from the run's seed and the bucket's
-name, so adding a test elsewhere does not move it; a bucket of two or more that the shuffle
-left as it was is reversed, so every bucket really differs from host A's collection order.
-A test's own seed (plugin.test_seed, from its node id) does not depend on its position.
+those. A bucket's members are ranked by a hash of the run's seed and their name without the
+module's path, so adding a test moves no other: the base's module and the head's, run apart
+(the base-on-head check, under another file name), put the tests they share in the same
+order, and an order-dependent test the patch left alone passes or fails in both alike (a
+shuffle per bucket reordered the whole module when the patch added one test: tzlocal
+fa95c1d0a5da's unchanged `test_assert_tz_offset` then failed with the base's module only, and
+read as a test the patch changed to pass). A bucket of two or more that the ranking left as
+it was is reversed, so every bucket really differs from host A's collection order. A test's
+own seed (plugin.test_seed, from its node id) does not depend on its position.
 """
 
 from __future__ import annotations
 
-import random
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,10 +27,16 @@ _state: dict[str, Any] = {}  # "seed", "order", "collected", "ran"
 MAX_LISTED = 10_000  # node ids per list in the report (report.json is read with a size cap)
 
 
-def _shuffled(keys: list[str], seed: int, bucket: str) -> list[str]:
+def _rank(key: str, seed: int) -> bytes:
+    """A member's place in its bucket: its name inside the module (`Class::test[case]`, or a
+    module's path), hashed with the seed."""
+    name = key.split("::", 1)[1] if "::" in key else key
+    return hashlib.blake2b(f"{seed}:{name}".encode(), digest_size=8).digest()
+
+
+def _shuffled(keys: list[str], seed: int) -> list[str]:
     """`keys` in a seeded order that differs from the given one whenever it can."""
-    out = list(keys)
-    random.Random(f"{seed}:{bucket}").shuffle(out)  # noqa: S311 - an order, not a secret
+    out = sorted(keys, key=lambda key: _rank(key, seed))
     if len(out) > 1 and out == keys:
         out.reverse()
     return out
@@ -51,10 +62,10 @@ def shuffled(ids: Sequence[str], seed: int) -> list[str]:
     """The node ids in host B's order: modules, classes in a module, tests in a class."""
     modules = _grouped(ids, _module)
     out: list[str] = []
-    for module in _shuffled(list(modules), seed, "modules"):
+    for module in _shuffled(list(modules), seed):
         parents = _grouped(modules[module], _parent)
-        for parent in _shuffled(list(parents), seed, module):
-            out += _shuffled(parents[parent], seed, f"{module}::{parent}")
+        for parent in _shuffled(list(parents), seed):
+            out += _shuffled(parents[parent], seed)
     return out
 
 

@@ -56,6 +56,19 @@ def test_adding_a_test_elsewhere_does_not_move_a_bucket() -> None:
     assert inside == [n for n in order.shuffled(IDS, 11) if n.startswith("tests/test_a.py")]
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_a_test_added_beside_them_moves_no_other_and_the_module_name_does_not_count(
+    seed: int,
+) -> None:
+    """The base's module (run apart under another file name) and the head's, which adds one
+    test: the tests they share keep one order, so an order-dependent test the patch left
+    alone meets its polluter in both or in neither (tzlocal fa95c1d0a5da)."""
+    base = [f"tests/test_tz_entropy_base.py::test_{n}" for n in range(12)]
+    head = [f"tests/test_tz.py::test_{n}" for n in range(12)] + ["tests/test_tz.py::test_broken"]
+    shared = [n.split("::")[1] for n in order.shuffled(head, seed) if "test_broken" not in n]
+    assert [n.split("::")[1] for n in order.shuffled(base, seed)] == shared
+
+
 def test_one_test_and_no_tests_stay_as_they_are() -> None:
     assert order.shuffled([], 3) == []
     assert order.shuffled(IDS[:1], 3) == IDS[:1]
