@@ -13,9 +13,6 @@ then `verdict` and `compare`).
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import pytest
 
 from tests.support.helpers import Repo
@@ -91,15 +88,7 @@ def test_modules_that_share_a_registry_are_measured_apart_on_every_path(
     repo.git("checkout", "-qb", "patch")
     repo.write("tests/test_breakers.py", head)
     repo.commit("the patch")
-    out = repo.path.parent
-    judged = {"gate": _judged(repo, "gate", "--base-ref", "main")}
-    for host, extra in (("a", ()), ("b", ("--isolate",))):
-        ran = repo.cli(
-            "run", "--host", host, "--out", str(out / host), "--base-ref", "main", *extra
-        )
-        assert ran.code in (0, 1), ran.err
-    folders = ("--host-a", str(out / "a"), "--host-b", str(out / "b"), "--base-ref", "main")
-    judged |= {command: _judged(repo, command, *folders) for command in ("verdict", "compare")}
+    judged = repo.every_path("main")
     for command, verdict in judged.items():
         kinds = sorted({f["kind"] for f in verdict["findings"] if f["introduced"]})
         assert (verdict["classification"], kinds) == expected, (command, verdict["reasons"])
@@ -107,10 +96,3 @@ def test_modules_that_share_a_registry_are_measured_apart_on_every_path(
         mutation = verdict["mutation"]
         assert mutation["base_killed"] > 0
         assert mutation["not_counted"] == 0
-
-
-def _judged(repo: Repo, command: str, *args: str) -> dict[str, Any]:
-    target = repo.path.parent / f"{command}.json"
-    repo.cli(command, *args, "--json", str(target))
-    verdict: dict[str, Any] = json.loads(target.read_text(encoding="utf-8"))
-    return verdict

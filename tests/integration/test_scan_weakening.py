@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import pytest
 
 from tests.integration.test_scan_helpers import PROPERTY, base, scan, write
@@ -446,22 +443,7 @@ def test_a_value_equal_to_itself_is_judged_alike_on_every_path(
     repo.git("checkout", "-qb", "patch")
     write(repo, tests__properties__test_invoice_dot_py=text)
     repo.commit("the patch")
-    out = repo.path.parent
-    judged = {"gate": _judged(repo, "gate", "--base-ref", "main")}
-    for host, extra in (("a", ()), ("b", ("--isolate",))):
-        ran = repo.cli(
-            "run", "--host", host, "--out", str(out / host), "--base-ref", "main", *extra
-        )
-        assert ran.code == 0, ran.err
-    folders = ("--host-a", str(out / "a"), "--host-b", str(out / "b"), "--base-ref", "main")
-    judged |= {c: _judged(repo, c, *folders) for c in ("verdict", "compare")}
+    judged = repo.every_path("main")
     for command, verdict in judged.items():
         kinds = sorted({f["kind"] for f in verdict["findings"] if f["introduced"]})
         assert (verdict["classification"], kinds) == expected, (command, verdict["reasons"])
-
-
-def _judged(repo: Repo, command: str, *args: str) -> dict[str, Any]:
-    target = repo.path.parent / f"{command}.json"
-    repo.cli(command, *args, "--json", str(target))
-    verdict: dict[str, Any] = json.loads(target.read_text(encoding="utf-8"))
-    return verdict

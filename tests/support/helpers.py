@@ -80,6 +80,27 @@ class Repo:
         assert "Traceback" not in captured.out + captured.err
         return Result(code, captured.out, captured.err)
 
+    def every_path(self, base: str) -> dict[str, dict[str, Any]]:
+        """The local gate, and the workflow's commands (each host's job with the base ref,
+        then `verdict` and `compare` on their folders): command -> verdict JSON."""
+        out = self.path.parent
+        judged = {"gate": self._judged("gate", "--base-ref", base)}
+        for host, extra in (("a", ()), ("b", ("--isolate",))):
+            ran = self.cli(
+                "run", "--host", host, "--out", str(out / host), "--base-ref", base, *extra
+            )
+            assert ran.code in (0, 1), ran.err  # 1: a property failed on that host
+        folders = ("--host-a", str(out / "a"), "--host-b", str(out / "b"), "--base-ref", base)
+        for command in ("verdict", "compare"):
+            judged[command] = self._judged(command, *folders)
+        return judged
+
+    def _judged(self, command: str, *args: str) -> dict[str, Any]:
+        target = self.path.parent / f"{command}.json"
+        self.cli(command, *args, "--json", str(target))
+        verdict: dict[str, Any] = json.loads(target.read_text(encoding="utf-8"))
+        return verdict
+
     def verdict_and_compare(
         self, host_a: str, host_b: str, base: str
     ) -> dict[str, tuple[int, dict[str, Any]]]:
