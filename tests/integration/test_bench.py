@@ -39,6 +39,8 @@ FEATURES = [
     "bench_testside.py",
     "bench_variations.py",
 ]
+# a host run's cost layer by layer, per run and per test, and each hook's own time (issue 38)
+LAYERS = ["bench_layers.py"]
 # the workflow under act against a plain pytest workflow (issue 19): needs the e2e kit
 WORKFLOWS = ["bench_workflow.py"]
 # two checkouts of the gate side by side against bare pytest (a change's cost, issue 38)
@@ -46,7 +48,7 @@ VERSIONS = ["bench_versions.py"]
 
 
 def test_every_measure_of_the_issue_has_a_script():
-    assert sorted(MEASURES + FEATURES + WORKFLOWS + VERSIONS) == SCRIPTS
+    assert sorted(MEASURES + FEATURES + LAYERS + WORKFLOWS + VERSIONS) == SCRIPTS
 
 
 def test_the_versions_bench_runs_two_checkouts_side_by_side(tmp_path):
@@ -126,6 +128,28 @@ def test_a_feature_bench_runs_in_smoke_mode_and_prints_a_ratio(script, tmp_path)
     done = _smoke(script, tmp_path)
     # "ratio 1.47x" (strength, probe) or "x1.127" (audit): a ratio against the run without it
     assert re.search(r"(ratio \d+\.\d+x|x\d+\.\d+)", done.stdout), done.stdout
+
+
+def test_the_layers_bench_prints_each_layer_and_the_hooks_timed_inside_a_run(tmp_path):
+    done = _smoke("bench_layers.py", tmp_path)
+    rows = [
+        "bare pytest",
+        "+ JUnit XML",
+        "+ the gate's run, plain",
+        "+ namespaces",
+        "+ audit",
+        "+ assertion counting",
+        "the `run` command",
+    ]
+    number = r" +-?\d+"
+    layer = r" +-?\d+\.\d+× +[+-]\d+ ms +[+-]\d+\.\d µs"
+    assert re.search(rf"^bare pytest{number}{number} +1\.00×$", done.stdout, re.M), done.stdout
+    for row in rows[1:]:
+        assert re.search(rf"^{re.escape(row)}{number}{number}{layer}$", done.stdout, re.M), row
+    assert re.search(r"^-- the gate's imports for `run`: \d+ ms of CPU", done.stdout, re.M)
+    for plugin in ("_pytest.junitxml", "entropy_gate_plugin"):  # timed inside the test process
+        timed = rf"^{re.escape(plugin)} +pytest_runtest_logreport +\d+\.\d ms +60 calls +\d"
+        assert re.search(timed, done.stdout, re.M), done.stdout
 
 
 def test_the_compare_bench_reads_reports_with_the_plugins_properties(tmp_path):
