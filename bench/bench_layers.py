@@ -222,6 +222,8 @@ def print_hooks(folder: Path, size: int) -> None:
     print(f"-- hook implementations inside one run of {size} tests (timed in the test process)")
     for entry in sorted(times, key=lambda e: -e["seconds"]):
         seconds, calls = entry["seconds"], entry["calls"]
+        if not calls:  # registered, never called in this run
+            continue
         each = f"{seconds * 1e6 / size:7.1f} µs a test" if calls >= size else " " * 17
         name = f"{entry['plugin']:24s} {entry['hook']:30s}"
         print(f"{name} {seconds * 1000:6.1f} ms {calls:6d} calls {each}")
