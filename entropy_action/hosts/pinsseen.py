@@ -219,11 +219,16 @@ def _clock_effect(
         notes.append(f"live clock not shifted: {why}")
         return
     files = report.get("file_times")
-    patched = isinstance(files, dict) and bool(files.get("patched"))
+    patched = files.get("patched") if isinstance(files, dict) else None
+    reached = [
+        what
+        for what, name in (("file timestamps", "os.stat"), ("uuid1", "uuid.uuid1"))
+        if isinstance(patched, list) and name in patched
+    ]
+    also = f", {' and '.join(reached)} too" if reached else ""
     isolation.append(
         f"live wall clock shifted forward {isolate.describe_shift(isolate.SHIFT_SECONDS)} by "
-        f"{plan.clock.method} (ticking{', file timestamps too' if patched else ''}; "
-        "monotonic clocks untouched)"
+        f"{plan.clock.method} (ticking{also}; monotonic clocks untouched)"
     )
     if isinstance(files, dict) and files.get("error"):
         notes.append(f"file timestamps not shifted: {str(files['error'])[:200]}")

@@ -133,12 +133,15 @@ def _shift_clock(seconds: float) -> None:
     _state["dateutil_preimported"] = preimported
     if time_machine is None:
         return
-    before = time.time()
+    before, ticks = time.time(), time.monotonic()
     time_machine.travel(before + seconds, tick=True).start()
     _state["clock_shift_seconds"] = time.time() - before
     _state["clock_method"] = "time-machine"
+    # the shift as it took: the travel's start (~3 ms) passed after `before` was read, so the
+    # clock runs `seconds` less that; file times and uuid1 must follow it to the millisecond
+    took = time.time() - (before + time.monotonic() - ticks)
     try:  # the files the tests write carry the shifted time too (filetimes.py)
-        _state["file_times"] = {"patched": filetimes.shift(seconds), "error": None}
+        _state["file_times"] = {"patched": filetimes.shift(took), "error": None}
     except Exception as exc:  # reported: the gate notes it
         _state["file_times"] = {"patched": [], "error": f"{type(exc).__name__}: {exc}"}
 

@@ -1,11 +1,13 @@
-"""Host B's clock shift reaches file timestamps (testproc/filetimes.py).
+"""Host B's clock shift reaches file timestamps and uuid1 (testproc/filetimes.py).
 
 time-machine moves what Python reads as the time, not what the kernel stamps on files: before
 this, on host B a file written a moment ago was five years old, so an honest property of a
 file's age failed there only (`env_coupled`, a false rejection), and production that read
-the time from a fresh file's mtime escaped the shift (the red team's V2, which merged). Real
-repositories built from the demo's base, real gates, real host runs; the patching itself in
-a child interpreter, never in this one.
+the time from a fresh file's mtime escaped the shift (the red team's V2, which merged). Under
+time-machine alone uuid1 took a slower path that lagged the clock by milliseconds: uuid6's
+own test of its timestamps was `env_coupled` on every commit. Real repositories built from
+the demo's base, real gates, real host runs; the patching itself in a child interpreter,
+never in this one.
 """
 
 from __future__ import annotations
@@ -15,12 +17,26 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from entropy_action.gate import demo
 from entropy_action.testproc import filetimes
 from tests.support.helpers import Repo
+
+
+def libuuid() -> bool:
+    """Whether this Python's uuid1 has libuuid's generator (filetimes._shift_uuid1)."""
+    return getattr(uuid, "_generate_time_safe", None) is not None
+
+
+needs_libuuid = pytest.mark.skipif(
+    not libuuid(),
+    reason="this Python's uuid1 has no C generator: time-machine shifts its Python path",
+)
 
 FRESH_LIB = '''
 
@@ -39,6 +55,24 @@ def test_a_report_just_written_is_fresh(tmp_path) -> None:
     report = tmp_path / "report.txt"
     report.write_text("total")
     assert is_fresh(str(report))
+"""
+# uuid6's test_time in production's words: a version-1 token's time is the clock's
+UUID_LIB = '''
+
+def issued_at(token: "uuid.UUID") -> float:
+    """When a version-1 token was issued, in seconds since the epoch."""
+    return (token.time - 0x01B21DD213814000) / 10_000_000
+'''
+UUID_TEST = """
+
+def test_a_version_1_token_carries_the_time_it_was_issued() -> None:
+    import time
+    import uuid
+
+    from invoice_lib import issued_at
+
+    token = uuid.uuid1()
+    assert abs(issued_at(token) - time.time()) < 0.001  # uuid6's own test asks 0.0005
 """
 # The red team's V2: the live clock read through the file system, not `time`
 MTIME_CLOCK_LIB = '''
@@ -81,10 +115,18 @@ def _judged(repo: Repo, command: str, *args: str) -> tuple[int, dict[str, Any]]:
     return done.code, json.loads(out.read_text(encoding="utf-8"))
 
 
-def test_a_property_of_a_files_age_merges_on_every_path(repo: Repo, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("lib", "test"),
+    [(FRESH_LIB, FRESH_TEST), pytest.param(UUID_LIB, UUID_TEST, marks=needs_libuuid)],
+    ids=["file-age", "uuid1-age"],
+)
+def test_a_property_of_an_age_merges_on_every_path(
+    repo: Repo, tmp_path: Path, lib: str, test: str
+) -> None:
     """The local gate, and the workflow's commands (each host's job with the base ref, then
-    `verdict` and `compare` on their folders): host B's file is as fresh as its clock says."""
-    base = _patched(repo, tmp_path, FRESH_LIB, FRESH_TEST)
+    `verdict` and `compare` on their folders): host B's file, and its version-1 UUID, are as
+    fresh as its clock says."""
+    base = _patched(repo, tmp_path, lib, test)
     judged = {"gate": _judged(repo, "gate", "--base-ref", base, "--no-cache")}
     out = repo.path.parent
     for host, extra in (("a", ()), ("b", ("--isolate",))):
@@ -99,7 +141,8 @@ def test_a_property_of_a_files_age_merges_on_every_path(repo: Repo, tmp_path: Pa
         )
         clock = next(v for v in verdict["host_b_variations"] if v["dimension"] == "clock")
         assert clock["varied"] is True
-        assert "(ticking, file timestamps too; monotonic clocks untouched)" in clock["how"]
+        also = "file timestamps and uuid1 too" if libuuid() else "file timestamps too"
+        assert f"(ticking, {also}; monotonic clocks untouched)" in clock["how"]
 
 
 def test_a_clock_read_from_a_fresh_files_mtime_is_shifted_on_host_b(
@@ -123,8 +166,11 @@ folder = tempfile.mkdtemp()
 made = os.path.join(folder, "made")
 open(made, "w").close()
 real = os.stat(made)
+import uuid
+before = uuid.uuid1()
 patched = filetimes.shift(86400.0 * 365)
 shifted = os.stat(made)
+after, later = uuid.uuid1(), uuid.uuid1()
 copy = os.path.join(folder, "copy")
 shutil.copy2(made, copy)
 seen = {
@@ -137,6 +183,8 @@ seen = {
     "lstat": os.lstat(made).st_mtime - real.st_mtime,
     "fstat": os.fstat(os.open(made, os.O_RDONLY)).st_mtime - real.st_mtime,
     "copy_kept": os.stat(copy).st_mtime == shifted.st_mtime,
+    "uuid1_moved": (after.time - before.time) / 10_000_000,
+    "uuid1_same": [after.version, after.node == before.node, after.time < later.time],
 }
 os.utime(made, (time.time() - 60, time.time() - 60))
 print(json.dumps({
@@ -149,8 +197,8 @@ shutil.rmtree(folder)
 
 
 def test_stat_reports_the_shift_and_utime_takes_it_back(tmp_path: Path) -> None:
-    """In a child interpreter: stat, lstat, fstat, getmtime and copystat agree, and a time
-    the tests set with os.utime reads back as set."""
+    """In a child interpreter: stat, lstat, fstat, getmtime and copystat agree, a time the
+    tests set with os.utime reads back as set, and uuid1's timestamp moved by the shift."""
     folder = Path(filetimes.__file__).parent
     done = subprocess.run(
         [sys.executable, "-c", CHILD, str(folder)],
@@ -161,8 +209,11 @@ def test_stat_reports_the_shift_and_utime_takes_it_back(tmp_path: Path) -> None:
     )
     seen = json.loads(done.stdout)
     year = 86400 * 365
-    assert seen["patched"] == ["os.stat", "os.lstat", "os.fstat", "os.utime"]
-    assert seen["again"] == ["os.fstat", "os.lstat", "os.stat", "os.utime"]  # once only
+    named = ["uuid.uuid1"] if libuuid() else []
+    assert seen["patched"] == ["os.stat", "os.lstat", "os.fstat", "os.utime", *named]
+    assert seen["again"] == sorted(["os.fstat", "os.lstat", "os.stat", "os.utime", *named])
+    assert year <= seen["uuid1_moved"] < year + 5  # libuuid's time or time.time_ns, shifted
+    assert seen["uuid1_same"] == [1, True, True]  # a version-1 UUID, its node, still ordered
     assert abs(seen["moved"] - year) < 1e-3
     assert seen["moved_ns"] == year * 1_000_000_000
     assert seen["moved_int"] in (year, year + 1)

@@ -220,7 +220,7 @@ def test_host_b_reports_what_differed(host_b: tuple[dict[str, str], Any]) -> Non
     )
     assert info.isolation[3] == (
         "live wall clock shifted forward 1843 days 7 h 13 min by time-machine "
-        "(ticking, file timestamps too; monotonic clocks untouched)"
+        "(ticking, file timestamps and uuid1 too; monotonic clocks untouched)"
     )
     assert info.isolation[6] == "network: a fresh network namespace, loopback only"
     assert info.isolation[7].startswith(f"hostname {isolate.HOSTNAME_PREFIX}")
