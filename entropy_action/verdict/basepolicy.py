@@ -36,8 +36,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import PurePosixPath
 
+from entropy_action.evidence import junitcases
 from entropy_action.evidence.hostreport import HostReport
-from entropy_action.verdict import provenance, removed
+from entropy_action.verdict import places, provenance, removed
 from entropy_action.verdict.model import FAILING
 
 DOC_SUFFIXES = frozenset({".md", ".rst"})  # prose pytest does not collect by default
@@ -61,9 +62,18 @@ def settled(host_a: HostReport | None, host_b: HostReport | None) -> str | None:
             return f"host {name}'s audit saw a live read"
         if provenance.suspicious(report.info.provenance):
             return f"host {name}'s tests ran a replaced unit (provenance)"
-    if {case.id for case in host_a.tests} != {case.id for case in host_b.tests}:
+    if not _same_tests(host_a, host_b):
         return "the hosts ran different tests"
     return None
+
+
+def _same_tests(host_a: HostReport, host_b: HostReport) -> bool:
+    """Whether every test pairs with one on the other host, as the verdict pairs them: by id,
+    else by its parametrized place (python-json-logger's ids hold a traceback's text, which
+    differs on host B; the verdict paired all 207 and the gate ran the base for nothing)."""
+    by_a, by_b = junitcases.merge(host_a.tests), junitcases.merge(host_b.tests)
+    placed = places.by_place(by_a, by_b)
+    return {test if test in by_b else placed.get(test) for test in by_a} == set(by_b)
 
 
 def removed_read(

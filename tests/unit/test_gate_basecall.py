@@ -80,11 +80,19 @@ def _report(
         "audit": Audit(mechanism="audit-hook", records=[record] * reads),
     }
     info = HostInfo.model_construct(**fields)
-    tests = tuple(
-        junitcases.TestCase(id=test_id, raw_id=test_id, outcome=outcome)  # type: ignore[arg-type]
+    tests = tuple(  # "t::p[x-1]@t::p[a:0]": the id, and the case's place (entropy_case)
+        junitcases.TestCase(
+            id=test_id.split("@")[0],
+            raw_id=test_id.split("@")[0],
+            outcome=outcome,  # type: ignore[arg-type]
+            case=test_id.split("@")[1] if "@" in test_id else None,
+        )
         for test_id, outcome in outcomes.items()
     )
     return hostreport.HostReport(tmp_path / host, info, tests, ())
+
+
+_OTHER = "the hosts ran different tests"
 
 
 @pytest.mark.parametrize(
@@ -94,6 +102,15 @@ def _report(
         ({"t::x": "passed"}, {"t::x": "skipped"}, 0, "a test did not pass on host B"),
         ({"t::x": "failed"}, {"t::x": "passed"}, 0, "host A did not pass cleanly"),
         ({"t::x": "passed"}, {"t::y": "passed"}, 0, "the hosts ran different tests"),
+        # an id holding a value that differs by host, the same place: the verdict pairs them
+        ({"t::p[tb-/a]@t::p[v:0]": "passed"}, {"t::p[v0]@t::p[v:0]": "passed"}, 0, None),
+        ({"t::p[tb-/a]@t::p[v:0]": "passed"}, {"t::p[v1]@t::p[v:1]": "passed"}, 0, _OTHER),
+        (
+            {"t::p[a]@t::p[v:0]": "passed", "t::q": "passed"},
+            {"t::p[b]@t::p[v:0]": "passed"},
+            0,
+            _OTHER,
+        ),
         ({"t::x": "passed"}, {"t::x": "passed"}, 1, "host A's audit saw a live read"),
         ({}, {}, 0, "host A did not pass cleanly"),
     ],
