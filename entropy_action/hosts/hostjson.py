@@ -204,7 +204,7 @@ def host_info(
     if report is None and returncode not in (0, 1, 2, 5):
         mismatch = []  # pytest did not get far enough to report: `outcome` says why
     isolation: list[str] = []
-    notes = list(launch.notes)
+    notes = list(launch.notes) + pinsseen.in_process(report)
     dimensions: list[Variation] = []  # host A lists none
     if launch.hostb is not None:
         isolation, more = pinsseen.effects(launch.hostb, report, started[1])

@@ -301,6 +301,17 @@ def _network_effect(
 MAX_CHILDREN = 1000  # lines of the children file read
 
 
+def in_process(report: Mapping[str, Any] | None) -> list[str]:
+    """The note that the plugin kept pytest-xdist's workers from starting (plugin.py)."""
+    workers = report.get("xdist_in_process") if report else None
+    if not isinstance(workers, str):
+        return []
+    return [
+        f"pytest-xdist ({workers} in the project's options): the tests ran in one process, "
+        "where the gate's audit, provenance and inventory see every one of them"
+    ]
+
+
 def read_children(path: Path) -> list[dict[str, Any]]:
     """The children's lines (data written by processes the tests started), capped."""
     try:

@@ -54,6 +54,7 @@ import sys
 import tempfile
 import time
 import zlib
+from collections.abc import Iterator
 from typing import Any
 
 if __package__:  # imported as entropy_action.testproc.plugin (the public names, the gate)
@@ -212,6 +213,34 @@ def _close_crash_log() -> None:
     (`filterwarnings = error`) saw 'unclosed file …/faulthandler.log' in its pytest log."""
     faulthandler.disable()
     _crash_log[0].close()
+
+
+def _wrapper(function: Any) -> Any:
+    """pytest's `hookimpl(hookwrapper=True)` where pytest is there (this file imports without
+    it: tests/integration/test_run_python): the code before its `yield` runs before every
+    plain implementation, `tryfirst` ones included."""
+    try:
+        import pytest  # noqa: PLC0415
+    except ImportError:
+        return function
+    return pytest.hookimpl(hookwrapper=True)(function)
+
+
+@_wrapper
+def pytest_cmdline_main(config: Any) -> Iterator[None]:
+    """The tests in this process, whatever the project's addopts say to pytest-xdist (`-n
+    auto`, `--tx`): in its workers the audit, provenance, the hook inventory and the test-data
+    record each wrote its report over the others', this process's last and empty (diskcache's
+    `-n auto`: 378 live reads recorded in one process, none with its workers), and host B's
+    order held within each worker only. xdist's own `-n 0`, set before its hook turns the
+    options into workers; noted in host.json (xdist_in_process)."""
+    options = config.option
+    if _config is not None and hasattr(options, "numprocesses"):
+        if options.numprocesses or getattr(options, "tx", None):
+            asked = f"-n {options.numprocesses}" if options.numprocesses else "--tx"
+            _state["xdist_in_process"] = asked[:40]
+        options.numprocesses = 0
+    yield
 
 
 def pytest_sessionstart() -> None:

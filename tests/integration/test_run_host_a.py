@@ -653,6 +653,41 @@ def test_autoload_turned_off_in_the_callers_shell_is_ignored_so_both_hosts_load_
     assert host_json(repo.path / "out-a")["notes"] == [note]
 
 
+def test_pytest_xdist_in_the_projects_addopts_runs_the_tests_in_the_gates_one_process(
+    repo: Repo,
+) -> None:
+    """diskcache's addopts say `-n auto`: in xdist's workers the audit, provenance, the hook
+    inventory and the test data each wrote its report over the others' (the controller's,
+    empty, last), so the audit saw none of its 378 live reads. Both hosts run the tests in
+    the one process the plugins watch, and say so."""
+    repo.write("entropy.yaml", manifest_yaml(None))
+    repo.write("pytest.ini", "[pytest]\naddopts = -n 2\n")
+    repo.write("clocklib.py", "import time\n\n\ndef now():\n    return time.time()\n")
+    repo.write(
+        MODULE,
+        "from clocklib import now\n\n\n"
+        "def test_now():\n    assert now() > 0\n\n\n"
+        "def test_in_one_process(request):  # an xdist worker's config has workerinput\n"
+        "    assert not hasattr(request.config, 'workerinput')\n",
+    )
+    repo.commit()
+    note = (
+        "pytest-xdist (-n 2 in the project's options): the tests ran in one process, where "
+        "the gate's audit, provenance and inventory see every one of them"
+    )
+    for host, extra in (("a", ()), ("b", ("--isolate",))):
+        result = repo.cli("run", "--host", host, "--out", f"out-{host}", *extra)
+        assert result.code == 0, result.out + result.err
+        assert outcomes(repo.path / f"out-{host}" / JUNIT_XML) == {
+            "test_now": "passed",
+            "test_in_one_process": "passed",
+        }
+        info = host_json(repo.path / f"out-{host}")
+        reads = {(r["api"], r["path"]) for r in info["audit"]["records"]}
+        assert ("time.time()", "clocklib.py") in reads, info["audit"]
+        assert note in info["notes"]
+
+
 def test_a_pinned_locale_this_machine_lacks_is_a_pin_that_did_not_take(repo: Repo) -> None:
     repo.write("entropy.yaml", manifest_yaml(None).replace("C.UTF-8", "zz_ZZ.UTF-8"))
     repo.write(MODULE, "def test_ok():\n    pass\n")
