@@ -12,6 +12,7 @@ never in this one.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -30,7 +31,7 @@ from tests.support.helpers import Repo
 
 def libuuid() -> bool:
     """Whether this Python's uuid1 has libuuid's generator (filetimes._shift_uuid1)."""
-    return getattr(uuid, "_generate_time_safe", None) is not None
+    return importlib.util.find_spec("_uuid") is not None and hasattr(uuid, "_generate_time_safe")
 
 
 needs_libuuid = pytest.mark.skipif(
