@@ -19,6 +19,7 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from entropy_action.core import pyast
 from entropy_action.core.errors import GateError
 
 MAX_JOBS = 256  # GitHub's limit of jobs one matrix may generate
@@ -141,7 +142,7 @@ def count_tests(source: str) -> int:
     from its syntax (nothing runs): module-level `test*` functions and `test*` methods of
     `Test*` classes. At least 1, so a module that does not parse still weighs something."""
     try:
-        tree = ast.parse(source)
+        tree = pyast.parse(source)
     except (SyntaxError, ValueError):
         return 1
     found = 0

@@ -20,6 +20,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from entropy_action.core import pyast
+
 _ENVIRON_METHODS = frozenset({"setdefault", "pop", "__setitem__", "__delitem__", "update"})
 _OS_FUNCTIONS = frozenset({"putenv", "unsetenv"})
 _MONKEYPATCH = frozenset({"setenv", "delenv"})
@@ -46,7 +48,7 @@ def import_writes(source: str, path: str) -> Found:
     """The environment writes `source` (the file at `path`) makes at import; a file that does
     not parse makes none (pytest reports it)."""
     try:
-        tree = ast.parse(source, filename=path)
+        tree = pyast.parse(source, filename=path)
     except (SyntaxError, ValueError):
         return Found([], [])
     finder = _Finder(path, _constants(tree))

@@ -10,6 +10,7 @@ import re
 import sys
 from dataclasses import dataclass
 
+from entropy_action.core import pyast
 from entropy_action.scan.names import const_str
 from entropy_action.scan.scope import Scope
 
@@ -69,7 +70,7 @@ def _from_setup_cfg(text: str) -> list[tuple[str, str]]:
 
 def _from_setup_py(text: str) -> list[tuple[str, str]]:
     found: list[str] = []
-    for node in ast.walk(ast.parse(text)):
+    for node in ast.walk(pyast.parse(text)):
         if not isinstance(node, ast.Dict):
             continue
         for key, value in zip(node.keys, node.values, strict=True):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from entropy_action.core import git
+from entropy_action.core import git, pyast
 
 MAX_BYTES = 2 * 1024 * 1024  # a source file larger than this is not read
 
@@ -127,7 +127,7 @@ def parse(tree: Tree, relative: str) -> Parsed | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarning for "\d" and the like
-            return Parsed(relative, ast.parse(data, filename=relative))
+            return Parsed(relative, pyast.parse(data, filename=relative))
     except SyntaxError as exc:
         line = exc.lineno or 1
         return Parsed(relative, None, f"{relative}:{line}: cannot parse: {exc.msg}")

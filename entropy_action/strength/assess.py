@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from entropy_action import scan
-from entropy_action.core import git
+from entropy_action.core import git, pyast
 from entropy_action.core.errors import GateError
 from entropy_action.core.findings import Finding
 from entropy_action.core.score import MutationScore, Survivor
@@ -294,7 +294,7 @@ def touched_functions(root: Path, commit: str) -> frozenset[tuple[str, str]]:
 
 def _dumps(text: str) -> dict[str, str]:
     try:
-        tree = ast.parse(text)
+        tree = pyast.parse(text)
     except (SyntaxError, ValueError, RecursionError):
         return {}
     spans = {line: name for line, _, _, name in operators.functions(text)}

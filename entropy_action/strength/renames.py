@@ -25,7 +25,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-from entropy_action.core import git
+from entropy_action.core import git, pyast
 
 MAX_MODULE_BYTES = 2_000_000  # a production file larger than this is not read for renames
 
@@ -227,6 +227,6 @@ def _parse(source: bytes) -> ast.Module | None:
     if len(source) > MAX_MODULE_BYTES:
         return None
     try:
-        return ast.parse(source)
+        return pyast.parse(source)
     except (SyntaxError, ValueError, RecursionError):
         return None

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from entropy_action.core import git
+from entropy_action.core import git, pyast
 
 Kind = Literal["counted", "excused", "unmeasured"]
 SUPPORT_DIRS = frozenset({"test", "tests", "testing"})
@@ -157,7 +157,7 @@ def is_support(path: str) -> bool:
 
 def _parse(text: str | bytes) -> ast.Module | None:
     try:
-        return ast.parse(text)
+        return pyast.parse(text)
     except (SyntaxError, ValueError, RecursionError):
         return None
 

@@ -21,6 +21,8 @@ import sys
 from dataclasses import dataclass
 from typing import TypeGuard
 
+from entropy_action.core import pyast
+
 
 @dataclass(frozen=True)
 class Changes:
@@ -91,7 +93,7 @@ def _names(tree: ast.Module) -> frozenset[str]:
 
 def _parse(source: bytes) -> ast.Module | None:
     try:
-        return ast.parse(source)
+        return pyast.parse(source)
     except (SyntaxError, ValueError, RecursionError):
         return None
 

@@ -24,6 +24,8 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from entropy_action.core import pyast
+
 COMPARE_SWAP: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.Lt: ast.LtE,
     ast.LtE: ast.Lt,
@@ -109,7 +111,7 @@ def mutants(
         if text is None:
             continue
         try:
-            tree = ast.parse(text)
+            tree = pyast.parse(text)
         except (SyntaxError, ValueError, RecursionError):
             continue
         lines = _lines(text)
@@ -181,7 +183,7 @@ def functions(text: str) -> list[tuple[int, int, int, str]]:
     """(def line, first line (decorators included), last line, qualified name) of each
     function and method in a module."""
     try:
-        tree = ast.parse(text)
+        tree = pyast.parse(text)
     except (SyntaxError, ValueError, RecursionError):
         return []
     out: list[tuple[int, int, int, str]] = []
