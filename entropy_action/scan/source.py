@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,9 +124,7 @@ def parse(tree: Tree, relative: str) -> Parsed | None:
     if data is None:
         return None
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # SyntaxWarning for "\d" and the like
-            return Parsed(relative, pyast.parse(data, filename=relative))
+        return Parsed(relative, pyast.parse(data, filename=relative))
     except SyntaxError as exc:
         line = exc.lineno or 1
         return Parsed(relative, None, f"{relative}:{line}: cannot parse: {exc.msg}")
