@@ -154,11 +154,14 @@ def is_symlink(root: Path, commit: str, relative: str) -> bool:
 
 def changed_files(root: Path, commit: str, *, staged: bool = False) -> list[str]:
     """Files that differ between `commit` and the work tree, untracked ones included; with
-    `staged`, between `commit` and git's index (what the next commit holds)."""
+    `staged`, between `commit` and git's index (what the next commit holds). A renamed file
+    is both its paths: the one it left differs too (git's rename detection, on by default,
+    would name only where it went: a protected file moved out of its folder, unseen)."""
     if staged:
-        diff = _git(["diff", "--cached", "--name-only", "-z", commit, "--"], root).stdout
+        args = ["diff", "--cached", "--no-renames", "--name-only", "-z", commit, "--"]
+        diff = _git(args, root).stdout
         return sorted({p.decode("utf-8", "surrogateescape") for p in diff.split(b"\0") if p})
-    diff = _git(["diff", "--name-only", "-z", commit, "--"], root).stdout
+    diff = _git(["diff", "--no-renames", "--name-only", "-z", commit, "--"], root).stdout
     untracked = _git(["ls-files", "--others", "--exclude-standard", "-z"], root).stdout
     names = {p.decode("utf-8", "surrogateescape") for p in (diff + untracked).split(b"\0") if p}
     return sorted(names)

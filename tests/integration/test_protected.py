@@ -120,6 +120,20 @@ def test_codeowners_added_deleted_and_renamed_files_are_each_found(
     ]
 
 
+@pytest.mark.parametrize("staged", [False, True], ids=["committed", "staged"])
+def test_a_protected_file_moved_out_of_its_folder_by_git_mv_is_found(
+    guarded: tuple[Repo, str], staged: bool
+) -> None:
+    """git's rename detection names only where a moved file went (unprotected): the
+    path it left is a change of the protected set too."""
+    repo, base = guarded
+    repo.git("mv", ".github/CODEOWNERS", "OWNERS.txt")
+    if not staged:
+        repo.commit("move the owners")
+    (check,) = baseline.check_all(repo.path / "entropy.yaml", base, None, staged=staged).checks
+    assert _found(protected.check(check)) == [(".github/CODEOWNERS", 1)]
+
+
 def test_a_deleted_protected_file_is_found_at_line_1(guarded: tuple[Repo, str]) -> None:
     repo, base = guarded
     repo.remove(".github/CODEOWNERS")
