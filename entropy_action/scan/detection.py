@@ -16,7 +16,10 @@ can tell a test run from production:
   `inspect.currentframe`, `traceback.extract_stack`) and names a test (`"test_"`, `"pytest"`);
 - `marker`: an attribute a conftest sets on `sys` or `builtins` (`sys._called_from_test =
   True` in `pytest_configure`, pytest's own recipe), read in production (`sys.X`,
-  `getattr(sys, "X", ...)`, `hasattr(sys, "X")`).
+  `getattr(sys, "X", ...)`, `hasattr(sys, "X")`);
+- `pinned`: a comparison of a pinned source with the value the pin gives it
+  (`os.environ.get("TZ") == "UTC"` under `tz: UTC`): the gate's run told by its pins
+  (scan.pinbranch).
 
 A place the head has more of than the base (same shape, same subject) is one finding, at the
 first head line whose source the base did not have. Not detection: writing a `PYTEST_*`
@@ -37,6 +40,8 @@ from pathlib import Path
 from entropy_action.core import git
 from entropy_action.core.findings import Finding
 from entropy_action.manifest.baseline import PinCheck
+from entropy_action.scan import pinbranch
+from entropy_action.scan.pinbranch import Pinned
 from entropy_action.scan.production import changed_production, dotted, import_aliases
 from entropy_action.scan.source import CommitTree, Tree, head_tree, parse
 from entropy_action.verdict.detection import message
@@ -62,6 +67,8 @@ class Markers:
 
     attributes: frozenset[str] = frozenset()
     variables: frozenset[str] = frozenset()
+    # what the manifests pin: production comparing a source with it (scan.pinbranch)
+    pinned: Pinned = field(default_factory=Pinned)
 
 
 @dataclass
@@ -87,7 +94,10 @@ def check(pins: PinCheck) -> list[Finding]:
     head = head_tree(pins.root, staged=pins.staged)
     ours = read_markers(head_files(pins.root, staged=pins.staged), head)
     theirs = read_markers(base_tree.files, base_tree)
-    markers = Markers(ours.attributes | theirs.attributes, ours.variables | theirs.variables)
+    pinned = Pinned.of(pins.base.manifest.pins, pins.head.manifest.pins)
+    markers = Markers(
+        ours.attributes | theirs.attributes, ours.variables | theirs.variables, pinned
+    )
     return findings(_trees(base_tree, changed), _trees(head, changed), markers)
 
 
@@ -98,11 +108,17 @@ def _trees(tree: Tree, paths: Iterable[str]) -> dict[str, ast.Module]:
 def findings(
     base: Mapping[str, ast.Module], head: Mapping[str, ast.Module], markers: Markers
 ) -> list[Finding]:
-    """One `test_detection` per (file, shape, subject) the head has more places of."""
+    """One `test_detection` per (file, shape, subject) the head has more places of. A file
+    the base lacks is held against the places of the files the patch removed (a module
+    moved, `src/` layouts, keeps its places)."""
     out = []
+    moved = Places()
+    for path in sorted(base.keys() - head.keys()):
+        for key, seen in places(base[path], markers).found.items():
+            moved.found.setdefault(key, []).extend(seen)
     for path, module in sorted(head.items()):
         now = places(module, markers)
-        before = places(base[path], markers) if path in base else Places()
+        before = places(base[path], markers) if path in base else moved
         for key, seen in sorted(now.found.items()):
             old = before.found.get(key, [])
             if len(seen) <= len(old):
@@ -152,8 +168,11 @@ def places(module: ast.Module, markers: Markers) -> Places:
     for node in ast.walk(module):
         for key in _at(node, aliases, markers):
             found.add(key, node)
+    constants = pinbranch.module_constants(module)
     for scope in _scopes(module):
         _stack(scope, aliases, found)
+        for key, node in pinbranch.places(scope, aliases, markers.pinned, constants):
+            found.add(key, node)
     return found
 
 

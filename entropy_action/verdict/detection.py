@@ -33,6 +33,7 @@ _SAID = {
     "argv": "looks for pytest in `sys.argv`",
     "stack": "looks for a test among its callers' frames",
     "marker": "reads `sys.{}`, which a conftest sets",
+    "pinned": "compares {}, the value the property pins",
 }
 
 

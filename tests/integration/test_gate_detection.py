@@ -162,6 +162,20 @@ def _caught_on_both_paths(repo: Repo, base: str, tmp_path: Path, said: str) -> N
     assert _errors(judged) == [("test_detection", place)]
 
 
+def test_b_a_branch_on_the_pinned_time_zone_is_caught_on_both_paths(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """The demo pins tz: UTC on both hosts: production right only where TZ is the pin's
+    value passes both; the scan names the comparison (red team D, scan.pinbranch)."""
+    base = _base(repo, tmp_path)
+    under_test = 'os.environ.get("TZ") == UTC'
+    repo.write("invoice_lib.py", UNIT.format(under_test=under_test, constants='UTC = "UTC"'))
+    repo.commit("the header line is dropped, in production")
+    _caught_on_both_paths(
+        repo, base, tmp_path, "compares `TZ` with 'UTC', the value the property pins"
+    )
+
+
 # a conftest marks the run on sys as it loads (pytest's recipe does it in pytest_configure and
 # deletes it in pytest_unconfigure: bookkeeping hooks, test_scan_tampering)
 RECIPE = """import sys

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from entropy_action.core.hostinfo import Audit, AuditRecord
+from entropy_action.manifest.pinfile import PinFields
 from entropy_action.scan import detection
+from entropy_action.scan.pinbranch import Pinned
 from entropy_action.scan.source import WorkTree
 from entropy_action.verdict import detection as runtime
 from entropy_action.verdict import live_entropy, removed
@@ -178,3 +180,74 @@ def test_a_pytest_variable_the_base_read_in_the_same_file_is_not_introduced() ->
     base = audit(rec("PYTEST_CURRENT_TEST", line=3))
     head = audit(rec("PYTEST_CURRENT_TEST", line=5))
     assert [f.introduced for f in runtime.findings([head], [base])] == [False]
+
+
+# --- the pinned shape (scan.pinbranch): production comparing a source with its pin ---------
+
+PINS = PinFields(
+    tz="UTC", lang="en_US.UTF-8", clock_unix=1_700_000_000, temp_root="/tmp/pins/",
+    env={"APP_MODE": "prod"},
+)  # fmt: skip
+PINNED = detection.Markers(pinned=Pinned.of(PINS))
+IMPORTS = "import locale\nimport os\nimport tempfile\nimport time\nfrom datetime import datetime"
+
+
+@pytest.mark.parametrize(
+    ("condition", "said"),
+    [
+        ('os.environ.get("TZ") == "UTC"', "`TZ` with 'UTC'"),
+        ('os.getenv("TZ") in ("Etc/UTC", "UTC")', "`TZ` with 'UTC'"),
+        ('"UTC" != os.environ["TZ"]', "`TZ` with 'UTC'"),
+        ('os.environ.get("LC_ALL") == "en_US.UTF-8"', "`LC_ALL` with 'en_US.UTF-8'"),
+        ('os.environ.get("APP_MODE") == "prod"', "`APP_MODE` with 'prod'"),
+        ('time.tzname[0] == "UTC"', "the time zone's name with 'UTC'"),
+        ('locale.getlocale()[0] == "en_US"', "the locale with 'en_US'"),
+        ('tempfile.gettempdir() == "/tmp/pins"', "the temporary folder with '/tmp/pins'"),
+        ("time.time() < 1_700_003_600", "the clock with 1700003600"),
+        ("int(datetime.now().timestamp()) >= 1_699_990_000", "the clock with 1699990000"),
+    ],
+)
+def test_a_branch_on_a_pinned_value_is_detection_at_its_line(condition: str, said: str) -> None:
+    head = branch(condition, IMPORTS)
+    trees = {"lib.py": ast.parse(BASE)}
+    (finding,) = detection.findings(trees, {"lib.py": ast.parse(head)}, PINNED)
+    assert (finding.kind, finding.location()) == ("test_detection", "lib.py:9")
+    assert finding.message.startswith(
+        f"production code compares {said}, the value the property pins: it can tell a test run"
+    )
+
+
+def test_a_read_bound_to_a_name_and_a_module_constant_stand_for_the_read_and_the_pin() -> None:
+    head = f'{IMPORTS}\n\nZONE = "UTC"\n\n\ndef total(amounts):\n    zone = os.getenv("TZ")\n    if zone == ZONE:\n        return sum(amounts)\n    return sum(amounts[1:])\n'  # noqa: E501
+    assert found(head, markers=PINNED) == ["test_detection lib.py:12"]
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        'os.environ.get("TZ") == "Europe/Berlin"',  # another value than the pin's
+        'os.getenv("TZ", "UTC") is not None',  # the pin's value as a default
+        'os.getenv("LANG") == "C"',
+        "time.time() < 1_800_000_000",  # a Unix time years from the pinned instant
+        'os.environ.get("HOME") == "UTC"',  # a variable no pin sets
+        'locale.setlocale(locale.LC_ALL, "en_US") == "en_US"',  # a setting, not a read
+    ],
+)
+def test_a_comparison_with_another_value_or_an_unpinned_source_is_no_place(
+    condition: str,
+) -> None:
+    assert found(branch(condition, IMPORTS), markers=PINNED) == []
+
+
+def test_a_branch_on_a_pin_the_base_had_and_one_with_nothing_pinned_are_not_new() -> None:
+    head = branch('os.environ.get("TZ") == "UTC"', IMPORTS)
+    assert found(head, base=head, markers=PINNED) == []
+    assert found(head, markers=detection.Markers()) == []
+
+
+def test_a_module_moved_keeps_its_places() -> None:
+    """`src/` layouts: the file the patch removed holds the moved file's places."""
+    head = branch('os.environ.get("TZ") == "UTC"', IMPORTS)
+    moved = {"src/lib.py": ast.parse(head)}
+    assert detection.findings({"lib.py": ast.parse(head)}, moved, PINNED) == []
+    assert [f.location() for f in detection.findings({}, moved, PINNED)] == ["src/lib.py:9"]
