@@ -42,20 +42,6 @@ import benchlib
 
 BENCH = Path(__file__).resolve().parent
 MODULE = "tests/properties/test_many.py"
-MANIFEST = """\
-version: 1
-property_id: many
-module: {module}
-pins:
-  clock_unix: 1768003200
-  rng_seed: 9173
-  tz: UTC
-  lang: C.UTF-8
-  umask: "0022"
-  temp_root: {temp_root}
-run:
-  pytest_args: ["-o", "addopts="{extra}]
-"""
 PROPERTY = """\
 import pytest
 
@@ -86,7 +72,7 @@ def make_repo(folder: Path, tests: int, extra: str = "") -> Path:
     root = folder / f"repo-{tests}{'-timed' if extra else ''}"
     (root / "tests" / "properties").mkdir(parents=True)
     temp_root = folder / f"entropy-tmp-{root.name}"
-    text = MANIFEST.format(module=MODULE, temp_root=temp_root, extra=extra)
+    text = benchlib.manifest(MODULE, "many", temp_root, extra)
     (root / "entropy.yaml").write_text(text)
     (root / MODULE).write_text(PROPERTY.format(tests=tests))
     benchlib.commit_all(root, "base")

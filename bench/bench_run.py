@@ -31,20 +31,6 @@ from pathlib import Path
 import benchlib
 
 MODULE = "tests/properties/test_many.py"
-MANIFEST = f"""\
-version: 1
-property_id: many
-module: {MODULE}
-pins:
-  clock_unix: 1768003200
-  rng_seed: 9173
-  tz: UTC
-  lang: C.UTF-8
-  umask: "0022"
-  temp_root: {{temp_root}}
-run:
-  pytest_args: ["-o", "addopts="]
-"""
 PROPERTY = """\
 import pytest
 
@@ -59,7 +45,7 @@ def make_repo(folder: Path, tests: int) -> Path:
     """A git repository with the manifest and a property module of `tests` cases."""
     root = folder / "repo"
     (root / "tests" / "properties").mkdir(parents=True)
-    (root / "entropy.yaml").write_text(MANIFEST.format(temp_root=folder / "entropy-tmp"))
+    (root / "entropy.yaml").write_text(benchlib.manifest(MODULE, "many", folder / "entropy-tmp"))
     (root / MODULE).write_text(PROPERTY.format(tests=tests))
     (root / "README.md").write_text("# bench\n")
     benchlib.commit_all(root, "base")

@@ -40,6 +40,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import benchlib
+
 from entropy_action.core import git
 from entropy_action.gate import demo, local
 
@@ -48,22 +50,6 @@ REEXEC = "BENCH_STRENGTH_UNDER_PYTHON"
 SKIP = shutil.ignore_patterns(
     ".git", ".venv", "venv", ".tox", ".nox", "__pycache__", ".pytest_cache", ".hypothesis"
 )
-SUITE_MANIFEST = """\
-version: 1
-property_id: bench_strength
-module: {module}
-pins:
-  clock_unix: 1768003200
-  rng_seed: 9173
-  tz: UTC
-  lang: C.UTF-8
-  umask: "0022"
-  temp_root: {temp_root}
-run:
-  pytest_args: ["-o", "addopts=", "-p", "no:cov"]
-constraints:
-  mutation: {mode}
-"""
 PATCH = "\n# reviewed: no change in behaviour\n"
 
 
@@ -84,7 +70,13 @@ def _suite_repo(folder: Path, suite: Path, module: str, mode: str, patch: str) -
     repo = folder / mode.strip('"')
     shutil.copytree(suite, repo, ignore=SKIP, symlinks=True)
     temp_root = folder / "tmp" / repo.name
-    manifest = SUITE_MANIFEST.format(module=module, temp_root=temp_root, mode=mode)
+    manifest = benchlib.manifest(
+        module,
+        "bench_strength",
+        temp_root,
+        ', "-p", "no:cov"',
+        f"constraints:\n  mutation: {mode}\n",
+    )
     (repo / "entropy.yaml").write_text(manifest, encoding="utf-8")
     git.init(repo)
     base = git.commit_all(repo, "the suite with its pins")

@@ -26,19 +26,6 @@ from pathlib import Path
 import benchlib
 
 MODULE = "tests/properties/test_listing.py"
-MANIFEST = f"""\
-version: 1
-property_id: listing
-module: {MODULE}
-pins:
-  clock_unix: 1768003200
-  rng_seed: 9173
-  tz: UTC
-  lang: C.UTF-8
-  umask: "0022"
-{{extra_pins}}run:
-  pytest_args: ["-o", "addopts="]
-{{constraints}}"""
 OFF = """\
 constraints:
   host_b_off:
@@ -76,9 +63,9 @@ def make_repo(folder: Path, tests: int) -> Path:
     for n in range(50):
         (data / f"f{n:02d}.txt").write_text(str(n))
     (root / MODULE).write_text(PROPERTY.format(tests=tests))
-    (root / "with.yaml").write_text(MANIFEST.format(extra_pins="", constraints=""))
+    (root / "with.yaml").write_text(benchlib.manifest(MODULE, "listing"))
     (root / "without.yaml").write_text(
-        MANIFEST.format(extra_pins="  hash_seed: 0\n", constraints=OFF)
+        benchlib.manifest(MODULE, "listing", tail=OFF, pins="  hash_seed: 0\n")
     )
     (root / "README.md").write_text("# bench\n")
     benchlib.commit_all(root, "base")

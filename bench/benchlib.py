@@ -19,6 +19,32 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+PINS = """\
+  clock_unix: 1768003200
+  rng_seed: 9173
+  tz: UTC
+  lang: C.UTF-8
+  umask: "0022"
+"""  # the benches' shared pins: the seed's own, the clock at 2026-01-10
+
+
+def manifest(
+    module: str,
+    property_id: str,
+    temp_root: object = None,
+    args: str = "",
+    tail: str = "",
+    pins: str = "",
+) -> str:
+    """An entropy.yaml for one property module under PINS, `temp_root` and `pins` (more pin
+    lines), pytest run with the project's addopts cleared and `args` (`, "-p", "no:cov"`),
+    then `tail` (the bench's own constraints)."""
+    root = f"  temp_root: {temp_root}\n" if temp_root is not None else ""
+    return (
+        f"version: 1\nproperty_id: {property_id}\nmodule: {module}\npins:\n{PINS}{root}{pins}"
+        f'run:\n  pytest_args: ["-o", "addopts="{args}]\n{tail}'
+    )
+
 
 def compile_gate(checkout: object = None) -> None:
     """Bytecode for every module of the gate, as an installed wheel has it: an editable
