@@ -19,7 +19,8 @@ The sources, and the literal that matches the pin:
 - the clock (`time.time()`, `datetime.now().timestamp()`, `int(time.time())`): a Unix time
   within a day of the pinned instant.
 
-A read bound to a name in the same function (`zone = os.getenv("TZ")`) stands for the read;
+A name the function binds to one read and nothing else (`zone = os.getenv("TZ")`; never a
+parameter) stands for the read, and so does `.strip()`, `.upper()` and the like of a read;
 a module-level name bound to a literal (`DEFAULT_ZONE = "UTC"`) for the literal. Not a
 place: a comparison with any other value (`== "C"` under `lang: C.UTF-8`), a pin's value used
 as a default (`os.getenv("TZ", "UTC")`), a source the manifest leaves unpinned.
@@ -28,6 +29,7 @@ as a default (`os.getenv("TZ", "UTC")`), a source the manifest leaves unpinned.
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -38,6 +40,7 @@ DAY = 86_400  # a Unix time this close to the pinned instant names it
 _ENV_CALLS = frozenset({"os.environ.get", "os.getenv"})
 _LOCALE_CALLS = frozenset({"locale.getlocale", "locale.getdefaultlocale", "locale.setlocale"})
 _TEMP = frozenset({"tempfile.gettempdir", "tempfile.gettempdirb", "tempfile.tempdir"})
+_SAME = frozenset({"lower", "upper", "casefold", "strip", "lstrip", "rstrip"})  # the same value
 _OPS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn, ast.Is, ast.IsNot)
 _ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)  # the clock's: before or after the pinned instant
 Literal = str | int | float
@@ -160,12 +163,20 @@ def _source(node: ast.AST, aliases: dict[str, str], bound: dict[str, str]) -> st
     func = node.func
     if isinstance(func, ast.Attribute) and func.attr == "timestamp":  # now().timestamp()
         return "clock" if _source(func.value, aliases, bound) == "clock" else None
+    if isinstance(func, ast.Attribute) and func.attr in _SAME:  # os.getenv("TZ", "").upper()
+        return _source(func.value, aliases, bound)
     return None
 
 
-def _bound(scope: Iterable[ast.AST], aliases: dict[str, str]) -> dict[str, str]:
-    """Names the scope binds to a source read (`zone = os.getenv("TZ")`)."""
-    bound: dict[str, str] = {}
+def _bound(scope: list[ast.AST], aliases: dict[str, str]) -> dict[str, str]:
+    """Names the scope binds to one source's read and to nothing else (`zone =
+    os.getenv("TZ")`); never a parameter (`name = name or os.environ["TZ"]`, dateutil's
+    `gettz`, holds the caller's value as often)."""
+    params = {n.arg for n in scope if isinstance(n, ast.arg)}
+    stores = Counter(
+        n.id for n in scope if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    )
+    found: dict[str, list[str]] = {}
     for node in scope:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target, value = node.targets[0], node.value
@@ -174,8 +185,12 @@ def _bound(scope: Iterable[ast.AST], aliases: dict[str, str]) -> dict[str, str]:
         else:
             continue
         if isinstance(target, ast.Name) and (source := _source(value, aliases, {})) is not None:
-            bound[target.id] = source
-    return bound
+            found.setdefault(target.id, []).append(source)
+    return {
+        name: sources[0]
+        for name, sources in found.items()
+        if name not in params and len(set(sources)) == 1 and len(sources) == stores[name]
+    }
 
 
 def module_constants(module: ast.Module) -> dict[str, Literal]:

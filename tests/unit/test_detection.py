@@ -198,6 +198,7 @@ IMPORTS = "import locale\nimport os\nimport tempfile\nimport time\nfrom datetime
         ('os.environ.get("TZ") == "UTC"', "`TZ` with 'UTC'"),
         ('os.getenv("TZ") in ("Etc/UTC", "UTC")', "`TZ` with 'UTC'"),
         ('"UTC" != os.environ["TZ"]', "`TZ` with 'UTC'"),
+        ('os.getenv("TZ", "").strip().upper() == "UTC"', "`TZ` with 'UTC'"),
         ('os.environ.get("LC_ALL") == "en_US.UTF-8"', "`LC_ALL` with 'en_US.UTF-8'"),
         ('os.environ.get("APP_MODE") == "prod"', "`APP_MODE` with 'prod'"),
         ('time.tzname[0] == "UTC"', "the time zone's name with 'UTC'"),
@@ -237,6 +238,15 @@ def test_a_comparison_with_another_value_or_an_unpinned_source_is_no_place(
     condition: str,
 ) -> None:
     assert found(branch(condition, IMPORTS), markers=PINNED) == []
+
+
+def test_a_parameter_that_may_hold_the_variable_is_not_its_read() -> None:
+    """dateutil's gettz(name) reads TZ only when no name is given, then asks either value
+    `name in ("GMT", "UTC")`: the caller's zone as often as the environment's."""
+    gettz = 'import os\n\n\ndef gettz(name=None):\n    if not name:\n        name = os.environ["TZ"]\n    return name in ("GMT", "UTC")\n'  # noqa: E501
+    assert found(gettz, markers=PINNED) == []
+    local = gettz.replace("(name=None)", "()").replace("if not name:", "if True:")
+    assert found(local, markers=PINNED) == ["test_detection lib.py:7"]
 
 
 def test_a_branch_on_a_pin_the_base_had_and_one_with_nothing_pinned_are_not_new() -> None:
