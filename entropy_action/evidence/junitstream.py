@@ -62,6 +62,7 @@ class _Suite(Generic[T]):
     shown: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTED.values(), 0))
     unnamed: int = 0  # 1-based index of the first testcase without a name (0: none)
     subtests: int = 0  # reports of subtests the plugin noted, counted in `tests` (see `check`)
+    reports: int = 0  # more <error> reports than testcases (one node id's, see `count`)
 
     def output(self) -> list[T]:
         return [*self.cases, *(case for suite in self.nested for case in suite)]
@@ -72,12 +73,18 @@ class _Suite(Generic[T]):
             self.unnamed = len(self.cases) + 1
         if len(elem):
             shown = self.shown
+            errors = 0
             for child in elem:  # a testcase with failing subtests holds one <failure> each
                 tag = child.tag
                 if tag in shown:
                     shown[tag] += 1
+                    errors += tag == "error"
                 elif tag == "properties":
                     self.subtests += _subtests(child)
+            # Two collection errors of one node id (a module that cannot import, collected
+            # as a Module and again by --doctest-modules) are one testcase with two <error>s,
+            # and pytest counts both in `tests`.
+            self.reports += max(errors - 1, 0)
 
     def check(self, elem: Element) -> str | None:
         """What pytest never writes and a tampered report would: a testcase without a name,
@@ -86,7 +93,7 @@ class _Suite(Generic[T]):
         element for a passing one: the plugin notes them in the property SUBTESTS."""
         if self.unnamed:
             return f"testcase #{self.unnamed} has no name attribute; not a report pytest wrote"
-        tests = len(self.cases) + self.subtests
+        tests = len(self.cases) + self.subtests + self.reports
         shown = {"tests": tests, **{a: self.shown[t] for a, t in COUNTED.items()}}
         for attribute, count in shown.items():
             claimed = elem.get(attribute)

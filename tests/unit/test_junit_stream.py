@@ -200,3 +200,32 @@ def test_pytests_cut_note_is_not_part_of_the_message():
         "x",
         "[+1 more line; full report in element text] is what it said",  # not pytest's note
     ]
+
+
+# pytest 9.2 with --doctest-modules on a module that cannot import: collected as a Module and
+# again as a DoctestModule, two collection errors of one node id, one testcase holding both
+TWICE = (
+    '<testsuites name="pytest tests"><testsuite name="pytest" errors="2" failures="0" '
+    'skipped="0" tests="{tests}"><testcase classname="" name="test_broken" time="0.000">'
+    '<error message="collection failure">ImportError while importing test module</error>'
+    "{second}</testcase></testsuite></testsuites>"
+)
+SECOND = '<error message="collection failure">ImportError while importing test module</error>'
+
+
+def test_two_collection_errors_of_one_node_id_are_the_report_pytest_wrote():
+    data = TWICE.format(tests=2, second=SECOND).encode()
+    assert streamed_names(data, 64) == ["test_broken"]
+
+
+@pytest.mark.parametrize(
+    ("tests", "second", "said"),
+    [
+        (2, "", "says tests=2 but holds 1"),  # an error removed from the testcase
+        (3, SECOND, "says tests=3 but holds 2"),  # a testcase removed beside it
+    ],
+)
+def test_a_report_claiming_more_than_its_errors_show_is_still_refused(tests, second, said):
+    data = TWICE.format(tests=tests, second=second).encode()
+    with pytest.raises(GateError, match=said):
+        streamed_names(data, 64)
