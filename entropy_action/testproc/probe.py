@@ -170,16 +170,26 @@ def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
 
 def pytest_runtest_logreport(report: Any) -> None:
     _durations[report.nodeid] = _durations.get(report.nodeid, 0.0) + float(report.duration)
-    outcome = report.outcome
-    if report.when != "call" and outcome == "failed":
-        outcome = "error"
-    elif report.when != "call" and outcome == "passed":
+    outcome = _outcome(report)
+    if outcome is None:
         return
     known = _outcomes.get(report.nodeid)
-    if known is None or RANK.get(outcome, 3) > RANK.get(known, 3):
+    if known is None or RANK[outcome] > RANK[known]:
         _outcomes[report.nodeid] = outcome
     if outcome in ("failed", "error") and report.nodeid not in _messages:
         _messages[report.nodeid] = _message(report)
+
+
+def _outcome(report: Any) -> str | None:
+    """The outcome a report gives its test: a failing setup or teardown is an error; None for
+    a passing one, and for an attempt a rerun plugin repeats (pytest-rerunfailures' and
+    pytest-retry's outcome "rerun": the test's last attempt decides, as in their reports)."""
+    outcome = str(report.outcome)
+    if report.when != "call" and outcome == "failed":
+        return "error"
+    if (report.when != "call" and outcome == "passed") or outcome not in RANK:
+        return None
+    return outcome
 
 
 def _message(report: Any) -> str:
@@ -334,13 +344,11 @@ def _run_items(select: list[str], items: dict[str, Any], until_killed: bool) -> 
         following = selected[index + 1] if index + 1 < len(selected) else None
         # fixtures the next test shares (module, class) stay up between them, as in a run
         for report in runtestprotocol(item, nextitem=following, log=False):
-            outcome: str = report.outcome
-            if report.when != "call" and outcome == "failed":
-                outcome = "error"
-            elif report.when != "call" and outcome == "passed":
+            outcome = _outcome(report)
+            if outcome is None:
                 continue
             known = outcomes.get(item.nodeid)
-            if known is None or RANK.get(outcome, 3) > RANK.get(known, 3):
+            if known is None or RANK[outcome] > RANK[known]:
                 outcomes[item.nodeid] = outcome
         if until_killed and outcomes.get(item.nodeid, "passed") != "passed":
             break  # one kill is all that was asked: the rest have no outcome

@@ -135,6 +135,7 @@ class Case:
     expected: dict[str, str]  # property id (or "" for a one-property manifest) -> verdict
     findings: tuple[tuple[str, str, int], ...] = ()  # (kind, path, line) the rejection names
     snapshots: bool = False  # run syrupy's --snapshot-update before the base commit
+    measured: bool = False  # the strength step ran: both modules kill the same mutants
 
 
 DOCS = {"README.md": "# shop\n\nOne more line of docs.\n"}
@@ -253,4 +254,41 @@ SILENCED = Case(
         ("skip_marker", "tests/test_upload.py", 6),
     ),
 )
-CASES = (SUITE, XDIST_COV, SILENCED)
+ROOM = """\
+def has_room(used, limit):
+    return used < limit
+"""
+ROOM_TEST = """\
+from shop.room import has_room
+
+
+def test_full():
+    assert has_room(0, 1) is True
+    assert has_room(1, 1) is False
+
+
+def test_other():
+    assert 1 + 1 == 2
+"""
+# pytest-retry from the project's configuration (PyrateLimiter's): the first failing attempt
+# of each test is a report of outcome "rerun". The head touches has_room and adds a test, so
+# the strength step mutates has_room: each module kills `<` made `<=` on every attempt.
+RETRY = Case(
+    "retry",
+    {
+        "shop/__init__.py": "",
+        "shop/room.py": ROOM,
+        "README.md": "# shop\n",
+        "pyproject.toml": PYPROJECT.format(addopts="retries = 2\nretry_delay = 0\n"),
+        "entropy.yaml": _single("tests/test_room.py"),
+        "tests/__init__.py": "",
+        "tests/test_room.py": ROOM_TEST,
+    },
+    {
+        "shop/room.py": ROOM.replace("):\n", '):\n    """Whether one more fits."""\n', 1),
+        "tests/test_room.py": ROOM_TEST + "\n\ndef test_room_left():\n    assert has_room(5, 10)\n",
+    },
+    {"": "merge_candidate"},
+    measured=True,
+)
+CASES = (SUITE, XDIST_COV, SILENCED, RETRY)

@@ -203,3 +203,8 @@ def test_the_gate_judges_the_plugins_suite_as_it_should(
         assert finding in found, ran.output
     # no production read was removed: a frozen clock's reads are unseen, not gone
     assert not [f for f in found if f[0] == "live_read_removed"], ran.output
+    if case.measured:
+        score = ran.verdict["mutation"]
+        assert score is not None, ran.output
+        assert score["base_killed"] == score["head_killed"] >= 1, score
+        assert (score["weakened"], score["strengthened"]) == ([], []), score
