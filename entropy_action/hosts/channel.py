@@ -3,9 +3,7 @@
 The runner makes a pipe, passes its write end to pytest (the fd number is in the plugin's
 config file, never in a variable a child inherits) and reads the other end in a thread
 (`Listener`) while pytest runs. The plugin sends one JSON line per test report as each phase
-ends (a passing setup or teardown the terminal counts in no category aside: the call's line
-stands for a passing test), per collection report that did not pass, a begin line and an
-end line. Once pytest
+ends, per collection report that did not pass, a begin line and an end line. Once pytest
 and all it left are gone, the runner writes the gate's record of what it heard
 (`DIR/outcomes.json`): per raw test id (as junit.xml names it) the worst outcome seen, the
 terminal's counts, the begin and end facts. `cross_check` holds junit.xml and pytest's

@@ -444,7 +444,7 @@ def _send_bytes(data: bytes) -> None:
         _channel.pop("fd", None)  # the gate stopped listening: it will say so
 
 
-_pending: list[bytes] = []  # a test's passing call line, written with its teardown's
+_pending: list[bytes] = []  # a test's passing setup and call lines, written with its teardown's
 _encode = json.encoder.encode_basestring_ascii  # json.dumps' own string escaping (C)
 # while pytest's own pytest_report_teststatus implementations (the runner, skipping, the
 # terminal) are the only ones, a passing report's category is known without asking them
@@ -497,21 +497,13 @@ def _send_test(report: Any) -> None:
     """The report's line ({"kind": "test", "id", "when", "outcome", "cat"}, as json.dumps
     writes it). A passing setup or call waits for the test's teardown: one write per test,
     so a process killed mid-test loses at most that test's passing phases (the gate then
-    reads no report anyway); anything else is written at once with what waited. A passing
-    setup or teardown the terminal counts in no category tells the gate nothing the call's
-    line does not (a passing setup is always followed by a call): it is not sent, so a
-    passing test is one line, not three (issue 38: ~15 µs a test on both sides)."""
-    when, outcome, cat = report.when, report.outcome, _category(report)
-    quiet = outcome == "passed" and not cat and when != "call"
-    if quiet:
-        if when == "teardown":
-            _send_bytes(b"")  # what waited: the test's call
-        return
+    reads no report anyway); anything else is written at once with what waited."""
+    when, outcome = report.when, report.outcome
     line = (
         f'{{"kind":"test","id":{_encode(str(report.nodeid))},"when":{_encode(str(when))},'
-        f'"outcome":{_encode(str(outcome))},"cat":{_encode(cat)}}}\n'
+        f'"outcome":{_encode(str(outcome))},"cat":{_encode(_category(report))}}}\n'
     ).encode("ascii")
-    if outcome == "passed" and when == "call":
+    if outcome == "passed" and when in ("setup", "call"):
         _pending.append(line)
     else:
         _send_bytes(line)
