@@ -34,7 +34,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from entropy_action.manifest.pinfile import PinFields
-from entropy_action.scan.production import CLOCK_READS, dotted
+from entropy_action.scan.production import CLOCK_READS, bindings, dotted
 
 DAY = 86_400  # a Unix time this close to the pinned instant names it
 _ENV_CALLS = frozenset({"os.environ.get", "os.getenv"})
@@ -177,15 +177,9 @@ def _bound(scope: list[ast.AST], aliases: dict[str, str]) -> dict[str, str]:
         n.id for n in scope if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
     )
     found: dict[str, list[str]] = {}
-    for node in scope:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target, value = node.targets[0], node.value
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            target, value = node.target, node.value
-        else:
-            continue
-        if isinstance(target, ast.Name) and (source := _source(value, aliases, {})) is not None:
-            found.setdefault(target.id, []).append(source)
+    for name, value in bindings(scope):
+        if (source := _source(value, aliases, {})) is not None:
+            found.setdefault(name, []).append(source)
     return {
         name: sources[0]
         for name, sources in found.items()
@@ -200,13 +194,7 @@ def module_constants(module: ast.Module) -> dict[str, Literal]:
 
 def _constants(scope: Iterable[ast.AST]) -> dict[str, Literal]:
     """Names bound to a literal among the scope's nodes."""
-    found: dict[str, Literal] = {}
-    for node in scope:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target, value = node.targets[0], node.value
-            if isinstance(target, ast.Name) and (literal := _literal(value)) is not None:
-                found[target.id] = literal
-    return found
+    return {name: v for name, value in bindings(scope) if (v := _literal(value)) is not None}
 
 
 def _literals(node: ast.AST, constants: dict[str, Literal]) -> list[Literal]:

@@ -432,11 +432,16 @@ def _assigned(module: ast.Module) -> set[str]:
 
 
 def _module_values(module: ast.Module) -> Iterator[tuple[str, ast.expr]]:
-    for stmt in module.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-            target, value = stmt.targets[0], stmt.value
-        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-            target, value = stmt.target, stmt.value
+    return bindings(module.body)
+
+
+def bindings(nodes: Iterable[ast.AST]) -> Iterator[tuple[str, ast.expr]]:
+    """(name, value) of each `name = value` and `name: T = value` among `nodes`."""
+    for node in nodes:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
         else:
             continue
         if isinstance(target, ast.Name):
