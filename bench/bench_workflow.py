@@ -20,12 +20,17 @@ job), the modelled start of a job (GITHUB_JOB_START, with its sources) and the c
 skips, and prints that ratio next to act's.
 
     python bench/bench_workflow.py [--repeat 3] [--smoke] [--warm-venv-cache]
+        [--project-installer uv]
     python bench/bench_workflow.py --properties [--repeat 3]
 
 --warm-venv-cache: the gate's runs start with entropy-gate's venv in act's cache, as a PR's
 later push finds it (the host jobs restore it instead of building): one untimed run of the
 reusable workflow without the base evidence cache saves the venv entries first, and every
 timed run starts from a copy of that cache (the base evidence stays cold, as without it).
+
+--project-installer uv: the caller opts in to the project's install by uv (issue 38 part 1:
+the project's install follows the gate's own path); the floor keeps pip, as users' plain
+jobs do.
 
 --properties (issue 21): the repository of tests/support/many_sample.py (20 properties in
 three session groups), gated with the default 4 legs per host and with 1 (every property in
@@ -72,8 +77,11 @@ jobs:
       manifest: honest-fix/entropy.yaml
       install: {INSTALL}
 """
+# --project-installer uv: the caller's opt-in, the default install (the same test extra) by uv
+GATE_UV = GATE.replace(f"      install: {INSTALL}\n", "      project-installer: uv\n")
+assert GATE_UV != GATE, "the gate's install line moved: --project-installer would measure pip"
 # The untimed run of --warm-venv-cache: the same workflow, saving no base evidence.
-WARM = GATE + "      cache-base-evidence: false\n"
+WARM = "      cache-base-evidence: false\n"
 PLAIN = f"""\
 name: plain
 on: pull_request
@@ -146,6 +154,12 @@ def main(argv: list[str] | None = None) -> int:
         help="act runs N jobs at once (default: its own, the number of CPUs)",
     )
     parser.add_argument(
+        "--project-installer",
+        choices=("pip", "uv"),
+        default="pip",
+        help="uv: the caller opts in, the host jobs install the project with uv (no install input)",
+    )
+    parser.add_argument(
         "--warm-venv-cache",
         action="store_true",
         help="the gate's runs start with entropy-gate's venv in act's cache (a later push)",
@@ -162,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         return _properties(repeat)
     with tempfile.TemporaryDirectory(prefix="bench-workflow-") as tmp:
         root = Path(tmp)
-        world = _world(root)
+        world = _world(root, GATE_UV if args.project_installer == "uv" else GATE)
         _literal_max_parallel(world.project)  # host A and host B side by side, as on GitHub
         gate_runs: list[dict[str, float]] = []
         plain_runs: list[dict[str, float]] = []
@@ -190,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     print("the demo's honest fix; act on this machine, each job on the same 2 cores")
     if args.warm_venv_cache:
         print("the gate's runs start with entropy-gate's venv in act's cache (--warm-venv-cache)")
+    if args.project_installer == "uv":
+        print("the gate's host jobs install the project with project-installer: uv (plain: pip)")
     print(f"floor: one job, {INSTALL}, then pytest on the property module")
     benchlib.print_ratio("the reusable workflow", "the plain job", ours, floor)
     _print_github(ours, floor, stages)
@@ -343,7 +359,7 @@ def _longest_leg(jobs: dict[str, float]) -> float:
 
 
 class World:
-    def __init__(self, root: Path, sample: object | None = None) -> None:
+    def __init__(self, root: Path, sample: object | None = None, gate: str = GATE) -> None:
         self.kit = e2e_kit.kit_dir()
         self.wheels = e2e_kit.wheelhouse(root / "wheelhouse")
         self.project = e2e_kit.project_copy(root / "entropy-gate")
@@ -352,16 +368,16 @@ class World:
             return
         workflows = root / "workflows"
         workflows.mkdir()
-        (workflows / "gate.yml").write_text(GATE, encoding="utf-8")
+        (workflows / "gate.yml").write_text(gate, encoding="utf-8")
         (workflows / "plain.yml").write_text(PLAIN, encoding="utf-8")
-        (workflows / "warm.yml").write_text(WARM, encoding="utf-8")
+        (workflows / "warm.yml").write_text(gate + WARM, encoding="utf-8")
         self.sample = _as_project(
             e2e_kit.sample_repo(root / "sample", root / "pins-tmp", workflows)
         )
 
 
-def _world(root: Path) -> World:
-    return World(root)
+def _world(root: Path, gate: str = GATE) -> World:
+    return World(root, gate=gate)
 
 
 def _act(

@@ -10,11 +10,41 @@
 #      and the file (none declared: `pip install -e .`);
 #   2. pytest still not importable (the project keeps its test dependencies elsewhere):
 #      `pip install pytest`.
+# ENTROPY_GATE_PROJECT_INSTALLER=uv (the workflow's project-installer input) installs with
+# `uv pip install` instead, uv taken from the action's hashed requirements/uv.lock (the same
+# uv entropy-gate's own venv is built with; scripts/uv.sh) and given pip's PIP_INDEX_URL,
+# PIP_EXTRA_INDEX_URL, PIP_FIND_LINKS and PIP_NO_INDEX; the project's own uv configuration
+# applies. Where uv cannot be installed, pip does it, said in one line. pip is the default.
 # Set the workflow's `install` input when the project needs anything else (a requirements
 # file, a system library, extras of its own).
 set -euo pipefail
 py=${PYTHON:-$(command -v python || command -v python3)}
 pip=("$py" -m pip --disable-pip-version-check)
+install=("${pip[@]}" install --quiet)
+how="pip install"
+installer=${ENTROPY_GATE_PROJECT_INSTALLER:-pip}
+case "$installer" in
+  pip) ;;
+  uv)
+    # shellcheck source=scripts/uv.sh
+    . "$(dirname "${BASH_SOURCE[0]}")/uv.sh"
+    work=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/entropy-gate-project.XXXXXX")
+    trap 'rm -rf "$work"' EXIT
+    if uv=$(uv_binary "$py" "$work/uv"); then
+      mapfile -d '' index < <(uv_index)
+      # The interpreter by its absolute path: a bare name could be a Python uv manages.
+      target=$("$py" -I -c 'import sys; print(sys.executable)')
+      install=("$uv" pip install --quiet --python "$target" --compile-bytecode "${index[@]}")
+      how="uv pip install"
+    else
+      echo "entropy-gate: $uv: the project is installed with pip (project-installer: uv)"
+    fi
+    ;;
+  *)
+    echo "entropy-gate: project-installer must be pip or uv, not '$installer'" >&2
+    exit 2
+    ;;
+esac
 if [ -f pyproject.toml ] || [ -f setup.py ] || [ -f setup.cfg ]; then
   found=$("$py" - <<'PY'
 import ast
@@ -86,16 +116,16 @@ PY
 )
   extra=${found%% *}
   if [ -n "$found" ]; then
-    echo "entropy-gate: installing the project under test: pip install -e '.[$extra]' (the $extra extra of ${found#* }; install input empty)"
-    "${pip[@]}" install --quiet -e ".[$extra]"
+    echo "entropy-gate: installing the project under test: $how -e '.[$extra]' (the $extra extra of ${found#* }; install input empty)"
+    "${install[@]}" -e ".[$extra]"
   else
-    echo "entropy-gate: installing the project under test: pip install -e '.' (no test, tests or testing extra declared; install input empty)"
-    "${pip[@]}" install --quiet -e .
+    echo "entropy-gate: installing the project under test: $how -e '.' (no test, tests or testing extra declared; install input empty)"
+    "${install[@]}" -e .
   fi
 else
   echo "entropy-gate: no pyproject.toml, setup.py or setup.cfg at the root: the project is not installed (set the install input if it needs installing)"
 fi
 if ! "$py" -c 'import pytest' 2>/dev/null; then
-  echo "entropy-gate: pytest is not among the project's dependencies: pip install pytest"
-  "${pip[@]}" install --quiet pytest
+  echo "entropy-gate: pytest is not among the project's dependencies: $how pytest"
+  "${install[@]}" pytest
 fi

@@ -68,33 +68,20 @@ if [ -e "$venv" ] || [ -L "$venv" ]; then
   rm -rf "$venv" "$record"
 fi
 
-uv_binary() { # uv from requirements/uv.lock (hashed) into $work/uv: its path, or why not
-  local err="$work/uv-install.log"
-  if [ "${ENTROPY_GATE_INSTALLER:-uv}" = pip ]; then
-    echo "ENTROPY_GATE_INSTALLER=pip"; return 1
-  fi
-  if ! PIP_ROOT_USER_ACTION=ignore "$python" -I -m pip --disable-pip-version-check --quiet \
-    install --require-hashes --no-deps --only-binary=:all: --target "$work/uv" \
-    -r "$here/requirements/uv.lock" >"$err" 2>&1 || [ ! -x "$work/uv/bin/uv" ]; then
-    echo "uv could not be installed from requirements/uv.lock ($(tail -n 1 "$err" 2>/dev/null))"
-    return 1
-  fi
-  echo "$work/uv/bin/uv"
-}
-
-uv_index() { # uv's index flags from pip's variables (uv reads no pip.conf, and no PIP_*)
-  local link
-  if [ -n "${PIP_INDEX_URL:-}" ]; then printf '%s\0' --index-url "$PIP_INDEX_URL"; fi
-  for link in ${PIP_EXTRA_INDEX_URL:-}; do printf '%s\0' --extra-index-url "$link"; done
-  for link in ${PIP_FIND_LINKS:-}; do printf '%s\0' --find-links "$link"; done
-  case "${PIP_NO_INDEX:-}" in 1|true|yes|on) printf '%s\0' --no-index ;; esac
-}
+# uv_binary and uv_index (scripts/uv.sh, this action's own file: sourced before any PR code)
+# shellcheck source=scripts/uv.sh
+. "$here/scripts/uv.sh"
 
 build() { # build DIR: the venv, from the hashed lock, then the package without dependencies
-  local dir=$1 src uv
+  local dir=$1 src uv got=false
   src=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/entropy-gate-src.XXXXXX")
   cp -R "$here/pyproject.toml" "$here/README.md" "$here/entropy_action" "$src/"
-  if uv=$(uv_binary); then
+  if [ "${ENTROPY_GATE_INSTALLER:-uv}" = pip ]; then
+    uv="ENTROPY_GATE_INSTALLER=pip"
+  elif uv=$(uv_binary "$python" "$work/uv"); then
+    got=true
+  fi
+  if $got; then
     # uv: no config file (--no-config: the working directory's parents are not read) and no
     # cache (--no-cache: nothing another job wrote), every wheel checked against the lock;
     # bytecode compiled as pip does (the gate runs with -B and writes none).

@@ -8,7 +8,7 @@
 # - the interpreter the venv is made from (ENTROPY_GATE_INSTALL_PYTHON, default python3): its
 #   exact version and the real path of its base executable (a venv's python links to it);
 # - this action's own files: requirements/action.lock, requirements/uv.lock, pyproject.toml,
-#   scripts/install.sh and every file of entropy_action/ (its version and code).
+#   scripts/install.sh and scripts/uv.sh, and every file of entropy_action/ (its version and code).
 # The interpreter runs isolated (-I) from an empty folder of its own: the working directory
 # is the PR's checkout.
 set -euo pipefail
@@ -31,7 +31,7 @@ except OSError:
 base = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
 digest.update(f"{platform.machine()}\0{base}\0{sys.version}\0".encode())
 files = [root / "requirements" / name for name in ("action.lock", "uv.lock")]
-files += [root / "pyproject.toml", root / "scripts" / "install.sh"]
+files += [root / "pyproject.toml", root / "scripts" / "install.sh", root / "scripts" / "uv.sh"]
 package = root / "entropy_action"
 files += sorted(
     p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts

@@ -10,6 +10,8 @@ host B's a `.pth` that records every start of that venv's interpreter. The secon
 rebuild host A's (saying why in one line), may run host B's in host B's job (the PR's code
 runs there anyway), and never runs either in the check or the verdict job, which never
 restore the cache: the verdict unpacks the check job's venv, checked by its sha256.
+The caller opts in to `project-installer: uv` (issue 38 part 1): the host jobs install the
+project with the uv entropy-gate's venv is built with, from the action's hashed lock.
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ jobs:
     permissions: {contents: read, checks: write, pull-requests: read}
     with:
       host-b-python-version: "3.11"
+      project-installer: uv
 """,
 }
 JOB = r"^\[entropy-gate/entropy-gate/(\w[\w ]*?)(?:-\d+)?\s*\]\s+\| "
@@ -274,3 +277,13 @@ def test_a_planted_venv_entry_never_reaches_the_verdict(runs: Runs) -> None:
     assert [r for r in ran if r["what"] == "tampered __main__"] == [], ran
     assert ran, "the planted .pth never ran: the entry was not restored"
     assert {r["job"] for r in ran} == {"hosts"}, ran
+
+
+def test_the_caller_s_project_installer_installs_the_project_with_uv(runs: Runs) -> None:
+    for run in (runs.first, runs.second):
+        installed = _lines(
+            run,
+            r"entropy-gate: installing the project under test: uv pip install -e '\.\[test\]' "
+            r"\(the test extra of pyproject\.toml; install input empty\)$",
+        )
+        assert installed == ["host a leg 1", "host b leg 1"], _job(run, "host", "install")

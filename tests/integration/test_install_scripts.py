@@ -64,14 +64,34 @@ def venv(fresh_venv: Path, tmp_path: Path) -> Path:
     return copy / "bin" / "python"
 
 
-def install_project(project: Path, python: Path, wheels: Path) -> subprocess.CompletedProcess[str]:
+@pytest.fixture(scope="module")
+def uv_wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """uv's wheel, from the action's hashed requirements/uv.lock (what install-project.sh
+    installs uv from, with pip --require-hashes)."""
+    target = tmp_path_factory.mktemp("uv-wheels")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--quiet", "--require-hashes", "--no-deps",
+         "--only-binary=:all:", "-d", target, "-r", ROOT / "requirements" / "uv.lock"],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    return target
+
+
+def install_project(
+    project: Path, python: Path, *links: Path, installer: str | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {
         **os.environ,
         "PYTHON": str(python),
         "PIP_NO_INDEX": "1",
-        "PIP_FIND_LINKS": str(wheels),
+        "PIP_FIND_LINKS": " ".join(map(str, links)),
         "PIP_CONFIG_FILE": os.devnull,
+        "UV_NO_CONFIG": "1",  # this machine's uv.toml is not the runner's
     }
+    env.pop("ENTROPY_GATE_PROJECT_INSTALLER", None)
+    if installer is not None:
+        env["ENTROPY_GATE_PROJECT_INSTALLER"] = installer
     return subprocess.run(
         ["bash", INSTALL_PROJECT], cwd=project, env=env, capture_output=True, text=True, check=False
     )
@@ -80,6 +100,16 @@ def install_project(project: Path, python: Path, wheels: Path) -> subprocess.Com
 def has(python: Path, module: str) -> bool:
     done = subprocess.run([python, "-c", f"import {module}"], capture_output=True, check=False)
     return done.returncode == 0
+
+
+def installer_of(python: Path, distribution: str) -> str:
+    """What installed the distribution: its dist-info's INSTALLER file (pip, uv)."""
+    done = subprocess.run(
+        [python, "-c", f"import importlib.metadata as m; print(m.distribution({distribution!r})"
+         ".read_text('INSTALLER'))"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return done.stdout.strip()
 
 
 def scratch_library(tmp_path: Path, extras: str) -> Path:
@@ -202,6 +232,70 @@ def test_a_project_that_does_not_install_fails_the_step(
     )
     done = install_project(project, venv, wheels)
     assert done.returncode != 0
+    assert not has(venv, "scratchlib")
+
+
+# --- project-installer: uv ----------------------------------------------------------------
+
+
+UV_CASES = {  # the project's extras: the lines said, as pip's with uv doing each install
+    "no test extra": (
+        "",
+        [
+            "entropy-gate: installing the project under test: uv pip install -e '.' (no test, "
+            "tests or testing extra declared; install input empty)",
+            "entropy-gate: pytest is not among the project's dependencies: uv pip install pytest",
+        ],
+    ),
+    "a test extra": (
+        '[project.optional-dependencies]\ntest = ["pytest"]\n',
+        [
+            "entropy-gate: installing the project under test: uv pip install -e '.[test]' (the "
+            "test extra of pyproject.toml; install input empty)"
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", UV_CASES)
+def test_uv_installs_the_project_and_pytest_when_asked(
+    tmp_path: Path, wheels: Path, uv_wheels: Path, venv: Path, case: str
+) -> None:
+    """The same decisions and lines as pip's, `uv pip install` doing the installs, with uv
+    from the action's hashed lock and pip's index variables (no index, the wheelhouse)."""
+    extras, said = UV_CASES[case]
+    project = scratch_library(tmp_path, extras)
+    done = install_project(project, venv, wheels, uv_wheels, installer="uv")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == said
+    assert installer_of(venv, "scratchlib") == "uv"
+    assert installer_of(venv, "pytest") == "uv"
+
+
+def test_where_uv_cannot_be_installed_pip_installs_the_project_said_in_one_line(
+    tmp_path: Path, wheels: Path, venv: Path
+) -> None:
+    """No uv wheel where pip may look: the install goes on with pip, and says why."""
+    project = scratch_library(tmp_path, '[project.optional-dependencies]\ntest = ["pytest"]\n')
+    done = install_project(project, venv, wheels, installer="uv")
+    assert done.returncode == 0, done.stderr
+    first, second = done.stdout.splitlines()
+    assert first.startswith("entropy-gate: uv could not be installed from requirements/uv.lock (")
+    assert first.endswith("): the project is installed with pip (project-installer: uv)")
+    assert second == (
+        "entropy-gate: installing the project under test: pip install -e '.[test]' (the test "
+        "extra of pyproject.toml; install input empty)"
+    )
+    assert installer_of(venv, "scratchlib") == "pip"
+
+
+def test_an_unknown_installer_fails_before_anything_is_installed(
+    tmp_path: Path, wheels: Path, venv: Path
+) -> None:
+    project = scratch_library(tmp_path, "")
+    done = install_project(project, venv, wheels, installer="poetry")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "entropy-gate: project-installer must be pip or uv, not 'poetry'\n"
     assert not has(venv, "scratchlib")
 
 
