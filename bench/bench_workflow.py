@@ -417,9 +417,12 @@ def _act(
         job, when = entry.get("job"), entry.get("time")
         if isinstance(job, str) and isinstance(when, str):
             spans[job].append(_epoch(when))
-        took, step = entry.get("executionTime"), entry.get("step")
-        if isinstance(job, str) and isinstance(took, int) and isinstance(step, str):
-            steps[f"{job.rsplit('/', 1)[-1]}: {step[:48]}"] = took / 1e9
+        took, said = entry.get("executionTime"), str(entry.get("msg", ""))
+        # the step's own name from its result line: a composite action's steps (the gate's
+        # install, the project's) log under the action's `step`, each with its own result
+        step = re.search(r"(?:Success|Failure) - (?:Main )?(.*?) \[", said)
+        if isinstance(job, str) and isinstance(took, int) and step:
+            steps[f"{job.rsplit('/', 1)[-1].strip()}: {step[1][:48]}"] = took / 1e9
     jobs = {job: max(times) - min(times) for job, times in spans.items() if times}
     first = min((min(times) for times in spans.values() if times), default=0.0)
     # when each job's first line came, from the run's first (act's scheduling, "@ job")

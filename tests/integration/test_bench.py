@@ -24,6 +24,7 @@ MEASURES = [
     "bench_compare.py",
     "bench_gate.py",
     "bench_precommit.py",
+    "bench_project_install.py",
     "bench_properties.py",
     "bench_run.py",
     "bench_scan.py",
