@@ -37,8 +37,10 @@ NAMES_IT = "it names entropy-gate (a call of it, or a job posting a check of its
 MAX_NAMES = 4096  # a job's names spelled out from its matrix, past which it is not read
 WRITERS = frozenset({"checks", "statuses"})
 _EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}", re.DOTALL)
-_OPERAND = r"(?:matrix(?:\.[A-Za-z0-9_-]+|\[\s*'[^']*'\s*\])+|'[^']*')"
-# Matrix values and the file's own strings, joined by || or && (`matrix.name || matrix.python`).
+_OPERAND = r"(?:matrix(?:\.[A-Za-z0-9_-]+|\[\s*'[^']*'\s*\]|\[\s*\d+\s*\])+|'[^']*')"
+# Matrix values and the file's own strings, joined by || or && (`matrix.name || matrix.python`);
+# a value may be indexed (`matrix.config[1]`: an item of a list the matrix holds, still one of
+# its scalars, which is what a name is spelled from).
 _MATRIX_ONLY = re.compile(rf"^\s*{_OPERAND}(?:\s*(?:\|\||&&)\s*{_OPERAND})*\s*$")
 
 

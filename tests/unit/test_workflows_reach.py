@@ -136,6 +136,27 @@ def test_a_name_from_matrix_values_joined_by_or_is_the_files_own() -> None:
         assert why.startswith("its job 'tests' takes its name from an expression")
 
 
+def test_a_name_from_an_item_of_a_matrix_list_is_the_files_own() -> None:
+    """python-recurring-ical-events' tests.yml: `name: ${{ matrix.config[1] }}`, each
+    `config` a list of the Python version, the tox environment and a time zone. Its items
+    are the matrix's scalars: a name spelled from them is read like any matrix value's."""
+    matrix = (
+        "      matrix:\n        config:\n"
+        '        - ["3.12", "py312", "Europe/London"]\n'
+        '        - ["3.13", "docs", "Europe/Berlin"]\n'
+    )
+    assert workflows.reach(_with(CI, '"${{ matrix.config[1] }}"', matrix).encode()).why is None
+    entropy = matrix.replace('"docs"', '"entropy"')
+    spelled = _with(CI, '"${{ matrix.config[ 1 ] }}-gate"', entropy)
+    assert workflows.reach(spelled.encode()).why == (
+        "its job 'tests' can be named after the check ('${{ matrix.config[ 1 ] }}-gate')"
+    )
+    outside = _with(CI, '"${{ matrix.config[github.run_number] }}"', matrix)
+    why = workflows.reach(outside.encode()).why
+    assert why is not None
+    assert why.startswith("its job 'tests' takes its name from an expression")
+
+
 @pytest.mark.parametrize(
     "matrix",
     [
