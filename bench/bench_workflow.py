@@ -391,7 +391,6 @@ def _act(
         shutil.copytree(cache, folder / "cache")
     toolcache = folder / "toolcache"  # a clean interpreter per version, as a runner starts
     e2e_kit.tool_cache(toolcache, world.wheels, with_pytest=False)
-    e2e_kit.serialize_pip(toolcache)
     sample = world.sample
     api = e2e_kit.ApiServer.start(folder, world=e2e_kit.pulls_of(sample.base, sample.head))  # type: ignore[attr-defined]
     try:

@@ -82,7 +82,6 @@ def kit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kit]:
     wheels = e2e_kit.wheelhouse(root / "wheelhouse")
     toolcache = root / "toolcache"
     e2e_kit.tool_cache(toolcache, wheels)
-    e2e_kit.serialize_pip(toolcache)  # both hosts of a template run on one Python here
     yield Kit(
         root, e2e_kit.project_copy(root / "entropy-gate"), toolcache, wheels, root / "markers"
     )

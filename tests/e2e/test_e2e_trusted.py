@@ -67,7 +67,6 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     wheels = e2e_kit.wheelhouse(root / "wheelhouse")
     toolcache = root / "toolcache"
     e2e_kit.tool_cache(toolcache, wheels)
-    e2e_kit.serialize_pip(toolcache)  # both hosts of a template run on one Python here
     project = e2e_kit.project_copy(root / "entropy-gate")
     sample = e2e_kit.queue_sample(root / "sample", root / "pins-tmp", [*TEMPLATE_FILES, NO_BASE])
     # The merge queue's commit is the fix merged into main: GitHub's refs/pull/7/merge too.

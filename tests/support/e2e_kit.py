@@ -154,6 +154,7 @@ def tool_cache(target: Path, wheels: Path, *, with_pytest: bool = True) -> dict[
     bare = target / "Python" / BARE_VERSION / "x64"
     _sh(interpreter("3.11") or "python3.11", "-m", "venv", bare)
     (target / "Python" / BARE_VERSION / "x64.complete").touch()
+    serialize_pip(target)
     return versions
 
 
@@ -163,16 +164,27 @@ def property_id(scenario: str) -> str:
 
 def serialize_pip(toolcache: Path) -> None:
     """act's tool cache is one venv per Python version for every job, where GitHub gives each
-    matrix leg a machine of its own: two legs on one version (a template's defaults) would
-    `pip install -e .` into the same venv at once and trip over each other's files. Each
-    venv's `pip` becomes a wrapper that takes a lock first (flock, util-linux)."""
+    matrix leg a machine of its own: two legs on one version (the README's defaults, a
+    template's) would `pip install` into the same venv at once, and one job's check that
+    pytest imports could land while the other's pip was writing pytest's files (a host job
+    failed so, about one act run in ten under load). Every pip of every venv, `python -m pip`
+    and the `pip` scripts alike, takes one lock for its whole run: the second install finds
+    pytest installed and leaves it alone."""
     lock = toolcache / "pip.lock"
+    take = (  # a pip that pip starts (its build dependencies) runs under its parent's lock
+        "import fcntl as _e2e_fcntl, os as _e2e_os  # e2e kit: one pip at a time (act)\n"
+        "if not _e2e_os.environ.get('ENTROPY_GATE_E2E_PIP_LOCKED'):\n"
+        f"    _e2e_lock = open({str(lock)!r}, 'a')\n"
+        "    _e2e_fcntl.flock(_e2e_lock, _e2e_fcntl.LOCK_EX)\n"
+        "    _e2e_os.environ['ENTROPY_GATE_E2E_PIP_LOCKED'] = '1'\n"
+    )
+    for main in toolcache.glob("Python/*/x64/lib/python3.*/site-packages/pip/__main__.py"):
+        main.write_text(take + main.read_text(encoding="utf-8"), encoding="utf-8")
     for bin_dir in toolcache.glob("Python/*/x64/bin"):
-        for pip in bin_dir.glob("pip*"):
+        for pip in bin_dir.glob("pip*"):  # through __main__, which takes the lock
             pip.unlink()
             pip.write_text(
-                f'#!/bin/sh\nexec flock {lock} "{bin_dir / "python"}" -m pip "$@"\n',
-                encoding="utf-8",
+                f'#!/bin/sh\nexec "{bin_dir / "python"}" -m pip "$@"\n', encoding="utf-8"
             )
             pip.chmod(0o755)
 
