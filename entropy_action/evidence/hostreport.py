@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -91,8 +91,10 @@ class HostReport:
         return []
 
 
-def read_host(dir: Path) -> HostReport:
-    """Read DIR/host.json and DIR/junit.xml; GateError (one line, naming the file) if unusable."""
+def read_host(dir: Path, modules: Sequence[str] = ()) -> HostReport:
+    """Read DIR/host.json and DIR/junit.xml; GateError (one line, naming the file) if unusable.
+    `modules`: every module a session over several properties collected (hosts.split), whose
+    tests are named by the module that collected them, as the channel names them."""
     check_folder(dir)
     info = read_info(dir / HOST_JSON)
     if info.returncode < 0:
@@ -103,7 +105,8 @@ def read_host(dir: Path) -> HostReport:
     with open_capped(junit_path, MAX_JUNIT_XML) as handle:
         chunks = chunks_of(handle, junit_path, MAX_JUNIT_XML)
         normalize = normalizer(placeholders(info))
-        tests, errors = parse(chunks, str(junit_path), normalize, info.module)
+        others = [module for module in modules if module != info.module]
+        tests, errors = parse(chunks, str(junit_path), normalize, info.module, others)
     heard = _read_outcomes(dir, info)
     if heard is not None:
         tests, errors = _cross_check(dir, heard, tests, errors, normalize)

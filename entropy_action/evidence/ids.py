@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from entropy_action.core.hostinfo import HostInfo
 from entropy_action.evidence.bounded import (
@@ -83,15 +83,24 @@ def _disjoint(paths: tuple[str, ...]) -> bool:
     return True
 
 
-def node_id(file: str | None, classname: str, name: str, module: str | None = None) -> str:
+def node_id(
+    file: str | None,
+    classname: str,
+    name: str,
+    module: str | None = None,
+    others: Sequence[str] = (),
+) -> str:
     """pytest's node id "<module path>::<Class>::<name>[params]" from xunit1 attributes.
 
     The collecting `module` is tried first: `file` names where the test function is defined,
-    which for a test inherited from a base class in another file is not where it ran.
+    which for a test inherited from a base class in another file is not where it ran. A
+    session over several properties' modules (hosts.sessions) collected from each of them:
+    `others`, tried next (workalendar's test classes inherit their tests from
+    tests/__init__.py, in all nine modules of one session).
     """
     if not classname:
         return file or name
-    for path in (module, file):
+    for path in (module, *others, file):
         if path:
             dotted = dotted_module(path)
             if classname == dotted:

@@ -7,7 +7,7 @@ import functools
 import gc
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 from xml.etree.ElementTree import Element
@@ -92,16 +92,21 @@ def no_gc() -> Iterator[None]:
 
 
 def parse_junit(
-    data: bytes, name: str, normalize: Callable[[str], str] = str, module: str | None = None
+    data: bytes,
+    name: str,
+    normalize: Callable[[str], str] = str,
+    module: str | None = None,
+    others: Sequence[str] = (),
 ) -> tuple[tuple[TestCase, ...], tuple[str, ...]]:
     """The test cases and collection errors of a pytest JUnit XML document.
 
     `module` is the property module the run collected: a test it inherits from a class defined
-    in another file carries that file in `file`, but belongs to `module` (see `node_id`).
+    in another file carries that file in `file`, but belongs to `module` (see `node_id`);
+    `others`, the other modules of a session over several properties.
     """
     view = memoryview(data)
     chunks = (view[start : start + CHUNK] for start in range(0, len(view), CHUNK))
-    return parse(chunks, name, normalize, module)
+    return parse(chunks, name, normalize, module, others)
 
 
 def parse(
@@ -109,10 +114,12 @@ def parse(
     name: str,
     normalize: Callable[[str], str],
     module: str | None,
+    others: Sequence[str] = (),
 ) -> tuple[tuple[TestCase, ...], tuple[str, ...]]:
     dotted = dotted_module(module) if module else None
     errors: list[str] = []
-    convert = functools.partial(_case, normalize, module, dotted, {}, errors)
+    where = functools.partial(_where, module=module, dotted=dotted, others=tuple(others))
+    convert = functools.partial(_case, normalize, where, {}, errors)
     with no_gc():
         items = junitstream.read_cases(chunks, name, convert)
     if not errors:  # the common case: every item is a test
@@ -131,8 +138,7 @@ class _Case(junitparser.TestCase):
 
 def _case(
     normalize: Callable[[str], str],
-    module: str | None,
-    dotted: str | None,  # the module's dotted name, as pytest writes it in classname
+    locate: Callable[[str | None, str | None, str | None], Where],  # `_where`, bound
     known: dict[tuple[str | None, str | None, str | None], Where],
     errors: list[str],  # the collection errors returned so far
     elem: Element,
@@ -151,7 +157,7 @@ def _case(
     key = (get("classname"), get("file"), get("line"))
     where = known.get(key)
     if where is None:
-        where = known[key] = _where(*key, module, dotted)
+        where = known[key] = locate(*key)
     prefix, file, line = where
     if len(elem):  # results or properties: the few cases that have any
         return _case_children(normalize, where, name, elem, errors)
@@ -163,8 +169,10 @@ def _where(
     classname: str | None,
     file: str | None,
     line: str | None,
+    *,
     module: str | None,
-    dotted: str | None,
+    dotted: str | None,  # the module's dotted name, as pytest writes it in classname
+    others: tuple[str, ...],
 ) -> Where:
     classname = one_line(classname)
     shared = sys.intern(one_line(file)) or None  # one str per file name, for all its tests
@@ -172,7 +180,7 @@ def _where(
         return None, shared, _line(line)
     if dotted is not None and classname == dotted:  # node_id's first case, the common one
         return f"{module}::", shared, _line(line)
-    return node_id(shared, classname, "", module), shared, _line(line)  # the id ends in a name
+    return node_id(shared, classname, "", module, others), shared, _line(line)  # ends in a name
 
 
 def _case_children(

@@ -50,7 +50,7 @@ def split(
     """Each view's folder from the session's report folder; the host.json written to each."""
     modules = [view.manifest.module for view in views]
     try:
-        hostreport.read_host(session)  # junit.xml, the channel and the summary agree
+        hostreport.read_host(session, modules)  # junit.xml, the channel and the summary agree
     except GateError:
         return [
             _unsplit(session, info, view, folder)

@@ -138,6 +138,59 @@ def test_an_honest_patch_passes_grouped_as_each_property_alone(three: tuple[Repo
     assert [len(judged[pid]["tests"]) for pid in IDS] == [3, 3, 3]
 
 
+SHARED_CASES = """\
+from lib.calc import total
+
+
+class SharedCases:
+    amounts = [1, 2, 3]
+
+    def test_total(self):
+        assert total(self.amounts) == sum(self.amounts)
+
+    def test_empty(self):
+        assert total([]) == 0
+"""
+
+
+def test_tests_inherited_from_a_shared_class_stay_with_the_module_that_collected_them(
+    three: tuple[Repo, str],
+) -> None:
+    """workalendar's shape: each module's test classes inherit their tests from a class in
+    tests/__init__.py, so pytest's report names that file for them. In one session over
+    alpha's and beta's modules, beta's inherited tests were named by neither module: the
+    session's report disagreed with the channel and all nine properties of workalendar's
+    session were invalid on a docs-only patch. Each is named by the module that collected it,
+    grouped and alone, on the local gate's path and on the workflow's."""
+    repo, _ = three
+    repo.write("tests/__init__.py", SHARED_CASES)
+    for pid, amounts in (("alpha", "[1, 2, 3]"), ("beta", "[4, 5]")):
+        repo.write(
+            MODULES[pid],
+            f"from tests import SharedCases\n\n\nclass Test{pid.title()}(SharedCases):\n"
+            f"    amounts = {amounts}\n",
+        )
+    base = repo.commit("shared cases")
+    repo.write("README.md", "docs\n")
+    repo.commit("docs")
+    judged = _parity(repo, base)
+    assert judged[""]["classification"] == "merge_candidate", judged[""]["_err"]
+    assert sorted(t["id"] for t in judged["beta"]["tests"]) == [
+        "tests/test_b.py::TestBeta::test_empty",
+        "tests/test_b.py::TestBeta::test_total",
+    ]
+    out = repo.path.parent / "out"
+    code, err = _run(repo, out)
+    assert code == 0, err
+    for pid, name in (("alpha", "TestAlpha"), ("beta", "TestBeta")):
+        report = hostreport.read_host(_folder(out, pid))
+        assert sorted(test.id for test in report.tests) == [
+            f"{MODULES[pid]}::{name}::test_empty",
+            f"{MODULES[pid]}::{name}::test_total",
+        ]
+        assert report.outcome == "pass"
+
+
 def test_a_skip_in_a_shared_module_rejects_and_names_only_its_property(
     three: tuple[Repo, str],
 ) -> None:

@@ -407,6 +407,24 @@ def test_node_ids_are_rebuilt_from_xunit1_attributes(file, classname, name, expe
     assert ids.node_id(file, classname, name) == expected
 
 
+@pytest.mark.parametrize(
+    ("module", "others", "expected"),
+    [
+        ("t/test_a.py", (), "t.test_b.TestB::test_x"),  # what a session of one cannot tell
+        ("t/test_a.py", ("t/test_b.py",), "t/test_b.py::TestB::test_x"),
+        (None, ("t/test_a.py", "t/test_b.py"), "t/test_b.py::TestB::test_x"),
+        ("t/test_b.py", ("t/test_a.py",), "t/test_b.py::TestB::test_x"),
+    ],
+)
+def test_a_session_of_several_modules_names_an_inherited_test_by_the_module_that_collected_it(
+    module, others, expected
+):
+    """workalendar's shape: TestB in t/test_b.py inherits test_x from a class in
+    t/__init__.py, so pytest writes that file; the module is found among the session's."""
+    classname = "t.test_b.TestB"
+    assert ids.node_id("t/__init__.py", classname, "test_x", module, others) == expected
+
+
 def pairs_for(root: str, temp_root: str | None) -> list[tuple[str, str]]:
     return ids.placeholders(host_info("a", root, temp_root=temp_root))
 
