@@ -25,6 +25,9 @@ _READS = frozenset(
 _memo: dict[tuple[str, tuple[str, ...]], subprocess.CompletedProcess[bytes]] = {}
 _memo_lock = threading.Lock()
 _memo_depth = [0]
+_blobs: dict[tuple[str, str], bytes | None] = {}  # (folder, "commit:path") -> bytes, in memo()
+_batches: dict[str, _Batch] = {}  # folder -> its `git cat-file --batch`, in memo()
+_UNREAD = object()  # what the batch cannot answer as `git show` would: ask `git show`
 
 
 @contextlib.contextmanager
@@ -41,8 +44,77 @@ def memo() -> Iterator[None]:
     finally:
         with _memo_lock:
             _memo_depth[0] -= 1
+            closing = list(_batches.values()) if not _memo_depth[0] else []
             if not _memo_depth[0]:
                 _memo.clear()
+                _blobs.clear()
+                _batches.clear()
+        for batch in closing:
+            batch.close()
+
+
+class _Batch:
+    """One `git cat-file --batch` in a folder for a `memo()` block: a file's bytes at a
+    commit without a process of its own (`show` would start two for each file of a closure,
+    at the base, for every property)."""
+
+    def __init__(self, cwd: Path) -> None:
+        executable = shutil.which("git")
+        if executable is None:
+            raise GateError("git: not found on PATH; the gate reads the base ref with git")
+        self.lock = threading.Lock()
+        self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+            [executable, "cat-file", "--batch"],
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+
+    def read(self, spec: str) -> bytes | object | None:
+        """The blob `spec` names, None when there is none, `_UNREAD` when not a blob (or
+        when the process is gone: `git show` then answers, as outside a memo block)."""
+        with self.lock:
+            proc = self.proc
+            if proc is None or proc.stdin is None or proc.stdout is None:
+                return _UNREAD
+            asked = spec.encode("utf-8", "surrogateescape")
+            try:
+                proc.stdin.write(asked + b"\n")
+                proc.stdin.flush()
+                line = proc.stdout.readline().rstrip(b"\n")
+                if line in (asked + b" missing", asked + b" ambiguous"):
+                    return None
+                header = line.split()  # the object's id, its type and its size
+                if len(header) != 3:
+                    raise OSError("unexpected answer")
+                size = int(header[2])
+                data = proc.stdout.read(size + 1)
+                if len(data) != size + 1:
+                    raise OSError("short answer")
+            except (OSError, ValueError):
+                self._stop()
+                return _UNREAD
+            return data[:-1] if header[1] == b"blob" else _UNREAD
+
+    def close(self) -> None:
+        with self.lock:
+            self._stop()
+
+    def _stop(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        with contextlib.suppress(OSError):
+            if proc.stdin is not None:
+                proc.stdin.close()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
 
 
 def _git(
@@ -133,7 +205,24 @@ def repo_path(root: Path, path: Path) -> str:
 
 
 def show(root: Path, commit: str, relative: str) -> bytes | None:
-    """The bytes of `relative` at `commit`, or None when the file does not exist there."""
+    """The bytes of `relative` at `commit`, or None when the file does not exist there.
+    Inside `memo()`, read through one `git cat-file --batch` per folder and kept."""
+    spec = f"{commit}:{relative}"
+    if _memo_depth[0] and "\n" not in spec:
+        key = (str(root.resolve()), spec)
+        with _memo_lock:
+            if key in _blobs:
+                return _blobs[key]
+            batch = _batches.get(key[0])
+            if batch is None and _memo_depth[0]:
+                batch = _batches[key[0]] = _Batch(root)
+        found = batch.read(spec) if batch is not None else _UNREAD
+        if found is not _UNREAD:
+            assert found is None or isinstance(found, bytes)
+            with _memo_lock:
+                if _memo_depth[0]:
+                    _blobs[key] = found
+            return found
     exists = _git(["cat-file", "-e", f"{commit}:{relative}"], root, check=False)
     if exists.returncode != 0:
         return None

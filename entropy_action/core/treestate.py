@@ -32,6 +32,7 @@ CONFIG = frozenset(
 _Listing = tuple[list[str], list[str]]  # git's changed tracked files and untracked files
 _settled: dict[Path, _Listing | None] = {}  # judged roots -> their listing, once asked
 _contents: dict[Path, dict[str, bytes | None]] = {}  # judged roots -> digests of their files
+_memo: dict[Path, dict[object, object]] = {}  # judged roots -> what the scan read of them
 _settled_lock = threading.Lock()
 
 
@@ -40,17 +41,25 @@ def settled(root: Path) -> Iterator[None]:
     """While the local gate judges a manifest's properties one after another, every run in
     the work tree at `root` has ended (what runs from then on runs in host B's copy, a
     worktree of the base or a copy for mutants): `judged` lists the tree once for all of
-    them, and `inputs.tree_digest` reads each of its files once. Host runs take their own
-    state with `capture`, never from here."""
+    them, `inputs.tree_digest` reads each of its files once, and the scan's reads of it
+    (scan.source.WorkTree, the closures of scan.closure.between) are answered once
+    (`settled_memo`). Host runs take their own state with `capture`, never from here. A
+    block inside another for the same root shares the outer's answers."""
     key = root.resolve()
     with _settled_lock:
-        _settled[key], _contents[key] = None, {}
+        if key in _settled:
+            outer = True
+        else:
+            outer = False
+            _settled[key], _contents[key], _memo[key] = None, {}, {}
     try:
         yield
     finally:
-        with _settled_lock:
-            _settled.pop(key, None)
-            _contents.pop(key, None)
+        if not outer:
+            with _settled_lock:
+                _settled.pop(key, None)
+                _contents.pop(key, None)
+                _memo.pop(key, None)
 
 
 def settled_contents(root: Path) -> dict[str, bytes | None] | None:
@@ -58,6 +67,13 @@ def settled_contents(root: Path) -> dict[str, bytes | None] | None:
     repository-relative name (inputs.tree_digest); None outside one."""
     with _settled_lock:
         return _contents.get(root.resolve())
+
+
+def settled_memo(root: Path) -> dict[object, object] | None:
+    """Within a `settled` block for `root` (resolved), answers about its files kept by the
+    asker's key; None outside one, where nothing read of the tree may be kept."""
+    with _settled_lock:
+        return _memo.get(root)
 
 
 def judged(root: Path, exclude: Iterable[Path] = ()) -> TreeState:

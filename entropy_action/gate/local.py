@@ -86,10 +86,11 @@ def _run_gate(settings: GateSettings) -> GateResult:
     scans: dict[int, scan.ScanResult] = {}
 
     def scan_all() -> None:  # while host B's first session runs in its copy (`_execute`)
-        for check in repo.checks:
-            if check.head is not None:
-                _labelled(settings.progress, labels[id(check)])(SCANNING)
-                scans[id(check)] = scan.scan(check)
+        with treestate.settled(repo.checks[0].root):  # host A has not started: read once
+            for check in repo.checks:
+                if check.head is not None:
+                    _labelled(settings.progress, labels[id(check)])(SCANNING)
+                    scans[id(check)] = scan.scan(check)
 
     ran = _run_groups(settings, repo.checks, out, scan_all)
     with treestate.settled(repo.checks[0].root):  # every run in the checkout has ended
@@ -181,10 +182,23 @@ def _evidence(
     def scan_it() -> None:
         if not made:
             settings.progress(SCANNING)
-            made.append(scan.scan(check))
+            with treestate.settled(check.root):  # before host A starts in the checkout
+                made.append(scan.scan(check))
 
     runs = _run_hosts(settings, check, out, ran, scan_it)
-    scanned = made[0]
+    with treestate.settled(check.root):  # what runs from here runs outside the checkout
+        return _judged_evidence(settings, check, out, runs, made[0])
+
+
+def _judged_evidence(
+    settings: GateSettings,
+    check: baseline.PinCheck,
+    out: Path,
+    runs: Runs,
+    scanned: scan.ScanResult,
+) -> tuple[judge.Dossier, tuple[str, ...], Verdict | None]:
+    """`_evidence` after the hosts ran: the steps that follow them, and the judge."""
+    assert check.head is not None
     _strength(settings, check, scanned, out, runs)
     probed = _probe(settings, check, out, runs)
     runs = _base_b_after_probes(settings, check, out, runs, probed)

@@ -40,8 +40,9 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import cast
 
-from entropy_action.core import git
+from entropy_action.core import git, treestate
 from entropy_action.core.hostinfo import TestData
 from entropy_action.scan import config
 from entropy_action.scan.scope import Finder, Scope
@@ -244,7 +245,20 @@ class Revisions:
 
 def between(revisions: Revisions, data: Iterable[str] = ()) -> Closure:
     """The closure of a patch: both revisions' test sides, the data files host A's tests
-    opened (repository-relative, already filtered: `data_files`), and what differs."""
+    opened (repository-relative, already filtered: `data_files`), and what differs. Asked
+    again while no run can write the tree (core.treestate.settled: the judging asks it for
+    each of a property's strength plans), the first answer is the answer."""
+    opened = tuple(data)
+    memo = treestate.settled_memo(revisions.root.resolve())
+    if memo is None:
+        return _between(revisions, opened)
+    key = (between, revisions, opened)
+    if key not in memo:
+        memo[key] = _between(revisions, opened)
+    return cast(Closure, memo[key])
+
+
+def _between(revisions: Revisions, data: tuple[str, ...]) -> Closure:
     base_tree = CommitTree(revisions.root, revisions.base_commit)
     head = head_tree(revisions.root, staged=revisions.staged)
     base_side = side_of(base_tree, revisions.base_module, revisions.run_args)

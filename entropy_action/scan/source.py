@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+import functools
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar, cast
 
-from entropy_action.core import git, pyast
+from entropy_action.core import git, pyast, treestate
 
 MAX_BYTES = 2 * 1024 * 1024  # a source file larger than this is not read
+PARSED_KEPT = 600  # syntax trees kept (a closure's walk stops at 300 files a revision)
+_T = TypeVar("_T")
 
 
 class Tree(Protocol):
@@ -24,7 +27,9 @@ class Tree(Protocol):
 
 
 class WorkTree:
-    """The patch's files as they are on disk (tracked or not); nothing outside `root`."""
+    """The patch's files as they are on disk (tracked or not); nothing outside `root`. While
+    no run can write the tree (core.treestate.settled), each answer is read once for every
+    property and every scan that asks."""
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
@@ -34,14 +39,32 @@ class WorkTree:
         return target if target.is_relative_to(self.root) else None
 
     def is_file(self, relative: str) -> bool:
+        return self._kept("file", relative, self._is_file)
+
+    def is_dir(self, relative: str) -> bool:
+        return self._kept("dir", relative, self._is_dir)
+
+    def read(self, relative: str) -> bytes | None:
+        return self._kept("read", relative, self._read)
+
+    def _kept(self, kind: str, relative: str, answer: Callable[[str], _T]) -> _T:
+        memo = treestate.settled_memo(self.root)
+        if memo is None:
+            return answer(relative)
+        key = (WorkTree, kind, relative)
+        if key not in memo:
+            memo[key] = answer(relative)
+        return cast(_T, memo[key])
+
+    def _is_file(self, relative: str) -> bool:
         target = self._inside(relative)
         return target is not None and target.is_file()
 
-    def is_dir(self, relative: str) -> bool:
+    def _is_dir(self, relative: str) -> bool:
         target = self._inside(relative) if relative else self.root
         return target is not None and target.is_dir()
 
-    def read(self, relative: str) -> bytes | None:
+    def _read(self, relative: str) -> bytes | None:
         target = self._inside(relative)
         try:
             if target is None or not target.is_file() or target.stat().st_size > MAX_BYTES:
@@ -121,8 +144,14 @@ class Parsed:
 def parse(tree: Tree, relative: str) -> Parsed | None:
     """Parse `relative` in `tree`; None when the file is not there (or too large)."""
     data = tree.read(relative)
-    if data is None:
-        return None
+    return None if data is None else _parsed(relative, data)
+
+
+@functools.lru_cache(maxsize=PARSED_KEPT)
+def _parsed(relative: str, data: bytes) -> Parsed:
+    """The same bytes under the same name parse once per process: a gate reads a property's
+    closure at the base and the head, in the scan and in each strength plan, and every
+    property of a manifest shares its conftests. Nothing that reads a tree changes it."""
     try:
         return Parsed(relative, pyast.parse(data, filename=relative))
     except SyntaxError as exc:
