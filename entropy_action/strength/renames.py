@@ -15,6 +15,14 @@ When a module holds several such pairs, only those whose definitions are the sam
 the name pair up; the rest stay unmeasured (strength/unmeasured.py). A name used through its
 module (`import fees; fees.late_fee()`) is not rewritten: that stays unmeasured too.
 
+A name the patch removed from `M`'s file (its top-level binding: a definition, an assignment
+or a re-export), with no new name beside it, that the base's module imports and never uses
+again (no name, no string of it: PyrateLimiter's tests kept `from pyrate_limiter import
+binary_search` in a module that no longer called it, and its removal from the package left
+that module unmeasurable, so `invalid`) is imported as the module's `__name__` instead: the
+binding stays, nothing reads it, and the base's module imports against the head's code. A
+name it uses stays as it is: the module does not import, and the strength check says so.
+
 The rewrite edits the import lines in place (column offsets), so every line number of the
 base's module — which findings cite — is unchanged. Pure but for reading git.
 """
@@ -28,6 +36,7 @@ from pathlib import Path
 from entropy_action.core import git, pyast
 
 MAX_MODULE_BYTES = 2_000_000  # a production file larger than this is not read for renames
+DROPPED = "__name__"  # what an unused import of a name the patch removed is pointed at
 
 
 @dataclass(frozen=True)
@@ -38,6 +47,8 @@ class Rename:
     new: str
 
     def render(self) -> str:
+        if self.new == DROPPED:
+            return f"{self.module}.{self.old} removed, an import it never uses ({self.path})"
         return f"{self.module}.{self.old} → {self.new} ({self.path})"
 
 
@@ -51,7 +62,75 @@ def find(root: Path, commit: str, base_module: bytes, head_module: bytes) -> tup
         (_attributes(base_module), _attributes(head_module)),
     ):
         found += _renamed(root, commit, base_names, head_names)
+    found += _dropped(root, commit, base_module, head_module, {(r.module, r.old) for r in found})
     return tuple(dict.fromkeys(found))
+
+
+def _dropped(
+    root: Path, commit: str, base_module: bytes, head_module: bytes, renamed: set[tuple[str, str]]
+) -> list[Rename]:
+    """The names the base's module imports from a module and never uses, which the head's
+    module no longer imports and the patch removed from that module's file."""
+    tree = _parse(base_module)
+    head_names = _imports(head_module)
+    found: list[Rename] = []
+    for module, name in sorted(_unused(tree) if tree is not None else ()):
+        if (module, name) in renamed or name in head_names.get(module, set()):
+            continue
+        path = _file_of(root, commit, module)
+        if path is None:
+            continue
+        at_base = _bound(git.show(root, commit, path))
+        at_head = _bound(_read(root / path))
+        if at_base is not None and at_head is not None and name in at_base - at_head:
+            found.append(Rename(module, path, name, DROPPED))
+    return found
+
+
+def _unused(tree: ast.Module) -> set[tuple[str, str]]:
+    """(module, name) of each `from M import name` whose binding the module never names again:
+    in no name, no string (`__all__`, `getattr`, `monkeypatch.setattr`) and no `global`."""
+    imported: dict[str, set[tuple[str, str]]] = {}
+    named: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module is not None:
+            for alias in node.names:
+                if alias.name != "*":
+                    binding = alias.asname or alias.name
+                    imported.setdefault(binding, set()).add((node.module, alias.name))
+        elif isinstance(node, ast.Name):
+            named.add(node.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            named.add(node.value)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            named.update(node.names)
+    return {pair for binding, pairs in imported.items() if binding not in named for pair in pairs}
+
+
+def _bound(source: bytes | None) -> set[str] | None:
+    """The names a module's top level binds (definitions, assignments, imports, in `if`, `try`
+    and `with` blocks too); None when it cannot be read or imports `*` (what that binds is not
+    in its text)."""
+    tree = _parse(source) if source is not None else None
+    if tree is None:
+        return None
+    found: set[str] = set()
+    todo: list[ast.stmt] = list(tree.body)
+    while todo:
+        stmt = todo.pop()
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(stmt.name)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            if any(alias.name == "*" for alias in stmt.names):
+                return None
+            found.update(a.asname or a.name.partition(".")[0] for a in stmt.names)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            found.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
+            todo += [*stmt.body, *getattr(stmt, "orelse", []), *getattr(stmt, "finalbody", [])]
+            todo += [s for handler in getattr(stmt, "handlers", []) for s in handler.body]
+    return found
 
 
 def _renamed(

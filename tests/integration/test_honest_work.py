@@ -446,6 +446,82 @@ def test_a_rename_through_the_module_that_hides_a_defect_still_fails_the_bases_t
     assert verdict["classification"] == "entropy_silenced"
 
 
+# --- class 7: a dead import of a name the patch removed -----------------------------------------
+# PyrateLimiter (c6d6419 "replace custom binary_search with stdlib bisect"): the package stops
+# exporting binary_search, and tests/test_combinedlock.py drops its import, which nothing in it
+# used. The base's module could not import against the head's code: strength unmeasurable,
+# `invalid` on a refactor that changed no test.
+
+LIMITER = {
+    "rl/__init__.py": """\
+        from .utils import search as search
+        from .utils import window as window
+        """,
+    "rl/utils.py": """\
+        def search(items, value):
+            return items.index(value)
+
+
+        def window(items, size):
+            return items[-size:]
+        """,
+    "tests/test_window.py": """\
+        from rl import search
+        from rl import window
+
+
+        def test_window():
+            assert window([1, 2, 3, 4], 2) == [3, 4]
+
+
+        def test_window_longer_than_items():
+            assert window([1], 3) == [1]
+        """,
+}
+
+
+def _dead_import(repo: Repo, tmp_path: Path, used: bool = False) -> str:
+    for name, text in LIMITER.items():
+        repo.write(name, text)
+    if used:  # the base's module calls it, in a test the patch removes with it
+        repo.write(
+            "tests/test_window.py",
+            textwrap.dedent(LIMITER["tests/test_window.py"])
+            + "\n\ndef test_search():\n    assert search([5, 6], 6) == 1\n",
+        )
+    repo.write("entropy.yaml", manifest("tests/test_window.py", tmp_path / "pins"))
+    base = repo.commit("a limiter")
+    repo.write("rl/__init__.py", "from .utils import window as window\n")
+    repo.write("rl/utils.py", "def window(items, size):\n    return items[-size:]\n")
+    test = textwrap.dedent(LIMITER["tests/test_window.py"])
+    repo.write("tests/test_window.py", test.replace("from rl import search\n", ""))
+    repo.commit("drop search: bisect does it")
+    return base
+
+
+def test_a_dead_import_of_a_removed_name_is_measured_without_it(repo: Repo, tmp_path: Path) -> None:
+    base = _dead_import(repo, tmp_path)
+    verdict = gate(repo, base)
+    assert verdict["classification"] == "merge_candidate", verdict["reasons"]
+    assert (
+        "strength: the base's module was measured with the patch's renames: "
+        "rl.search removed, an import it never uses (rl/__init__.py)"
+    ) in verdict["reasons"]
+
+
+def test_a_removed_name_a_removed_test_used_leaves_the_base_unmeasured(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """PyrateLimiter's other module: test_binary_search went with the function. The base's
+    module uses the name, so it is not rewritten: the removed test is the finding, and the
+    strength check still says it could not measure."""
+    base = _dead_import(repo, tmp_path, used=True)
+    verdict = gate(repo, base)
+    assert verdict["classification"] != "merge_candidate"
+    assert not any("never uses" in reason for reason in verdict["reasons"]), verdict["reasons"]
+    assert any("cannot measure" in reason for reason in verdict["reasons"]), verdict["reasons"]
+
+
 # --- class 8: honest edits of CI ---------------------------------------------------------------
 # pyjwt (github.com/jpadilla/pyjwt, a4e1a3d "Add typing_extensions dependency for Python <
 # 3.11"): the fix also edits .github/workflows/main.yml (a job testing bare installs, and an

@@ -102,3 +102,42 @@ def test_what_a_module_reads_through_its_imports() -> None:
         "dates": {"parser"},
         "dates.parser": {"parse"},
     }
+
+
+def test_an_import_the_module_never_names_again_is_unused() -> None:
+    tree = renames._parse(
+        b"from rl import search, window\n"
+        b"from rl import Clock as C\n"
+        b"from rl import setup\n"
+        b"from rl import hidden\n"
+        b"__all__ = ['hidden']\n"
+        b"def test_w():\n    assert window([1], 1) == [1]\n"
+        b"    global setup\n"
+        b"def test_c():\n    C\n"
+    )
+    assert tree is not None
+    assert renames._unused(tree) == {("rl", "search")}
+
+
+def test_what_a_module_binds_at_its_top_level() -> None:
+    source = (
+        b"import os.path\n"
+        b"from .utils import search as search\n"
+        b"try:\n    from fast import window\nexcept ImportError:\n    window = None\n"
+        b"if True:\n    LIMIT: int = 3\n"
+        b"class Clock: ...\n"
+        b"def now(): ...\n"
+        b"x, (y, z) = 1, (2, 3)\n"
+    )
+    assert renames._bound(source) == {
+        "os", "search", "window", "LIMIT", "Clock", "now", "x", "y", "z",
+    }  # fmt: skip
+    assert renames._bound(b"from .utils import *\n") is None  # what it binds is not in it
+    assert renames._bound(b"def (:\n") is None
+
+
+def test_an_unused_removed_name_is_imported_as_the_modules_name_on_its_line() -> None:
+    dropped = (Rename("rl", "rl/__init__.py", "search", renames.DROPPED),)
+    out = renames.apply(b"from rl import search, window\n", dropped)
+    assert out == b"from rl import __name__ as search, window\n"
+    assert dropped[0].render() == "rl.search removed, an import it never uses (rl/__init__.py)"
