@@ -5,7 +5,11 @@ equal (manifest.groups); each group runs in one pytest session per host over all
 modules (one start-up, one plugin load, one copy of host B's tree), and hosts.split gives
 each property the folder a run of it alone leaves. A group whose run options stop pytest
 early (-x, --maxfail, --stepwise) would let one module's failure stop another's tests: its
-properties run one session each (`sessions`).
+properties run one session each (`sessions`). Two modules of one file name go to different
+sessions: in folders without `__init__.py`, pytest's default import mode names both after the
+file, and the second stops at "import file mismatch" (tests/unit/test_x.py beside
+tests/e2e/test_x.py, in a project that runs each folder in a pytest of its own). The name is
+the manifest's, so every host leg and the local gate cut the same sessions.
 
 pytest's own semantics hold inside a session: a test of one module that changes state
 another module's tests read (a module-level cache, an environment variable) does so as it
@@ -18,7 +22,7 @@ import dataclasses
 import re
 import tempfile
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from entropy_action.core.hostinfo import HostInfo
 from entropy_action.hosts import launch, split
@@ -35,10 +39,19 @@ _WITH_VALUE = "kmpcoWrn"  # short options whose value follows in the same argume
 
 
 def sessions(group: Group) -> list[tuple[LoadedManifest, ...]]:
-    """The sessions a group runs in: one, or one per property when its options stop early."""
+    """The sessions a group runs in: one, one per property when its options stop early, or
+    as few as keep two modules of one file name apart, in the manifest's order."""
     if len(group.views) > 1 and stops_early(group.views[0].manifest.run.pytest_args):
         return [(view,) for view in group.views]
-    return [group.views]
+    cut: list[list[LoadedManifest]] = []
+    for view in group.views:
+        name = PurePosixPath(view.manifest.module).name
+        free = (s for s in cut if all(PurePosixPath(m.manifest.module).name != name for m in s))
+        session = next(free, None)
+        if session is None:
+            cut.append(session := [])
+        session.append(view)
+    return [tuple(members) for members in cut]
 
 
 def stops_early(args: Sequence[str]) -> bool:

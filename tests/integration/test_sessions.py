@@ -431,3 +431,40 @@ def test_in_the_local_gate_a_session_that_could_not_finish_makes_its_members_inv
     assert judged["beta"]["classification"] == "invalid"
     assert judged["gamma"]["classification"] == "merge_candidate"
     assert verdict["classification"] == "invalid"
+
+
+def test_two_modules_of_one_name_in_folders_without_init_run_in_sessions_of_their_own(
+    repo: Repo,
+) -> None:
+    """tests/unit/test_calc.py and tests/e2e/test_calc.py, no `__init__.py` (a project that
+    runs each folder in a pytest of its own): pytest's default import mode names both
+    `test_calc`, so one session over both stops the second at "import file mismatch". Equal
+    pins no longer put them in one session: each property passes, as it does alone, on the
+    local gate's path and on the workflow's."""
+    modules = {"alpha": "tests/unit/test_calc.py", "beta": "tests/e2e/test_calc.py"}
+    two = MANIFEST.split("  - property_id: gamma", maxsplit=1)[0]
+    two = two.replace("tests/test_a.py", modules["alpha"])
+    repo.write("entropy.yaml", two.replace("tests/test_b.py", modules["beta"]))
+    repo.write("lib/__init__.py", "")
+    repo.write("lib/calc.py", LIB)
+    for pid, module in modules.items():
+        repo.write(module, _module(pid))
+    base = repo.commit("base")
+    repo.write("README.md", "docs\n")
+    repo.commit("docs")
+    verdict = _gate(repo, base, "clash")
+    assert "host A (alpha)" in verdict["_err"]
+    assert "host A (beta)" in verdict["_err"]
+    judged = _by_property(verdict)
+    assert verdict["classification"] == "merge_candidate", verdict["_err"]
+    for pid in modules:
+        assert judged[pid]["classification"] == "merge_candidate", pid
+        assert len(judged[pid]["tests"]) == 3, pid
+    out = repo.path.parent / "out"
+    code, err = _run(repo, out)
+    assert code == 0, err
+    assert "one pytest session for properties" not in err
+    for pid, module in modules.items():
+        report = hostreport.read_host(_folder(out, pid))
+        assert {test.id.split("::")[0] for test in report.tests} == {module}
+        assert report.outcome == "pass"

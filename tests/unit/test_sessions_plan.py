@@ -61,3 +61,30 @@ def test_every_way_to_stop_at_a_failure_is_told(args: list[str]) -> None:
 @pytest.mark.parametrize("args", [["-kx"], ["-k", "x"], ["-px"], ["-v"], ["--tb=short"], []])
 def test_options_that_only_look_like_x_do_not_stop_early(args: list[str]) -> None:
     assert not sessions.stops_early(args)
+
+
+CLASH = """\
+version: 1
+pins:
+  tz: UTC
+properties:
+  - property_id: unit
+    module: tests/unit/test_calc.py
+  - property_id: e2e
+    module: tests/e2e/test_calc.py
+  - property_id: other
+    module: tests/unit/test_other.py
+  - property_id: third
+    module: tests/test_calc.py
+  - property_id: suffix
+    module: tests/unit/xtest_calc.py
+"""
+
+
+def test_modules_of_one_file_name_are_kept_in_different_sessions_in_the_manifests_order() -> None:
+    """pytest's default import mode names a module outside a package after its file: two
+    `test_calc.py` in one session stop the second at "import file mismatch"."""
+    views = pinfile.parse_file(CLASH.encode(), "entropy.yaml").views
+    (group,) = groups.groups(views)
+    cut = [[view.property_id for view in members] for members in sessions.sessions(group)]
+    assert cut == [["unit", "other", "suffix"], ["e2e"], ["third"]]
