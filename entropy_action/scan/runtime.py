@@ -237,7 +237,7 @@ def cases_not_executed(
         ):
             continue  # every distinct case ran on each host: the ones gone were repeats
         short = {
-            host: sorted(cases - ran.get(function, set()))
+            host: (sorted(cases - ran.get(function, set())), len(ran.get(function, set())))
             for host, ran in now.items()
             if host not in broken_hosts
             and len(ran.get(function, set())) < len(cases)
@@ -277,10 +277,12 @@ def _executed_by_function(
 def _case_finding(
     function: str,
     total: int,
-    short: dict[str, list[str]],
+    short: dict[str, tuple[list[str], int]],
     defs: Mapping[str, DefinedTest],
     sites: Mapping[str, TestResult],
 ) -> Finding:
+    """`short`: host -> (the base's case ids it did not run, how many cases it ran). Ids
+    that changed (a fixture's scope renumbers them) ran as other cases: counted, not missed."""
     name = function.split("::", 1)[-1]
     where = defs.get(function)
     site = sites.get(function)
@@ -289,10 +291,14 @@ def _case_finding(
     )
     line = where.line if where else (site.line if site and site.line else 1)
     parts = []
-    for host, missing in sorted(short.items()):
+    for host, (missing, ran) in sorted(short.items()):
         shown = ", ".join(case[len(function) :] or case for case in missing[:3])
         more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
-        parts.append(f"host {host} ({len(missing)} of {total}: {shown}{more})")
+        renamed = ran - (total - len(missing))  # cases it ran under ids the base did not have
+        if renamed > 0:
+            shown = f"{renamed} ran under new ids in place of the base's {shown}{more}"
+            more = ""
+        parts.append(f"host {host} ({total - ran} of {total}: {shown}{more})")
     return Finding(
         kind="not_executed",
         path=path,

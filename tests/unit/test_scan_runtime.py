@@ -160,3 +160,26 @@ def test_renumbered_cases_are_the_same_cases_and_a_case_gone_is_named() -> None:
     # the base's decorator counts too: the head's test, no longer expanded, runs once
     assert executed_names(base, [EXPAND]) == {"T::test_x"}
     assert executed_names(base) == {f"T::test_x_{i}_{w}" for i, w in enumerate("abcd")}
+
+
+def test_cases_that_ran_under_new_ids_count_and_only_the_shortfall_is_missing() -> None:
+    """A fixture's scope change renumbers a parametrized test's ids (python-recurring-ical-
+    events e6c9618): of the base's 8 cases, 4 ran under ids the base did not have. 4 of 8 did
+    not run, not 8 of 8."""
+    base = {f"{P}::test_y[case{i}]": "passed" for i in range(8)}
+    head = [result(f"{P}::test_y[new{i}]", "passed", "passed") for i in range(4)]
+    (found,) = cases_not_executed([DefinedTest("test_y", P, 12)], head, base)
+    assert found.message == (
+        "property test_y: cases that executed at the base did not execute on "
+        "host A (4 of 8: 4 ran under new ids in place of the base's [case0], [case1], [case2] "
+        "and 5 more) and host B (4 of 8: 4 ran under new ids in place of the base's [case0], "
+        "[case1], [case2] and 5 more) — a case that does not run proves nothing"
+    )
+    mixed = [*head[:3], *(result(f"{P}::test_y[case{i}]", "passed", "passed") for i in (0, 1))]
+    (found,) = cases_not_executed([DefinedTest("test_y", P, 12)], mixed, base)
+    assert "host A (3 of 8: 3 ran under new ids in place of the base's [case2], [case3], " in (
+        found.message
+    )
+    kept = [result(f"{P}::test_y[case{i}]", "passed", "passed") for i in range(6)]
+    (found,) = cases_not_executed([DefinedTest("test_y", P, 12)], kept, base)
+    assert "host A (2 of 8: [case6], [case7])" in found.message
