@@ -10,9 +10,10 @@ VENV a virtual environment with the library installed from CLONE as its own inst
 each needed) and this gate installed in it (`pip install -e PATH_TO_ENTROPY_GATE`). The script
 fetches nothing and builds nothing: it runs VENV's `python -m entropy_action backtest OLD..NEW
 --module MODULE` in CLONE once per listed commit (its first parent as OLD), writes each JSON to
-OUT/LIBRARY-SHA12.json, and prints commit, expected, got, seconds and the deciding finding,
-then the summary: commits, matches, false rejections (expected merge_candidate, got anything
-else), missed rejections, median seconds. Exit 0 when every commit got what is recorded.
+OUT/LIBRARY-SHA12-MODULE.json (a commit may be listed with several modules), and prints
+commit, expected, got, seconds and the deciding finding, then the summary: commits, matches,
+false rejections (expected merge_candidate, got anything else), missed rejections, median
+seconds. Exit 0 when every commit got what is recorded.
 Not a test: a run takes minutes per commit (a whole gate each, mutation included).
 """
 
@@ -98,7 +99,7 @@ class Result:
 
 def _replay(row: dict[str, str], args: argparse.Namespace) -> Result:
     sha = row["commit"]
-    target = args.out.absolute() / f"{args.library}-{sha[:12]}.json"
+    target = args.out.absolute() / f"{args.library}-{sha[:12]}-{Path(row['module']).stem}.json"
     venv = args.venv.absolute()
     argv = [
         str(venv / "bin" / "python"),

@@ -15,6 +15,7 @@ LIST = """\
 library\tmodule\tcommit\texpected\tsubject
 scratch\ttests/test_fees.py\t{honest}\tmerge_candidate\tfees: read the guard first
 scratch\ttests/test_fees.py\t{skip}\tentropy_silenced\ttests: skip the flaky one
+scratch\ttests/test_more.py\t{honest}\tmerge_candidate\tthe same commit, another module
 other\ttests/test_x.py\t{honest}\tmerge_candidate\tnot this library
 """
 
@@ -25,6 +26,8 @@ def _library(repo: Repo) -> tuple[str, str]:
         "tests/test_fees.py",
         "from fees import late_fee\n\n\ndef test_fee():\n    assert late_fee(3) == 30\n",
     )
+    repo.write("tests/test_more.py", "from fees import late_fee\n\n\ndef test_none():\n"
+               "    assert late_fee(0) == 0\n")  # fmt: skip
     repo.commit("fees")
     repo.write("fees.py", "def late_fee(days):\n    return 0 if days <= 0 else days * 10\n")
     honest = repo.commit("fees: read the guard first")
@@ -53,12 +56,13 @@ def test_it_replays_each_listed_commit_and_counts_false_rejections(
     assert lines[0].endswith("ok      —")
     assert lines[1].startswith(f"{skip[:12]}  entropy_silenced  entropy_silenced ")
     assert "skip_marker tests/test_fees.py:6 (test_fee)" in lines[1]
-    assert lines[2].startswith(
-        "2 commits: 2 as recorded; false rejections 0/1; other differences 0;"
+    assert lines[2].startswith(f"{honest[:12]}  merge_candidate   merge_candidate ")
+    assert lines[3].startswith(
+        "3 commits: 3 as recorded; false rejections 0/2; other differences 0;"
     )
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(
-        f"scratch-{sha[:12]}.json" for sha in (honest, skip)
-    )
+    rows = sorted(((honest, "test_fees"), (skip, "test_fees"), (honest, "test_more")))
+    written = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert written == [f"scratch-{sha[:12]}-{stem}.json" for sha, stem in rows]  # one per row
 
 
 def test_a_commit_that_gets_something_else_fails_the_run(repo: Repo, tmp_path: Path) -> None:
@@ -68,7 +72,7 @@ def test_a_commit_that_gets_something_else_fails_the_run(repo: Repo, tmp_path: P
     done = _run(repo, listed, tmp_path / "out")
     assert done.returncode == 1
     assert "DIFFERS" in done.stdout
-    assert "false rejections 1/1; other differences 1;" in done.stdout
+    assert "false rejections 1/2; other differences 1;" in done.stdout
 
 
 def test_a_venv_whose_gate_is_another_checkout_is_refused(repo: Repo, tmp_path: Path) -> None:
@@ -120,10 +124,9 @@ def test_the_closure_count_names_the_test_side_a_commit_changed(repo: Repo, tmp_
     repo.write("tests/data/rates.json", "[11]\n")
     helper = repo.commit("tests: the new rate")
     listed = tmp_path / "precision.tsv"
-    listed.write_text(
-        LIST.format(honest=honest, skip=helper).replace("tests: skip the flaky one", "rate"),
-        encoding="utf-8",
-    )
+    rows = LIST.format(honest=honest, skip=helper).replace("tests: skip the flaky one", "rate")
+    one = "".join(row for row in rows.splitlines(keepends=True) if "test_more" not in row)
+    listed.write_text(one, encoding="utf-8")
     (tmp_path / "clones").mkdir()
     (tmp_path / "clones" / "scratch").symlink_to(repo.path)
     done = subprocess.run(
