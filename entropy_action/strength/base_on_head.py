@@ -110,14 +110,22 @@ def plan(check: PinCheck, data: Sequence[str] = ()) -> Plan | None:
     if base_bytes == head_bytes and not found.side_changed:
         return None
     renamed = renames.find(check.root, check.base_commit, base_bytes, head_bytes or b"")
-    side = tuple((path, found.base[path]) for path in found.side_changed)
+    side: list[tuple[str, bytes | None]] = []
+    side_renamed: tuple[renames.Rename, ...] = ()
+    for path in found.side_changed:  # the test side's other files, with the same rewrites
+        text = found.base[path]
+        if text is not None and path.endswith(".py") and path not in found.links:
+            head_side = renames.read(check.root / path) or b""
+            more = renames.find(check.root, check.base_commit, text, head_side, where=path)
+            text, side_renamed = renames.apply(text, more), (*side_renamed, *more)
+        side.append((path, text))
     return Plan(
         check.root,
         module,
         renames.apply(base_bytes, renamed),
         head_bytes or b"",
-        renamed,
-        side,
+        (*renamed, *side_renamed),
+        tuple(side),
         found.digest,
         found.links,
     )
@@ -259,7 +267,7 @@ def judge(
     defined = {f"{t.path}::{t.name}": t for t in tests}
     found: dict[str, Finding] = {}
     notes: dict[str, str] = {}
-    lost = [collection_error(error) for error in errors]
+    lost = [collection_error(error, side) for error in errors]
     bases = list(junitcases.merge(base_on_head).values())
     for (name, key), case in zip(generated.cases(c.id for c in bases), bases, strict=True):
         if case.outcome not in evidence.FAILING or name in found:
@@ -313,15 +321,16 @@ def passing(base_on_head: Iterable[TestCase]) -> frozenset[str]:
     return frozenset(name for name, seen in outcomes.items() if name and seen == {"passed"})
 
 
-def collection_error(error: str) -> str:
-    """A collection error of the base's module on the head's code, as one line."""
+def collection_error(error: str, side: Sequence[str] = ()) -> str:
+    """A collection error of the base's module (its test side, when the patch changed more
+    of it: a conftest that cannot import fails the module too) on the head's code."""
     lines = [line.strip() for line in error.splitlines() if line.strip()]
     cause = next((line[1:].strip() for line in reversed(lines) if line.startswith("E ")), None)
     cause = _WHERE.sub("", cause) if cause else None  # the scratch copy's path, not the tree's
     shown = _first_line(cause or (lines[0] if lines else "collection failure"))
     return (
-        f"the base's module cannot be collected against the head's code ({shown}): none of "
-        "its tests could be measured"
+        f"the base's {_changed_words(side)[0]} cannot be collected against the head's code "
+        f"({shown}): none of its tests could be measured"
     )
 
 

@@ -21,7 +21,17 @@ again (no name, no string of it: PyrateLimiter's tests kept `from pyrate_limiter
 binary_search` in a module that no longer called it, and its removal from the package left
 that module unmeasurable, so `invalid`) is imported as the module's `__name__` instead: the
 binding stays, nothing reads it, and the base's module imports against the head's code. A
-name it uses stays as it is: the module does not import, and the strength check says so.
+name it uses stays as it is: the module does not import, and the strength check says so —
+but for a flag of the interpreter (attrs' "Drop Python 3.9" removed `PY_3_10_PLUS =
+sys.version_info[:2] >= (3, 10)` from `attr._compat` and the guards its conftest read it
+in): a removed name whose base definition reads nothing but `sys` and `platform` (the
+version, the implementation, the platform) is bound, after its import, to that definition
+(`; PY_3_10_PLUS = __import__('sys').version_info[:2] >= (3, 10)`), which the host's
+interpreter evaluates as the base's production code would have: the base's test side reads
+the value it read at the base.
+
+The same rewrites apply to each file of the property's test side the patch changed (a
+conftest, a helper), which the strength check writes into its copy as the base had them.
 
 The rewrite edits the import lines in place (column offsets), so every line number of the
 base's module — which findings cite — is unchanged. Pure but for reading git.
@@ -30,6 +40,8 @@ base's module — which findings cite — is unchanged. Pure but for reading git
 from __future__ import annotations
 
 import ast
+import copy
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,17 +57,27 @@ class Rename:
     path: str  # the production file, repository-relative
     old: str
     new: str
+    value: str = ""  # a removed flag of the interpreter: its base definition, bound instead
+    where: str = ""  # the test side's file rewritten, when not the property module
 
     def render(self) -> str:
+        at = f", in the base's {self.where}" if self.where else ""
+        if self.value:
+            return (
+                f"{self.module}.{self.old} removed, a flag of the interpreter bound to its "
+                f"base definition `{self.value}` ({self.path}{at})"
+            )
         if self.new == DROPPED:
-            return f"{self.module}.{self.old} removed, an import it never uses ({self.path})"
-        return f"{self.module}.{self.old} → {self.new} ({self.path})"
+            return f"{self.module}.{self.old} removed, an import it never uses ({self.path}{at})"
+        return f"{self.module}.{self.old} → {self.new} ({self.path}{at})"
 
 
-def find(root: Path, commit: str, base_module: bytes, head_module: bytes) -> tuple[Rename, ...]:
+def find(
+    root: Path, commit: str, base_module: bytes, head_module: bytes, where: str = ""
+) -> tuple[Rename, ...]:
     """The renames the base's module needs to run against the head's code: names imported
     from a module (`from M import OLD`) and names used through it (`M.OLD`, after `import M`
-    or `from P import M`)."""
+    or `from P import M`). `where`: the test side's file they are for, when not the module."""
     found: list[Rename] = []
     for base_names, head_names in (
         (_imports(base_module), _imports(head_module)),
@@ -63,28 +85,105 @@ def find(root: Path, commit: str, base_module: bytes, head_module: bytes) -> tup
     ):
         found += _renamed(root, commit, base_names, head_names)
     found += _dropped(root, commit, base_module, head_module, {(r.module, r.old) for r in found})
-    return tuple(dict.fromkeys(found))
+    return tuple(dict.fromkeys(dataclasses.replace(r, where=where) for r in found))
 
 
 def _dropped(
     root: Path, commit: str, base_module: bytes, head_module: bytes, renamed: set[tuple[str, str]]
 ) -> list[Rename]:
-    """The names the base's module imports from a module and never uses, which the head's
-    module no longer imports and the patch removed from that module's file."""
+    """The names the base's module imports from a module, which the head's module no longer
+    imports and the patch removed from that module's file, and which the base's module never
+    uses or which are flags of the interpreter (`_flags`)."""
     tree = _parse(base_module)
+    if tree is None:
+        return []
+    unused = _unused(tree)
     head_names = _imports(head_module)
     found: list[Rename] = []
-    for module, name in sorted(_unused(tree) if tree is not None else ()):
-        if (module, name) in renamed or name in head_names.get(module, set()):
-            continue
-        path = _file_of(root, commit, module)
-        if path is None:
-            continue
-        at_base = _bound(git.show(root, commit, path))
-        at_head = _bound(_read(root / path))
-        if at_base is not None and at_head is not None and name in at_base - at_head:
-            found.append(Rename(module, path, name, DROPPED))
+    for module, names in sorted(_imports(base_module).items()):
+        for name in sorted(names - head_names.get(module, set())):
+            if (module, name) in renamed or name == "*":
+                continue
+            path = _file_of(root, commit, module)
+            if path is None:
+                continue
+            source = git.show(root, commit, path)
+            at_base, at_head = _bound(source), _bound(read(root / path))
+            if at_base is None or at_head is None or name not in at_base - at_head:
+                continue
+            if (module, name) in unused:
+                found.append(Rename(module, path, name, DROPPED))
+            elif (value := _flags(source).get(name)) is not None:
+                found.append(Rename(module, path, name, DROPPED, value))
     return found
+
+
+_FLAG_NODES = (
+    ast.Compare, ast.BoolOp, ast.UnaryOp, ast.Subscript, ast.Slice, ast.Tuple, ast.Constant,
+    ast.Attribute, ast.Name, ast.Call, ast.cmpop, ast.boolop, ast.Not, ast.USub, ast.Load,
+)  # fmt: skip
+_INTERPRETER = frozenset({"sys", "platform"})
+
+
+def _flags(source: bytes | None) -> dict[str, str]:
+    """Top-level names a module binds once, to an expression of nothing but literals, `sys`
+    and `platform` (imported as such) and their methods called with literals:
+    `PY_3_10_PLUS = sys.version_info[:2] >= (3, 10)`, `PYPY =
+    platform.python_implementation() == "PyPy"`, `sys.platform.startswith("linux")`.
+    Name -> the expression as the base's test side binds it, its modules imported in place
+    (`__import__('sys')`)."""
+    tree = _parse(source) if source is not None else None
+    if tree is None:
+        return {}
+    imported = {
+        alias.name
+        for stmt in tree.body
+        if isinstance(stmt, ast.Import)
+        for alias in stmt.names
+        if alias.name in _INTERPRETER and alias.asname is None
+    }
+    assigned: dict[str, list[ast.expr]] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target, value = stmt.targets[0], stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            target, value = stmt.target, stmt.value
+        else:
+            continue
+        if isinstance(target, ast.Name):
+            assigned.setdefault(target.id, []).append(value)
+    return {
+        name: ast.unparse(_imported_in_place(values[0]))
+        for name, values in assigned.items()
+        if len(values) == 1 and _reads_the_interpreter(values[0], imported)
+    }
+
+
+def _reads_the_interpreter(expr: ast.expr, imported: set[str]) -> bool:
+    names = [node.id for node in ast.walk(expr) if isinstance(node, ast.Name)]
+    calls = [node for node in ast.walk(expr) if isinstance(node, ast.Call)]
+    return (
+        bool(names)
+        and set(names) <= imported
+        and all(isinstance(node, _FLAG_NODES) for node in ast.walk(expr))
+        and all(
+            isinstance(call.func, ast.Attribute)
+            and all(isinstance(arg, ast.Constant) for arg in call.args)
+            and not call.keywords
+            for call in calls
+        )
+    )
+
+
+def _imported_in_place(expr: ast.expr) -> ast.expr:
+    """`sys.x` -> `__import__('sys').x`: the flag's modules, whatever the test side binds."""
+
+    class Swap(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.expr:
+            call = ast.Call(ast.Name("__import__", ast.Load()), [ast.Constant(node.id)], [])
+            return ast.copy_location(call, node)
+
+    return Swap().visit(copy.deepcopy(expr))  # type: ignore[no-any-return]
 
 
 def _unused(tree: ast.Module) -> set[tuple[str, str]]:
@@ -148,7 +247,7 @@ def _renamed(
         if path is None:
             continue
         base_defs = _definitions(git.show(root, commit, path))
-        head_defs = _definitions(_read(root / path))
+        head_defs = _definitions(read(root / path))
         gone = {n for n in gone if n in base_defs and n not in head_defs}
         added = {n for n in added if n in head_defs and n not in base_defs}
         pairs = _pairs(gone, added, base_defs, head_defs)
@@ -163,8 +262,9 @@ def apply(base_module: bytes, renames: tuple[Rename, ...]) -> bytes:
     if tree is None or not renames:
         return base_module
     wanted = {(r.module, r.old): r.new for r in renames}
+    values = {(r.module, r.old): r.value for r in renames if r.value}
     lines = base_module.splitlines(keepends=True)
-    edits = [*_import_edits(tree, wanted), *_attribute_edits(tree, wanted)]
+    edits = [*_import_edits(tree, wanted, values), *_attribute_edits(tree, wanted)]
     for index, start, end, text in sorted(set(edits), reverse=True):
         line = lines[index]
         lines[index] = line[:start] + text + line[end:]
@@ -174,7 +274,10 @@ def apply(base_module: bytes, renames: tuple[Rename, ...]) -> bytes:
 Edit = tuple[int, int, int, bytes]  # (line index, start column, end column, replacement)
 
 
-def _import_edits(tree: ast.Module, wanted: dict[tuple[str, str], str]) -> list[Edit]:
+def _import_edits(
+    tree: ast.Module, wanted: dict[tuple[str, str], str], values: dict[tuple[str, str], str]
+) -> list[Edit]:
+    """Each alias pointed at its new name; a flag's binding after its import's statement."""
     edits: list[Edit] = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.ImportFrom) or node.level or node.module is None:
@@ -183,8 +286,13 @@ def _import_edits(tree: ast.Module, wanted: dict[tuple[str, str], str]) -> list[
             new = wanted.get((node.module, alias.name))
             if new is None or alias.end_lineno != alias.lineno or alias.end_col_offset is None:
                 continue
-            text = f"{new} as {alias.asname or alias.name}".encode()
+            binding = alias.asname or alias.name
+            text = f"{new} as {binding}".encode()
             edits.append((alias.lineno - 1, alias.col_offset, alias.end_col_offset, text))
+            value = values.get((node.module, alias.name))
+            if value is not None and node.end_lineno is not None and node.end_col_offset:
+                end = (node.end_lineno - 1, node.end_col_offset, node.end_col_offset)
+                edits.append((*end, f"; {binding} = {value}".encode()))
     return edits
 
 
@@ -293,7 +401,8 @@ def _definitions(source: bytes | None) -> dict[str, str]:
     return found
 
 
-def _read(path: Path) -> bytes | None:
+def read(path: Path) -> bytes | None:
+    """A file's bytes, None when unreadable or larger than MAX_MODULE_BYTES."""
     try:
         if path.stat().st_size > MAX_MODULE_BYTES:
             return None

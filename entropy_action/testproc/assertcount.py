@@ -43,6 +43,7 @@ import functools
 import inspect
 import sys
 from collections.abc import Callable
+from sys import _getframe  # bound once: a test may delete sys._getframe
 from types import FrameType
 from typing import Any
 
@@ -83,7 +84,7 @@ def _counted_check(real: Callable[[], bool]) -> Callable[[], bool]:
     add = _Counts.sites.add  # the set is cleared per test, never replaced
 
     def check() -> bool:
-        frame = sys._getframe(1)
+        frame = _getframe(1)
         _Counts.executed += 1
         add(_site(frame))
         return real()
@@ -144,7 +145,7 @@ def _counted_method(real: Callable[..., Any], raises: bool = False) -> Callable[
     def method(*args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True
         result = real(*args, **kwargs)
-        caller = sys._getframe(1)
+        caller = _getframe(1)
         if raises and _broad(args, kwargs):
             return result
         if "__unittest" not in caller.f_globals:  # not unittest calling itself

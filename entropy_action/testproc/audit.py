@@ -57,6 +57,7 @@ import secrets
 import sys
 import time
 import uuid
+from sys import _getframe  # bound once: a test may delete sys._getframe
 from types import BuiltinMethodType, CodeType, FrameType, MethodType, ModuleType
 from typing import Any
 
@@ -109,7 +110,7 @@ _EVENTS = {
 }
 # A look at the stack: the event, the API recorded (verdict.detection: test_detection).
 _STACK_EVENTS = {
-    "sys._getframe": "sys._getframe()",
+    "sys._getframe": "_getframe()",
     "sys._current_frames": "sys._current_frames()",
     "sys._getframemodulename": "sys._getframemodulename()",
 }
@@ -323,7 +324,7 @@ class Auditor:
             if self.test is not None and event in _STACK_EVENTS and not self._busy:
                 self._busy = True  # sys._getframe here announces itself: not recorded
                 try:
-                    caller = sys._getframe(1)
+                    caller = _getframe(1)
                 finally:
                     self._busy = False
                 self.stack_read(_STACK_EVENTS[event], caller)
@@ -333,7 +334,7 @@ class Auditor:
             return
         if event.startswith("tempfile.") and self._inside_temp_root(args):
             return
-        self.record(api, name, sys._getframe(1), EVENT_DEPTH)
+        self.record(api, name, _getframe(1), EVENT_DEPTH)
 
     def stack_read(self, api: str, frame: FrameType | None) -> None:
         """A look at the stack from `frame` (the caller of the C function): recorded at the
@@ -369,7 +370,7 @@ class Auditor:
 
             def __getattr__(self, name: str) -> object:
                 if name in markers:
-                    auditor.record("sys", name[:MAX_NAME], sys._getframe(1), 0, tests=False)
+                    auditor.record("sys", name[:MAX_NAME], _getframe(1), 0, tests=False)
                     return markers[name]
                 raise AttributeError(f"module 'sys' has no attribute {name!r}")
 
@@ -511,11 +512,11 @@ class Monitoring:
             api = catalog.api_of(target)
             if api is None or auditor.kind(code.co_filename)[0] in (_LIB, _SITE):
                 return disable
-            auditor.record(api, None, sys._getframe(1), 0)
+            auditor.record(api, None, _getframe(1), 0)
             return None
 
         def on_start(code: CodeType, offset: int) -> Any:
-            frame = sys._getframe(1)
+            frame = _getframe(1)
             if code is environ_code and frame.f_locals.get("self") is os.environ:
                 auditor.environ_read(frame.f_locals.get("key"), frame.f_back)
             elif code is listing_code and frame.f_locals.get("self") is os.environ:

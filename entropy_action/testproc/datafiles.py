@@ -21,6 +21,7 @@ import contextlib
 import json
 import os
 import sys
+from sys import _getframe  # bound once: a test may delete sys._getframe
 from types import FrameType
 from typing import Any
 
@@ -118,7 +119,7 @@ def _opener() -> str | None:
     """The file of the nearest frame in the tree: the code that opened the file (a fixture, a
     helper, production), past the standard library's and the libraries' frames."""
     try:
-        frame: FrameType | None = sys._getframe(3)  # _opener ← _opened ← _hook ← open's caller
+        frame: FrameType | None = _getframe(3)  # _opener ← _opened ← _hook ← open's caller
     except ValueError:  # no frame there: open called from no Python code
         return None
     for _ in range(MAX_FRAMES):

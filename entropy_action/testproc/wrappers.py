@@ -32,6 +32,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from importlib.abc import Loader
 from importlib.machinery import ModuleSpec
+from sys import _getframe  # bound once: a test may delete sys._getframe
 from types import ModuleType
 from typing import Any
 
@@ -83,7 +84,7 @@ class Wrappers:
         @functools.wraps(real)
         def audited(*args: Any, **kwargs: Any) -> Any:
             if auditor.test is not None:
-                auditor.record(api, None, sys._getframe(1), 0)
+                auditor.record(api, None, _getframe(1), 0)
             return real(*args, **kwargs)
 
         return audited
@@ -94,7 +95,7 @@ class Wrappers:
         def audited(cls: type, *args: Any, **kwargs: Any) -> Any:
             if auditor.test is not None:
                 prefix = "datetime" if issubclass(cls, datetime.datetime) else "date"
-                auditor.record(f"{prefix}.{name}()", None, sys._getframe(1), 0)
+                auditor.record(f"{prefix}.{name}()", None, _getframe(1), 0)
             return real.__get__(None, cls)(*args, **kwargs)
 
         audited.__name__ = audited.__qualname__ = name
@@ -184,12 +185,12 @@ def _audit_environ(auditor: Any) -> None:
     class AuditedEnviron(environ_class):  # type: ignore[misc, valid-type]
         def __getitem__(self, key: Any) -> Any:
             if auditor.test is not None:
-                auditor.environ_read(key, sys._getframe(1))
+                auditor.environ_read(key, _getframe(1))
             return super().__getitem__(key)
 
         def __iter__(self) -> Iterator[str]:
             if auditor.test is not None:
-                auditor.environ_listed(sys._getframe(1))
+                auditor.environ_listed(_getframe(1))
             yield from super().__iter__()
 
     AuditedEnviron.__name__ = AuditedEnviron.__qualname__ = environ_class.__name__

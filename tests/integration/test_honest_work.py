@@ -522,6 +522,148 @@ def test_a_removed_name_a_removed_test_used_leaves_the_base_unmeasured(
     assert any("cannot measure" in reason for reason in verdict["reasons"]), verdict["reasons"]
 
 
+# attrs (9b98a73 "Drop Python 3.9"): `PY_3_10_PLUS = sys.version_info[:2] >= (3, 10)` leaves
+# attr/_compat.py, and the conftest drops the guard that read it. The base's conftest could
+# not import against the head's code: strength unmeasurable, `invalid` on the yearly drop of
+# an old Python, which changes no behaviour on any Python the head supports.
+
+COMPAT = {
+    "pk/__init__.py": "",
+    "pk/compat.py": """\
+        import sys
+
+        PY_3_8_PLUS = sys.version_info[:2] >= (3, 8)
+        """,
+    "pk/core.py": """\
+        def double(x):
+            return 2 * x
+        """,
+    "tests/conftest.py": """\
+        from pk.compat import PY_3_8_PLUS
+
+        collect_ignore = []
+        if not PY_3_8_PLUS:
+            collect_ignore.append("test_legacy.py")
+        """,
+    "tests/test_core.py": """\
+        import pytest
+
+        from pk.compat import PY_3_8_PLUS
+        from pk.core import double
+
+
+        def test_double():
+            assert double(2) == 4
+
+
+        @pytest.mark.skipif(not PY_3_8_PLUS, reason="the walrus is 3.8+")
+        def test_walrus():
+            assert (y := double(3)) == 6 and y > 5
+        """,
+}
+
+
+def _drop_old_python(repo: Repo, tmp_path: Path, core: str = "") -> str:
+    for name, text in COMPAT.items():
+        repo.write(name, text)
+    constraints = "mutation: changed\n"
+    repo.write("entropy.yaml", manifest("tests/test_core.py", tmp_path / "pins", constraints))
+    base = repo.commit("a package with a compat flag")
+    repo.write("pk/compat.py", "import sys\n")
+    repo.write("tests/conftest.py", "collect_ignore = []\n")
+    test = textwrap.dedent(COMPAT["tests/test_core.py"])
+    test = test.replace("from pk.compat import PY_3_8_PLUS\n", "")
+    test = test.replace('@pytest.mark.skipif(not PY_3_8_PLUS, reason="the walrus is 3.8+")\n', "")
+    if core:  # a defect beside the drop, the head's test rewritten to pass on it
+        repo.write("pk/core.py", core)
+        test = test.replace("double(2) == 4", "double(2) == 5")
+    repo.write("tests/test_core.py", test)
+    repo.commit("drop Python 3.7")
+    return base
+
+
+def test_a_removed_flag_of_the_interpreter_is_measured_as_the_base_read_it(
+    repo: Repo, tmp_path: Path
+) -> None:
+    base = _drop_old_python(repo, tmp_path)
+    verdict = gate(repo, base)
+    assert verdict["classification"] == "merge_candidate", verdict["reasons"]
+    flag = "a flag of the interpreter bound to its base definition `__import__('sys')."
+    (note,) = [r for r in verdict["reasons"] if "measured with the patch's renames" in r]
+    assert note == (
+        "strength: the base's module was measured with the patch's renames: "
+        f"pk.compat.PY_3_8_PLUS removed, {flag}version_info[:2] >= (3, 8)` (pk/compat.py), "
+        f"pk.compat.PY_3_8_PLUS removed, {flag}version_info[:2] >= (3, 8)` (pk/compat.py, in "
+        "the base's tests/conftest.py)"
+    )
+    assert verdict["mutation"] is not None
+
+
+def test_a_defect_beside_a_removed_flag_still_fails_the_bases_tests(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """The trick: drop a flag to make the base's side unmeasurable, and hide a defect behind
+    it. The base's test side now runs on the head's code and fails there."""
+    base = _drop_old_python(repo, tmp_path, core="def double(x):\n    return 2 * x + (x == 2)\n")
+    verdict = gate(repo, base)
+    assert verdict["classification"] == "entropy_silenced", verdict["reasons"]
+    assert "test_changed_to_pass" in kinds(verdict)
+
+
+# attrs (tests/test_make.py, `TestMakeClass::test_missing_sys_getframe`): a test deletes
+# `sys._getframe` to check the library's fallback, and asserts while it is gone. The gate's
+# assertion counter and its audited `os.environ` looked `sys._getframe` up at each call: the
+# test failed, pytest's failure report (which reads `PY_COLORS`) crashed the session after 93
+# of 280 tests, and every commit of attrs was `invalid` on that module, docs-only ones too.
+
+GETFRAME = {
+    "pkg/__init__.py": """\
+        import sys
+
+
+        def caller_module():
+            try:
+                return sys._getframe(1).f_globals.get("__name__", "__main__")
+            except (AttributeError, ValueError):
+                return "__main__"
+        """,
+    "tests/test_pkg.py": """\
+        import os
+        import sys
+
+        from pkg import caller_module
+
+
+        def test_caller_module():
+            assert caller_module() == __name__
+
+
+        def test_missing_sys_getframe(monkeypatch):
+            monkeypatch.delattr(sys, "_getframe")
+            assert caller_module() == "__main__"
+            assert os.environ.get("ENTROPY_GATE_NO_SUCH_VARIABLE") is None
+
+
+        def test_after():
+            assert caller_module() == __name__
+        """,
+}
+
+
+def test_a_test_that_deletes_sys_getframe_runs_as_under_bare_pytest(
+    repo: Repo, tmp_path: Path
+) -> None:
+    for name, text in GETFRAME.items():
+        repo.write(name, text)
+    repo.write("entropy.yaml", manifest("tests/test_pkg.py", tmp_path / "pins"))
+    base = repo.commit("a fallback without sys._getframe")
+    repo.write("README.md", "docs\n")
+    repo.commit("docs")
+    verdict = gate(repo, base)
+    assert verdict["classification"] == "merge_candidate", verdict["reasons"]
+    assert [(t["host_a"], t["host_b"]) for t in verdict["tests"]] == [("passed", "passed")] * 3
+
+
 # --- class 8: honest edits of CI ---------------------------------------------------------------
 # pyjwt (github.com/jpadilla/pyjwt, a4e1a3d "Add typing_extensions dependency for Python <
 # 3.11"): the fix also edits .github/workflows/main.yml (a job testing bare installs, and an

@@ -141,3 +141,58 @@ def test_an_unused_removed_name_is_imported_as_the_modules_name_on_its_line() ->
     out = renames.apply(b"from rl import search, window\n", dropped)
     assert out == b"from rl import __name__ as search, window\n"
     assert dropped[0].render() == "rl.search removed, an import it never uses (rl/__init__.py)"
+
+
+COMPAT = b"""\
+import sys
+import platform
+import os as operating
+
+PYPY = platform.python_implementation() == "PyPy"
+PY_3_10_PLUS = sys.version_info[:2] >= (3, 10)
+PY_3_13_PLUS: bool = sys.version_info >= (3, 13) and not PYPY
+ON_LINUX = sys.platform.startswith("linux")
+HOME = operating.environ.get("HOME")
+TWICE = sys.version_info >= (3, 11)
+TWICE = False
+CALLS = platform.system(sys.platform) == "Linux"
+MAXSIZE = sys.maxsize > 2**32
+"""
+
+
+def test_a_flag_of_the_interpreter_is_a_top_level_name_bound_once_to_sys_or_platform() -> None:
+    """What the flag rule may bind in the base's test side: an expression the host's
+    interpreter evaluates alike for the base and the head. Not an environment variable
+    (`os`), a name bound twice, a call with arguments, another flag's name, or `**`."""
+    assert renames._flags(COMPAT) == {
+        "PYPY": "__import__('platform').python_implementation() == 'PyPy'",
+        "PY_3_10_PLUS": "__import__('sys').version_info[:2] >= (3, 10)",
+        "ON_LINUX": "__import__('sys').platform.startswith('linux')",
+    }
+    assert renames._flags(b"from sys import version_info\nNEW = version_info >= (3, 10)\n") == {}
+    assert renames._flags(b"import sys as s\nNEW = s.version_info >= (3, 10)\n") == {}
+    assert renames._flags(b"def (:\n") == {}
+
+
+def test_a_removed_flag_is_bound_to_its_base_definition_after_its_import_on_its_line() -> None:
+    flag = Rename(
+        "attr._compat", "src/attr/_compat.py", "PY_3_10_PLUS", renames.DROPPED,
+        "__import__('sys').version_info[:2] >= (3, 10)", "tests/conftest.py",
+    )  # fmt: skip
+    source = b"from attr._compat import PY_3_10_PLUS, PY_3_14_PLUS  # compat\n"
+    assert renames.apply(source, (flag,)) == (
+        b"from attr._compat import __name__ as PY_3_10_PLUS, PY_3_14_PLUS; PY_3_10_PLUS = "
+        b"__import__('sys').version_info[:2] >= (3, 10)  # compat\n"
+    )
+    wrapped = b"from attr._compat import (\n    PY_3_10_PLUS as NEW,\n)\nx = 1\n"
+    assert renames.apply(wrapped, (flag,)).decode().splitlines() == [
+        "from attr._compat import (",
+        "    __name__ as NEW,",
+        ")" + "; NEW = __import__('sys').version_info[:2] >= (3, 10)",
+        "x = 1",
+    ]
+    assert flag.render() == (
+        "attr._compat.PY_3_10_PLUS removed, a flag of the interpreter bound to its base "
+        "definition `__import__('sys').version_info[:2] >= (3, 10)` (src/attr/_compat.py, in "
+        "the base's tests/conftest.py)"
+    )
