@@ -110,7 +110,7 @@ _EVENTS = {
 }
 # A look at the stack: the event, the API recorded (verdict.detection: test_detection).
 _STACK_EVENTS = {
-    "sys._getframe": "_getframe()",
+    "sys._getframe": "sys._getframe()",
     "sys._current_frames": "sys._current_frames()",
     "sys._getframemodulename": "sys._getframemodulename()",
 }
