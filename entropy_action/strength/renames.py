@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from entropy_action.core import git, pyast
+from entropy_action.scan import production
 
 MAX_MODULE_BYTES = 2_000_000  # a production file larger than this is not read for renames
 DROPPED = "__name__"  # what an unused import of a name the patch removed is pointed at
@@ -143,15 +144,8 @@ def _flags(source: bytes | None) -> dict[str, str]:
         if alias.name in _INTERPRETER and alias.asname is None
     }
     assigned: dict[str, list[ast.expr]] = {}
-    for stmt in tree.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-            target, value = stmt.targets[0], stmt.value
-        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-            target, value = stmt.target, stmt.value
-        else:
-            continue
-        if isinstance(target, ast.Name):
-            assigned.setdefault(target.id, []).append(value)
+    for name, value in production.bindings(tree.body):
+        assigned.setdefault(name, []).append(value)
     return {
         name: ast.unparse(_imported_in_place(values[0]))
         for name, values in assigned.items()

@@ -11,6 +11,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from entropy_action.hosts import environments
 from entropy_action.manifest.baseline import PinCheck
 from tests.support.helpers import Repo
@@ -608,6 +610,27 @@ def test_a_defect_beside_a_removed_flag_still_fails_the_bases_tests(
     verdict = gate(repo, base)
     assert verdict["classification"] == "entropy_silenced", verdict["reasons"]
     assert "test_changed_to_pass" in kinds(verdict)
+
+
+@pytest.mark.parametrize("core", ["", "def double(x):\n    return 2 * x + (x == 2)\n"])
+def test_a_removed_flag_is_judged_alike_on_every_path(
+    repo: Repo, tmp_path: Path, core: str
+) -> None:
+    """The local gate, the workflow's host jobs (`run --base-ref`) and verdict job, and
+    compare on the same host folders: the same verdict and the same note, honest or not."""
+    base = _drop_old_python(repo, tmp_path, core=core)
+    workflow = workflow_verdict(repo, tmp_path, base)
+    out, runs = tmp_path / "compare.json", tmp_path / "runs"
+    hosts = ("--host-a", str(runs / "a"), "--host-b", str(runs / "b"))
+    repo.cli("compare", *hosts, "--base-ref", base, "--json", str(out))
+    compared = json.loads(out.read_text(encoding="utf-8"))
+    expected = "entropy_silenced" if core else "merge_candidate"
+    seen = []
+    for verdict in (gate(repo, base), workflow, compared):
+        assert verdict["classification"] == expected, verdict["reasons"]
+        seen.append([r for r in verdict["reasons"] if "measured with the patch's renames" in r])
+    assert seen[0]
+    assert seen[0] == seen[1] == seen[2]
 
 
 # attrs (tests/test_make.py, `TestMakeClass::test_missing_sys_getframe`): a test deletes
